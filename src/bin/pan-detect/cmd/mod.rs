@@ -1,0 +1,4 @@
+//! One module per subcommand, each with its `Args` and `run`.
+
+pub mod corpus;
+pub mod eval;

@@ -1,0 +1,64 @@
+//! The `pan-detect` command line: a thin layer over the library.
+
+mod cmd;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Finds plagiarised passages between documents and reports them as PAN XML.
+///
+/// `pan-detect --source-dir S --suspicious-dir T --out O` is short for
+/// `pan-detect detect --source-dir S --suspicious-dir T --out O`.
+#[derive(Parser)]
+#[command(name = "pan-detect", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate detections against ground truth with PAN's measures.
+    Eval(cmd::eval::Args),
+    /// Build a PAN-style corpus with known plagiarism cases.
+    Corpus(cmd::corpus::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse_from(with_default_subcommand(std::env::args_os().collect()));
+    let result = match cli.command {
+        Command::Eval(args) => cmd::eval::run(args),
+        Command::Corpus(args) => cmd::corpus::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            if is_broken_pipe(&error) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("pan-detect: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Inserts `detect` when the first argument is a flag other than help/version, so
+/// that the command every user meets first needs no subcommand.
+fn with_default_subcommand(mut args: Vec<OsString>) -> Vec<OsString> {
+    let first = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
+    let is_global_flag = matches!(first, "-h" | "--help" | "-V" | "--version");
+    if first.starts_with('-') && !is_global_flag {
+        args.insert(1, OsString::from("detect"));
+    }
+    args
+}
+
+/// A closed stdout (`pan-detect eval ... | head`) is not an error.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+}

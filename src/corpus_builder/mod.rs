@@ -1,0 +1,1 @@
+//! The PAN-style corpus builder (being written).

@@ -1,0 +1,1 @@
+//! PAN's evaluation measures (being written).

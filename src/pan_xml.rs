@@ -1,0 +1,241 @@
+//! The PAN XML format: one `<document reference="...">` element per text, holding
+//! `<feature .../>` elements.
+//!
+//! Detectors write features named `detected-plagiarism`; corpora keep their ground
+//! truth in features named `plagiarism` (PAN-PC-10), `artificial-plagiarism` or
+//! `simulated-plagiarism` (PAN-PC-09/11). A feature is kept as its ordered list of
+//! attributes, so that a file read and written again keeps every attribute, and
+//! typed accessors read the offsets.
+
+use quick_xml::Reader;
+use quick_xml::events::{BytesDecl, BytesStart, Event};
+use quick_xml::Writer;
+
+use crate::span::CharRange;
+
+/// Feature name of a detection written by a detector.
+pub const DETECTION_FEATURE: &str = "detected-plagiarism";
+
+/// Feature names that mark a ground-truth plagiarism case.
+pub const TRUTH_FEATURES: [&str; 3] = ["plagiarism", "artificial-plagiarism", "simulated-plagiarism"];
+
+/// One `<feature/>` element: its `name` and its other attributes in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Feature {
+    /// The `name` attribute, e.g. `detected-plagiarism`.
+    pub name: String,
+    /// The other attributes, in the order they are written.
+    pub attributes: Vec<(String, String)>,
+}
+
+/// A parsed or to-be-written PAN XML document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PanDocument {
+    /// The `reference` attribute: the file name of the suspicious document.
+    pub reference: String,
+    /// The features in file order.
+    pub features: Vec<Feature>,
+}
+
+/// Why a PAN XML file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct XmlError {
+    /// 1-based line of the problem.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Feature {
+    /// A `detected-plagiarism` feature as a detector reports it.
+    pub fn detection(this: CharRange, source_reference: &str, source: CharRange) -> Feature {
+        Feature {
+            name: DETECTION_FEATURE.to_string(),
+            attributes: vec![
+                ("this_offset".into(), this.start.to_string()),
+                ("this_length".into(), this.len().to_string()),
+                ("source_reference".into(), source_reference.to_string()),
+                ("source_offset".into(), source.start.to_string()),
+                ("source_length".into(), source.len().to_string()),
+            ],
+        }
+    }
+
+    /// The value of attribute `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.attributes.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// Attribute `key` as a non-negative integer; an error names the attribute
+    /// when it is missing, negative or not a number.
+    pub fn offset(&self, key: &str) -> Result<u64, String> {
+        let value = self.get(key).ok_or_else(|| format!("feature '{}' has no {key}", self.name))?;
+        value
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("feature '{}' has {key}=\"{value}\", not a non-negative integer", self.name))
+    }
+
+    /// The range `this_offset .. this_offset + this_length` in the suspicious document.
+    pub fn this_range(&self) -> Result<(u64, u64), String> {
+        let offset = self.offset("this_offset")?;
+        Ok((offset, offset + self.offset("this_length")?))
+    }
+
+    /// The range `source_offset .. source_offset + source_length` in the source document.
+    pub fn source_range(&self) -> Result<(u64, u64), String> {
+        let offset = self.offset("source_offset")?;
+        Ok((offset, offset + self.offset("source_length")?))
+    }
+}
+
+impl PanDocument {
+    /// An empty report for the document named `reference`.
+    pub fn new(reference: &str) -> PanDocument {
+        PanDocument { reference: reference.to_string(), features: Vec::new() }
+    }
+
+    /// The document as XML text: declaration, `<document>`, one feature per line.
+    pub fn to_xml(&self) -> String {
+        let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
+        // Writing into a Vec<u8> cannot fail, so the results below are infallible.
+        writer
+            .write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
+            .expect("writing to a Vec cannot fail");
+        let root = BytesStart::new("document").with_attributes([("reference", self.reference.as_str())]);
+        if self.features.is_empty() {
+            writer.write_event(Event::Empty(root)).expect("writing to a Vec cannot fail");
+        } else {
+            writer.write_event(Event::Start(root.borrow())).expect("writing to a Vec cannot fail");
+            for feature in &self.features {
+                let element = BytesStart::new("feature")
+                    .with_attributes([("name", feature.name.as_str())])
+                    .with_attributes(feature.attributes.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+                writer.write_event(Event::Empty(element)).expect("writing to a Vec cannot fail");
+            }
+            writer.write_event(Event::End(root.to_end())).expect("writing to a Vec cannot fail");
+        }
+        let mut bytes = writer.into_inner();
+        bytes.push(b'\n');
+        // quick-xml writes the &str pieces it was given, so the bytes are UTF-8.
+        String::from_utf8(bytes).expect("XML built from &str is UTF-8")
+    }
+
+    /// Parses PAN XML text. Elements other than `<document>` and `<feature>` are
+    /// ignored; a `<feature>` without `name` or outside `<document>` is an error.
+    pub fn parse(text: &str) -> Result<PanDocument, XmlError> {
+        let mut reader = Reader::from_str(text);
+        let mut document: Option<PanDocument> = None;
+        loop {
+            let position = reader.buffer_position() as usize;
+            let event = reader.read_event().map_err(|e| XmlError {
+                line: line_of(text, reader.error_position() as usize),
+                message: e.to_string(),
+            })?;
+            let fail = |message: String| XmlError { line: line_of(text, position), message };
+            match event {
+                Event::Start(element) | Event::Empty(element) => match element.name().as_ref() {
+                    "document" => {
+                        let attributes = attributes_of(&element).map_err(fail)?;
+                        let reference = attributes
+                            .into_iter()
+                            .find(|(k, _)| k == "reference")
+                            .map(|(_, v)| v)
+                            .unwrap_or_default();
+                        document = Some(PanDocument::new(&reference));
+                    }
+                    "feature" => {
+                        let Some(document) = document.as_mut() else {
+                            return Err(fail("<feature> outside <document>".into()));
+                        };
+                        let mut attributes = attributes_of(&element).map_err(fail)?;
+                        let Some(index) = attributes.iter().position(|(k, _)| k == "name") else {
+                            return Err(fail("<feature> without a name attribute".into()));
+                        };
+                        let (_, name) = attributes.remove(index);
+                        document.features.push(Feature { name, attributes });
+                    }
+                    _ => {}
+                },
+                Event::Eof => break,
+                _ => {}
+            }
+        }
+        document.ok_or_else(|| XmlError { line: line_of(text, text.len()), message: "no <document> element".into() })
+    }
+}
+
+fn attributes_of(element: &BytesStart) -> Result<Vec<(String, String)>, String> {
+    element
+        .attributes()
+        .map(|attribute| {
+            let attribute = attribute.map_err(|e| e.to_string())?;
+            let key = attribute.key.as_ref().to_string();
+            let value = attribute.normalized_value(quick_xml::XmlVersion::Implicit1_0).map_err(|e| e.to_string())?.into_owned();
+            Ok((key, value))
+        })
+        .collect()
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    let end = byte.min(text.len());
+    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_report_round_trips() {
+        let mut document = PanDocument::new("suspicious-document00042.txt");
+        document.features.push(Feature::detection(
+            CharRange::new(5120, 6942),
+            "source-document00007.txt",
+            CharRange::new(310, 2100),
+        ));
+        let xml = document.to_xml();
+        assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<document reference="));
+        assert!(xml.contains(
+            "<feature name=\"detected-plagiarism\" this_offset=\"5120\" this_length=\"1822\" \
+             source_reference=\"source-document00007.txt\" source_offset=\"310\" source_length=\"1790\"/>"
+        ));
+        let parsed = PanDocument::parse(&xml).unwrap();
+        assert_eq!(parsed, document);
+        assert_eq!(parsed.features[0].this_range(), Ok((5120, 6942)));
+        assert_eq!(parsed.features[0].source_range(), Ok((310, 2100)));
+    }
+
+    #[test]
+    fn empty_report_is_an_empty_document_element() {
+        let xml = PanDocument::new("a&b.txt").to_xml();
+        assert!(xml.contains("<document reference=\"a&amp;b.txt\"/>"), "{xml}");
+        assert_eq!(PanDocument::parse(&xml).unwrap(), PanDocument::new("a&b.txt"));
+    }
+
+    #[test]
+    fn reads_pan_truth_with_extra_attributes() {
+        let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<document reference="suspicious-document00001.txt">
+  <feature name="plagiarism" type="artificial" obfuscation="high" this_offset="461" this_length="712" source_reference="source-document00091.txt" source_offset="582" source_length="747"/>
+  <feature name="about" language="en"/>
+</document>"#;
+        let document = PanDocument::parse(xml).unwrap();
+        assert_eq!(document.features.len(), 2);
+        assert_eq!(document.features[0].get("obfuscation"), Some("high"));
+        assert_eq!(document.features[0].this_range(), Ok((461, 1173)));
+        assert!(document.features[1].this_range().is_err());
+    }
+
+    #[test]
+    fn errors_carry_the_line() {
+        let xml = "<document reference=\"x\">\n  <feature name=\"a\" this_offset=\"1\n</document>";
+        let error = PanDocument::parse(xml).unwrap_err();
+        assert!(error.line >= 2, "{error:?}");
+        let negative = PanDocument::parse("<document reference=\"x\">\n<feature name=\"p\" this_offset=\"-3\" this_length=\"2\"/></document>").unwrap();
+        assert!(negative.features[0].this_range().unwrap_err().contains("-3"));
+        assert!(PanDocument::parse("<feature name=\"p\"/>").is_err());
+        assert!(PanDocument::parse("").is_err());
+    }
+}

@@ -1,0 +1,87 @@
+//! Character offsets and ranges.
+//!
+//! PAN counts offsets in Unicode scalar values of the decoded text (what a Python
+//! `str` index counts), never in bytes. Every offset in this crate is such a
+//! character offset; the one conversion from byte offsets happens while the
+//! tokenizer scans a text (see [`crate::tokenize`]), and [`char_slice`] is the one
+//! place that turns a character range back into a `&str`.
+
+/// A half-open range `[start, end)` of character offsets in one document.
+///
+/// `u32` keeps postings small; a document of more than 4 G characters is refused
+/// when it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct CharRange {
+    /// First character of the range.
+    pub start: u32,
+    /// One past the last character of the range.
+    pub end: u32,
+}
+
+impl CharRange {
+    /// A range from `start` (inclusive) to `end` (exclusive).
+    pub fn new(start: u32, end: u32) -> Self {
+        debug_assert!(start <= end, "range {start}..{end} is reversed");
+        CharRange { start, end }
+    }
+
+    /// Number of characters in the range.
+    pub fn len(&self) -> u32 {
+        self.end - self.start
+    }
+
+    /// True when the range holds no character.
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// True when the two ranges share at least one character.
+    pub fn overlaps(&self, other: &CharRange) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+
+    /// The smallest range covering both.
+    pub fn cover(&self, other: &CharRange) -> CharRange {
+        CharRange::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// The text of `range` in `text`, where `range` counts characters.
+///
+/// Returns `None` when the range runs past the end of the text.
+pub fn char_slice(text: &str, range: CharRange) -> Option<&str> {
+    let mut indices = text.char_indices().map(|(byte, _)| byte).chain(std::iter::once(text.len()));
+    let start = indices.nth(range.start as usize)?;
+    let end = if range.is_empty() {
+        start
+    } else {
+        indices.nth((range.len() - 1) as usize)?
+    };
+    Some(&text[start..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn char_slice_counts_characters_not_bytes() {
+        let text = "Žluťoučký kůň úpěl";
+        assert_eq!(char_slice(text, CharRange::new(0, 9)), Some("Žluťoučký"));
+        assert_eq!(char_slice(text, CharRange::new(10, 13)), Some("kůň"));
+        assert_eq!(char_slice(text, CharRange::new(14, 18)), Some("úpěl"));
+        assert_eq!(char_slice(text, CharRange::new(18, 18)), Some(""));
+        assert_eq!(char_slice(text, CharRange::new(14, 19)), None);
+    }
+
+    #[test]
+    fn overlap_and_cover() {
+        let a = CharRange::new(0, 10);
+        let b = CharRange::new(10, 20);
+        let c = CharRange::new(5, 15);
+        assert!(!a.overlaps(&b));
+        assert!(a.overlaps(&c) && c.overlaps(&b));
+        assert_eq!(a.cover(&b), CharRange::new(0, 20));
+        assert_eq!(c.len(), 10);
+    }
+}
