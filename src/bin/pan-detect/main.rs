@@ -1,6 +1,8 @@
 //! The `pan-detect` command line: a thin layer over the library.
 
 mod cmd;
+mod progress_bar;
+mod threads;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -20,6 +22,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Find plagiarised passages and write PAN XML reports (the default command).
+    Detect(cmd::detect::Args),
     /// Evaluate detections against ground truth with PAN's measures.
     Eval(cmd::eval::Args),
     /// Build a PAN-style corpus with known plagiarism cases.
@@ -29,6 +33,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse_from(with_default_subcommand(std::env::args_os().collect()));
     let result = match cli.command {
+        Command::Detect(args) => cmd::detect::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Corpus(args) => cmd::corpus::run(args),
     };

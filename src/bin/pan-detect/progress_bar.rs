@@ -1,0 +1,63 @@
+//! Progress bars on a terminal (indicatif), nothing when stderr is piped.
+
+use std::sync::Mutex;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pan_detect::error::Warning;
+use pan_detect::progress::{Progress, Stage};
+
+/// Shows one bar per stage on stderr when it is a terminal; prints warnings as
+/// one line each above the bar.
+pub struct TerminalProgress {
+    bar: Mutex<Option<ProgressBar>>,
+    hidden: bool,
+}
+
+impl TerminalProgress {
+    /// Bars unless `quiet`; indicatif itself hides them when stderr is not a terminal.
+    pub fn new(quiet: bool) -> Self {
+        TerminalProgress { bar: Mutex::new(None), hidden: quiet }
+    }
+
+    fn current(&self) -> Option<ProgressBar> {
+        self.bar.lock().ok().and_then(|bar| bar.clone())
+    }
+}
+
+impl Progress for TerminalProgress {
+    fn start(&self, stage: Stage, total: u64) {
+        let target = if self.hidden { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+        let bar = if total == 0 { ProgressBar::new_spinner() } else { ProgressBar::new(total) };
+        bar.set_draw_target(target);
+        let template = if total == 0 {
+            "{spinner} {msg} {elapsed}"
+        } else {
+            "{msg:16} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}"
+        };
+        // The templates are constants known to parse.
+        bar.set_style(ProgressStyle::with_template(template).expect("valid progress template").progress_chars("=> "));
+        bar.set_message(stage.label());
+        if let Ok(mut slot) = self.bar.lock() {
+            *slot = Some(bar);
+        }
+    }
+
+    fn advance(&self, units: u64) {
+        if let Some(bar) = self.current() {
+            bar.inc(units);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.bar.lock().ok().and_then(|mut slot| slot.take()) {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn warn(&self, warning: &Warning) {
+        match self.current() {
+            Some(bar) => bar.suspend(|| eprintln!("pan-detect: warning: {warning}")),
+            None => eprintln!("pan-detect: warning: {warning}"),
+        }
+    }
+}

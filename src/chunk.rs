@@ -1,0 +1,149 @@
+//! Chunks: every run of `n` consecutive kept words, hashed.
+//!
+//! The words of a chunk are sorted before hashing (unless `--no-sort`), so that a
+//! passage whose words were swapped still yields the same chunks; the sorted words
+//! are joined by one space and hashed with MD5, of which the top `hash_bits` bits
+//! are kept. A chunk's sequence number is its first word's; it covers the
+//! characters from its first word's start to its last word's end.
+
+use md5::{Digest, Md5};
+
+use crate::params::{ChunkParams, MAX_CHUNK_WORDS};
+use crate::span::CharRange;
+use crate::tokenize::Tokens;
+
+/// The chunks of one text, as parallel arrays indexed by sequence number.
+#[derive(Debug, Default, Clone)]
+pub struct Chunks {
+    /// Hash of each chunk: the top `hash_bits` bits of MD5, right-aligned.
+    pub hashes: Vec<u64>,
+    /// Character range each chunk covers.
+    pub ranges: Vec<CharRange>,
+}
+
+impl Chunks {
+    /// Number of chunks.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// True when the text has fewer words than a chunk.
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+}
+
+/// Builds chunks from words; reuse one per thread to avoid allocations.
+#[derive(Debug, Clone)]
+pub struct Chunker {
+    params: ChunkParams,
+    joined: Vec<u8>,
+}
+
+impl Chunker {
+    /// A chunker with validated parameters (`words` in `1..=MAX_CHUNK_WORDS`,
+    /// `hash_bits` in `1..=64`).
+    pub fn new(params: ChunkParams) -> Self {
+        Chunker { params, joined: Vec::with_capacity(256) }
+    }
+
+    /// Chunks `tokens` into `out`, replacing its previous content.
+    pub fn chunk(&mut self, tokens: &Tokens, out: &mut Chunks) {
+        out.hashes.clear();
+        out.ranges.clear();
+        let n = self.params.words;
+        if tokens.len() < n {
+            return;
+        }
+        let count = tokens.len() - n + 1;
+        out.hashes.reserve(count);
+        out.ranges.reserve(count);
+        let mut words = [""; MAX_CHUNK_WORDS];
+        for first in 0..count {
+            let words = &mut words[..n];
+            for (slot, seq) in words.iter_mut().zip(first..) {
+                *slot = tokens.word(seq);
+            }
+            out.hashes.push(self.hash_words(words));
+            out.ranges.push(CharRange::new(tokens.range(first).start, tokens.range(first + n - 1).end));
+        }
+    }
+
+    /// The hash of one chunk's words (sorted first when the parameters say so).
+    pub fn hash_words(&mut self, words: &mut [&str]) -> u64 {
+        if self.params.sorted {
+            words.sort_unstable();
+        }
+        self.joined.clear();
+        for (i, word) in words.iter().enumerate() {
+            if i > 0 {
+                self.joined.push(b' ');
+            }
+            self.joined.extend_from_slice(word.as_bytes());
+        }
+        top_bits(&Md5::digest(&self.joined), self.params.hash_bits)
+    }
+}
+
+/// The top `bits` bits (1..=64) of a digest, right-aligned.
+fn top_bits(digest: &[u8], bits: u32) -> u64 {
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_be_bytes(first) >> (64 - bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::TokenizerParams;
+    use crate::tokenize::Tokenizer;
+
+    fn chunks_of(text: &str, params: ChunkParams) -> Chunks {
+        let mut tokens = Tokens::default();
+        Tokenizer::new(TokenizerParams::default()).tokenize(text, &mut tokens);
+        let mut chunks = Chunks::default();
+        Chunker::new(params).chunk(&tokens, &mut chunks);
+        chunks
+    }
+
+    #[test]
+    fn hash_is_the_top_bits_of_md5_of_sorted_words_joined_by_a_space() {
+        let chunks = chunks_of("Quick brown foxes jump over", ChunkParams::default());
+        assert_eq!(chunks.len(), 1);
+        // The chunk's words in sorted order, joined by one space; top 32 bits of MD5.
+        let digest = Md5::digest(b"brown foxes jump over quick");
+        assert_eq!(chunks.hashes[0], u64::from(u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])));
+        let bits24 = chunks_of("Quick brown foxes jump over", ChunkParams { hash_bits: 24, ..ChunkParams::default() });
+        assert_eq!(bits24.hashes[0], chunks.hashes[0] >> 8);
+        let bits64 = chunks_of("Quick brown foxes jump over", ChunkParams { hash_bits: 64, ..ChunkParams::default() });
+        assert_eq!(bits64.hashes[0] >> 32, chunks.hashes[0]);
+    }
+
+    #[test]
+    fn swapped_words_give_the_same_chunk_unless_unsorted() {
+        let a = chunks_of("alpha beta gamma delta epsilon", ChunkParams::default());
+        let b = chunks_of("epsilon gamma alpha delta beta", ChunkParams::default());
+        assert_eq!(a.hashes, b.hashes);
+        let unsorted = ChunkParams { sorted: false, ..ChunkParams::default() };
+        let a = chunks_of("alpha beta gamma delta epsilon", unsorted);
+        let b = chunks_of("epsilon gamma alpha delta beta", unsorted);
+        assert_ne!(a.hashes, b.hashes);
+    }
+
+    #[test]
+    fn sequence_and_ranges_cover_first_to_last_word() {
+        let text = "One two three four five six seven";
+        let chunks = chunks_of(text, ChunkParams::default());
+        assert_eq!(chunks.len(), 3);
+        assert_eq!(chunks.ranges[0], CharRange::new(0, 23));
+        assert_eq!(chunks.ranges[2], CharRange::new(8, 33));
+        assert_eq!(chunks_of("one two three four", ChunkParams::default()).len(), 0);
+        assert_eq!(chunks_of("", ChunkParams::default()).len(), 0);
+    }
+
+    #[test]
+    fn chunk_ranges_count_characters() {
+        let chunks = chunks_of("Žluťoučký kůň úpěl ďábelské ódy dnes", ChunkParams::default());
+        assert_eq!(chunks.ranges, vec![CharRange::new(0, 31), CharRange::new(10, 36)]);
+    }
+}

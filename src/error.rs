@@ -1,0 +1,62 @@
+//! The errors and warnings of a detection run. Each names the file or directory
+//! it is about, so the binary can print it as one line.
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::params::ParamError;
+
+/// A problem that stops a run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A parameter is out of range.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    /// An input directory does not exist.
+    #[error("{0}: no such directory")]
+    MissingDirectory(PathBuf),
+    /// An input path exists but is not a directory.
+    #[error("{0}: not a directory")]
+    NotADirectory(PathBuf),
+    /// An input directory could not be listed.
+    #[error("{path}: cannot list directory: {source}")]
+    ListDirectory {
+        /// The directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// An input directory holds no `*.txt` file.
+    #[error("{0}: no *.txt files")]
+    NoTextFiles(PathBuf),
+    /// The output path exists and is not a directory.
+    #[error("{0}: output path exists and is not a directory")]
+    OutputNotADirectory(PathBuf),
+    /// The output directory could not be created.
+    #[error("{path}: cannot create output directory: {source}")]
+    CreateOutput {
+        /// The directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// A report could not be written.
+    #[error("{path}: cannot write report: {source}")]
+    WriteReport {
+        /// The report file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
+
+/// A per-file problem that does not stop the run: the file was read lossily or
+/// skipped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct Warning {
+    /// The file.
+    pub path: PathBuf,
+    /// What happened, e.g. "not valid UTF-8 at byte 812; decoded with replacement characters".
+    pub message: String,
+}

@@ -1,0 +1,268 @@
+//! The inverted index: chunk hash → postings (document, chunk sequence).
+//!
+//! Layout (CSR): one postings array sorted by hash, plus a directory of offsets
+//! indexed by the top `directory_bits` bits of the hash, so a lookup is one
+//! directory read and a binary search inside a small bucket. Repeated occurrences
+//! of a chunk in one document are separate postings.
+//!
+//! The postings array is built by appending every document's chunks and sorting
+//! in place: an American-flag (in-place MSD radix) pass on the top 8 bits of the
+//! hash, then the 256 buckets sorted in parallel with rayon, each small enough to
+//! sit in cache. No second copy of the postings is ever made.
+//!
+//! The character range of a posting lives beside the index, in the per-document
+//! chunk ranges indexed by the posting's sequence number, which keeps a posting at
+//! 12 bytes (16 with hashes wider than 32 bits).
+
+use std::fmt::Debug;
+
+use rayon::prelude::*;
+
+/// The stored form of a chunk hash: `u32` for hashes of up to 32 bits, `u64`
+/// above, so that postings stay small.
+pub trait ChunkKey: Copy + Ord + Send + Sync + Debug + 'static {
+    /// Bits the type can hold.
+    const WIDTH: u32;
+    /// The key for a right-aligned hash of at most `WIDTH` bits.
+    fn from_hash(hash: u64) -> Self;
+    /// The hash back as `u64`.
+    fn to_hash(self) -> u64;
+}
+
+impl ChunkKey for u32 {
+    const WIDTH: u32 = 32;
+    fn from_hash(hash: u64) -> Self {
+        debug_assert!(hash <= u64::from(u32::MAX));
+        hash as u32
+    }
+    fn to_hash(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl ChunkKey for u64 {
+    const WIDTH: u32 = 64;
+    fn from_hash(hash: u64) -> Self {
+        hash
+    }
+    fn to_hash(self) -> u64 {
+        self
+    }
+}
+
+/// One occurrence of a chunk: which document, and which chunk in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Posting<K> {
+    /// The chunk's hash.
+    pub key: K,
+    /// Document number, as given to [`IndexBuilder::add_document`].
+    pub doc: u32,
+    /// Sequence number of the chunk in its document.
+    pub seq: u32,
+}
+
+/// Collects postings document by document; [`IndexBuilder::build`] sorts them.
+#[derive(Debug)]
+pub struct IndexBuilder<K> {
+    hash_bits: u32,
+    postings: Vec<Posting<K>>,
+}
+
+impl<K: ChunkKey> IndexBuilder<K> {
+    /// An empty builder for hashes of `hash_bits` bits (1..=`K::WIDTH`).
+    pub fn new(hash_bits: u32) -> Self {
+        assert!(hash_bits >= 1 && hash_bits <= K::WIDTH, "{hash_bits} hash bits do not fit the key type");
+        IndexBuilder { hash_bits, postings: Vec::new() }
+    }
+
+    /// Adds the chunks of document `doc`; `hashes[seq]` is the hash of chunk `seq`.
+    pub fn add_document(&mut self, doc: u32, hashes: &[u64]) {
+        let postings = hashes.iter().zip(0u32..).map(|(&hash, seq)| Posting { key: K::from_hash(hash), doc, seq });
+        self.postings.extend(postings);
+    }
+
+    /// Number of postings added so far.
+    pub fn len(&self) -> usize {
+        self.postings.len()
+    }
+
+    /// True when no posting was added.
+    pub fn is_empty(&self) -> bool {
+        self.postings.is_empty()
+    }
+
+    /// Sorts the postings and builds the directory.
+    pub fn build(mut self) -> ChunkIndex<K> {
+        self.postings.shrink_to_fit();
+        let radix_bits = self.hash_bits.min(8);
+        let shift = self.hash_bits - radix_bits;
+        let buckets = american_flag_partition(&mut self.postings, 1 << radix_bits, |p| (p.key.to_hash() >> shift) as usize);
+        buckets.into_par_iter().for_each(|bucket| bucket.sort_unstable());
+        let directory_bits = directory_bits(self.postings.len(), self.hash_bits);
+        let directory = build_directory(&self.postings, self.hash_bits, directory_bits);
+        ChunkIndex { hash_bits: self.hash_bits, directory_bits, directory, postings: self.postings }
+    }
+}
+
+/// Rearranges `items` in place so that items of bucket 0 come first, then bucket
+/// 1, and so on (one pass of in-place MSD radix sort), and returns the buckets.
+fn american_flag_partition<T, F>(items: &mut [T], buckets: usize, bucket_of: F) -> Vec<&mut [T]>
+where
+    F: Fn(&T) -> usize,
+{
+    let mut counts = vec![0usize; buckets];
+    for item in items.iter() {
+        counts[bucket_of(item)] += 1;
+    }
+    let mut starts = vec![0usize; buckets + 1];
+    for b in 0..buckets {
+        starts[b + 1] = starts[b] + counts[b];
+    }
+    let mut next = starts[..buckets].to_vec();
+    for b in 0..buckets {
+        while next[b] < starts[b + 1] {
+            let target = bucket_of(&items[next[b]]);
+            if target == b {
+                next[b] += 1;
+            } else {
+                items.swap(next[b], next[target]);
+                next[target] += 1;
+            }
+        }
+    }
+    let mut rest = items;
+    let mut slices = Vec::with_capacity(buckets);
+    for count in counts {
+        let (bucket, tail) = rest.split_at_mut(count);
+        slices.push(bucket);
+        rest = tail;
+    }
+    slices
+}
+
+/// Directory size: about four postings per directory entry, 2^8 to 2^24 entries,
+/// never more bits than the hash has.
+fn directory_bits(postings: usize, hash_bits: u32) -> u32 {
+    let wanted = (postings / 4).max(1).ilog2();
+    wanted.clamp(8, 24).min(hash_bits)
+}
+
+fn build_directory<K: ChunkKey>(postings: &[Posting<K>], hash_bits: u32, directory_bits: u32) -> Vec<usize> {
+    let shift = hash_bits - directory_bits;
+    let mut directory = vec![0usize; (1 << directory_bits) + 1];
+    for posting in postings {
+        directory[(posting.key.to_hash() >> shift) as usize + 1] += 1;
+    }
+    for i in 1..directory.len() {
+        directory[i] += directory[i - 1];
+    }
+    directory
+}
+
+/// The built index: look a chunk hash up to get its postings.
+#[derive(Debug)]
+pub struct ChunkIndex<K> {
+    hash_bits: u32,
+    directory_bits: u32,
+    directory: Vec<usize>,
+    postings: Vec<Posting<K>>,
+}
+
+impl<K: ChunkKey> ChunkIndex<K> {
+    /// All postings of chunks with this hash, ordered by (document, sequence).
+    pub fn lookup(&self, hash: u64) -> &[Posting<K>] {
+        let bucket = (hash >> (self.hash_bits - self.directory_bits)) as usize;
+        let Some(range) = self.directory.get(bucket..bucket + 2) else {
+            return &[];
+        };
+        let candidates = &self.postings[range[0]..range[1]];
+        let key = K::from_hash(hash);
+        let start = candidates.partition_point(|p| p.key < key);
+        let end = start + candidates[start..].partition_point(|p| p.key == key);
+        &candidates[start..end]
+    }
+
+    /// Number of postings (chunk occurrences) in the index.
+    pub fn len(&self) -> usize {
+        self.postings.len()
+    }
+
+    /// True when the index holds no posting.
+    pub fn is_empty(&self) -> bool {
+        self.postings.is_empty()
+    }
+
+    /// Bytes the index occupies in memory.
+    pub fn heap_bytes(&self) -> usize {
+        self.postings.len() * std::mem::size_of::<Posting<K>>() + self.directory.len() * std::mem::size_of::<usize>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn index_of<K: ChunkKey>(docs: &[Vec<u64>], hash_bits: u32) -> ChunkIndex<K> {
+        let mut builder = IndexBuilder::<K>::new(hash_bits);
+        for (doc, hashes) in docs.iter().enumerate() {
+            builder.add_document(doc as u32, hashes);
+        }
+        builder.build()
+    }
+
+    fn pairs<K: ChunkKey>(postings: &[Posting<K>]) -> Vec<(u32, u32)> {
+        postings.iter().map(|p| (p.doc, p.seq)).collect()
+    }
+
+    #[test]
+    fn repeated_occurrences_are_kept() {
+        let docs = vec![vec![7, 9, 7, 7], vec![9, 1]];
+        let index = index_of::<u32>(&docs, 32);
+        assert_eq!(index.len(), 6);
+        assert_eq!(pairs(index.lookup(7)), [(0, 0), (0, 2), (0, 3)]);
+        assert_eq!(pairs(index.lookup(9)), [(0, 1), (1, 0)]);
+        assert_eq!(pairs(index.lookup(1)), [(1, 1)]);
+        assert!(index.lookup(8).is_empty());
+    }
+
+    #[test]
+    fn wide_hashes_use_u64_keys() {
+        let big = u64::MAX - 5;
+        let index = index_of::<u64>(&[vec![big, 3], vec![big]], 64);
+        assert_eq!(pairs(index.lookup(big)), [(0, 0), (1, 0)]);
+        assert_eq!(pairs(index.lookup(3)), [(0, 1)]);
+        assert_eq!(std::mem::size_of::<Posting<u32>>(), 12);
+    }
+
+    #[test]
+    fn empty_index_answers_nothing() {
+        let index = index_of::<u32>(&[], 24);
+        assert!(index.is_empty());
+        assert!(index.lookup(0).is_empty());
+        assert!(index.lookup((1 << 24) - 1).is_empty());
+    }
+
+    proptest! {
+        #[test]
+        fn csr_index_equals_a_naive_map(
+            docs in prop::collection::vec(prop::collection::vec(0u64..(1 << 12), 0..200), 0..8),
+            probes in prop::collection::vec(0u64..(1 << 12), 0..50),
+        ) {
+            let index = index_of::<u32>(&docs, 12);
+            let mut naive: HashMap<u64, Vec<(u32, u32)>> = HashMap::new();
+            for (doc, hashes) in docs.iter().enumerate() {
+                for (seq, &hash) in hashes.iter().enumerate() {
+                    naive.entry(hash).or_default().push((doc as u32, seq as u32));
+                }
+            }
+            for hash in probes.iter().copied().chain(naive.keys().copied()) {
+                let expected = naive.get(&hash).cloned().unwrap_or_default();
+                prop_assert_eq!(pairs(index.lookup(hash)), expected);
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Reports: where detections go. The pipeline pushes each suspicious document's
+//! detections into a [`DetectionSink`]; the PAN XML directory writer is one sink,
+//! tests and statistics are others.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::output::write_atomically;
+use crate::pan_xml::{Feature, PanDocument};
+use crate::span::CharRange;
+
+/// One detected passage, ready to report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detection<'a> {
+    /// Character range in the suspicious document.
+    pub this: CharRange,
+    /// File name of the source document.
+    pub source_reference: &'a str,
+    /// Character range in the source document.
+    pub source: CharRange,
+}
+
+/// Receives the detections of each suspicious document, from several threads.
+pub trait DetectionSink: Sync {
+    /// All detections of the suspicious document `suspicious` (its file name),
+    /// ordered by position; empty when nothing was found.
+    fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error>;
+}
+
+/// Writes one PAN XML report per suspicious document into a directory, named
+/// like the document with `.xml` instead of `.txt`.
+#[derive(Debug, Clone)]
+pub struct PanXmlDirectory {
+    dir: PathBuf,
+}
+
+impl PanXmlDirectory {
+    /// Uses `dir` as the output directory, creating it when missing. Existing
+    /// files in it are left alone except the reports this run writes.
+    pub fn create(dir: &Path) -> Result<Self, Error> {
+        if dir.exists() && !dir.is_dir() {
+            return Err(Error::OutputNotADirectory(dir.to_path_buf()));
+        }
+        fs::create_dir_all(dir).map_err(|source| Error::CreateOutput { path: dir.to_path_buf(), source })?;
+        Ok(PanXmlDirectory { dir: dir.to_path_buf() })
+    }
+
+    /// The report path for a suspicious document's file name.
+    pub fn report_path(&self, suspicious: &str) -> PathBuf {
+        let stem = suspicious.strip_suffix(".txt").unwrap_or(suspicious);
+        self.dir.join(format!("{stem}.xml"))
+    }
+}
+
+impl DetectionSink for PanXmlDirectory {
+    fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
+        let mut report = PanDocument::new(suspicious);
+        report.features.extend(detections.iter().map(|d| Feature::detection(d.this, d.source_reference, d.source)));
+        let path = self.report_path(suspicious);
+        write_atomically(&path, report.to_xml().as_bytes()).map_err(|source| Error::WriteReport { path, source })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_one_report_per_document_named_like_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let sink = PanXmlDirectory::create(&out).unwrap();
+        let detection = Detection {
+            this: CharRange::new(10, 20),
+            source_reference: "source-document00001.txt",
+            source: CharRange::new(30, 45),
+        };
+        sink.document("suspicious-document00001.txt", &[detection]).unwrap();
+        sink.document("suspicious-document00002.txt", &[]).unwrap();
+        let report = fs::read_to_string(out.join("suspicious-document00001.xml")).unwrap();
+        let parsed = PanDocument::parse(&report).unwrap();
+        assert_eq!(parsed.features[0].this_range(), Ok((10, 20)));
+        assert_eq!(parsed.features[0].source_range(), Ok((30, 45)));
+        let empty = fs::read_to_string(out.join("suspicious-document00002.xml")).unwrap();
+        assert!(PanDocument::parse(&empty).unwrap().features.is_empty());
+    }
+
+    #[test]
+    fn output_that_is_a_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out");
+        fs::write(&file, "").unwrap();
+        assert!(matches!(PanXmlDirectory::create(&file), Err(Error::OutputNotADirectory(_))));
+    }
+}

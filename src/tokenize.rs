@@ -1,0 +1,284 @@
+//! Rich tokenisation: words are runs of Unicode letters (and digits, optionally),
+//! folded to lower-case ASCII where the script allows, each with its character
+//! range in the original text and its sequence number among the kept words.
+//!
+//! Word boundaries follow Unicode's UAX #29 (unicode-segmentation), so that scripts
+//! written without spaces (Chinese, Japanese) split into words too; inside a UAX #29
+//! word only the runs of letters (plus the combining marks that follow them) count.
+//! For ASCII text UAX #29 never breaks inside a run of letters and digits, so a fast
+//! byte scan gives the same words; only regions with non-ASCII bytes go through the
+//! segmenter.
+//!
+//! Folding lower-cases, applies compatibility decomposition (NFKD) and drops
+//! combining marks (`tučňák` → `tucnak`, `ﬁle` → `file`), and maps the Latin
+//! letters that do not decompose (`ł`, `ø`, `đ`, `ß`, `æ`, ...) to ASCII.
+
+use unicode_normalization::char::{decompose_compatible, is_combining_mark};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::params::TokenizerParams;
+use crate::span::CharRange;
+
+/// The kept words of one text, as parallel arrays indexed by sequence number.
+#[derive(Debug, Default, Clone)]
+pub struct Tokens {
+    folded: String,
+    folded_ends: Vec<u32>,
+    ranges: Vec<CharRange>,
+}
+
+impl Tokens {
+    /// Number of kept words.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// True when no word was kept.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// The folded form of word `seq`.
+    pub fn word(&self, seq: usize) -> &str {
+        let start = if seq == 0 { 0 } else { self.folded_ends[seq - 1] as usize };
+        &self.folded[start..self.folded_ends[seq] as usize]
+    }
+
+    /// The character range of word `seq` in the original text.
+    pub fn range(&self, seq: usize) -> CharRange {
+        self.ranges[seq]
+    }
+
+    /// Character ranges of all words, by sequence number.
+    pub fn ranges(&self) -> &[CharRange] {
+        &self.ranges
+    }
+
+    fn clear(&mut self) {
+        self.folded.clear();
+        self.folded_ends.clear();
+        self.ranges.clear();
+    }
+
+    /// Ends the word whose folded form was pushed since `folded_start`: keeps it
+    /// when long enough, otherwise takes the folded bytes back.
+    fn finish_word(&mut self, folded_start: usize, range: CharRange, min_len: usize) {
+        let folded = &self.folded[folded_start..];
+        // Folded words are mostly ASCII, where bytes are characters.
+        let long_enough = folded.len() >= min_len && (folded.is_ascii() || folded.chars().count() >= min_len);
+        if long_enough {
+            self.folded_ends.push(self.folded.len() as u32);
+            self.ranges.push(range);
+        } else {
+            self.folded.truncate(folded_start);
+        }
+    }
+}
+
+/// Splits texts into kept words; reuse one per thread to avoid allocations.
+#[derive(Debug, Clone)]
+pub struct Tokenizer {
+    params: TokenizerParams,
+}
+
+impl Tokenizer {
+    /// A tokenizer with validated parameters.
+    pub fn new(params: TokenizerParams) -> Self {
+        Tokenizer { params }
+    }
+
+    /// Tokenizes `text` into `out`, replacing its previous content.
+    pub fn tokenize(&self, text: &str, out: &mut Tokens) {
+        out.clear();
+        let bytes = text.as_bytes();
+        let mut byte = 0;
+        let mut char_pos: u32 = 0;
+        while byte < bytes.len() {
+            let b = bytes[byte];
+            if b >= 0x80 || self.is_ascii_word_byte(b) {
+                let end = self.region_end(bytes, byte);
+                let region = &text[byte..end];
+                char_pos = if region.is_ascii() {
+                    self.ascii_region(region, char_pos, out)
+                } else {
+                    self.unicode_region(region, char_pos, out)
+                };
+                byte = end;
+            } else {
+                byte += 1;
+                char_pos += 1;
+            }
+        }
+    }
+
+    fn is_ascii_word_byte(&self, b: u8) -> bool {
+        b.is_ascii_alphabetic() || (self.params.digits && b.is_ascii_digit())
+    }
+
+    /// End of the run of word bytes and non-ASCII bytes starting at `start`. It
+    /// ends at an ASCII non-word byte, which is always a word boundary.
+    fn region_end(&self, bytes: &[u8], start: usize) -> usize {
+        bytes[start..]
+            .iter()
+            .position(|&b| b < 0x80 && !self.is_ascii_word_byte(b))
+            .map_or(bytes.len(), |p| start + p)
+    }
+
+    /// An ASCII region is one word.
+    fn ascii_region(&self, region: &str, char_pos: u32, out: &mut Tokens) -> u32 {
+        let folded_start = out.folded.len();
+        out.folded.extend(region.bytes().map(|b| b.to_ascii_lowercase() as char));
+        let end = char_pos + region.len() as u32;
+        out.finish_word(folded_start, CharRange::new(char_pos, end), self.params.min_word_len);
+        end
+    }
+
+    /// A region with non-ASCII characters: UAX #29 words, and inside each the runs
+    /// of word characters.
+    fn unicode_region(&self, region: &str, mut char_pos: u32, out: &mut Tokens) -> u32 {
+        for segment in region.split_word_bounds() {
+            let mut word: Option<(usize, u32)> = None;
+            for c in segment.chars() {
+                let continues = word.is_some() && is_combining_mark(c);
+                if continues || self.is_word_char(c) {
+                    if word.is_none() {
+                        word = Some((out.folded.len(), char_pos));
+                    }
+                    fold_char(c, &mut out.folded);
+                } else if let Some((folded_start, start)) = word.take() {
+                    out.finish_word(folded_start, CharRange::new(start, char_pos), self.params.min_word_len);
+                }
+                char_pos += 1;
+            }
+            if let Some((folded_start, start)) = word {
+                out.finish_word(folded_start, CharRange::new(start, char_pos), self.params.min_word_len);
+            }
+        }
+        char_pos
+    }
+
+    fn is_word_char(&self, c: char) -> bool {
+        c.is_alphabetic() || (self.params.digits && c.is_numeric())
+    }
+}
+
+/// Appends the folded form of `c`: lower-case, compatibility-decomposed, without
+/// combining marks, with undecomposable Latin letters spelled in ASCII.
+fn fold_char(c: char, folded: &mut String) {
+    if c.is_ascii() {
+        folded.push(c.to_ascii_lowercase());
+        return;
+    }
+    decompose_compatible(c, |part| {
+        if is_combining_mark(part) {
+            return;
+        }
+        for lower in part.to_lowercase() {
+            match latin_to_ascii(lower) {
+                Some(ascii) => folded.push_str(ascii),
+                None => folded.push(lower),
+            }
+        }
+    });
+}
+
+/// ASCII spellings of lower-case Latin letters that NFKD leaves alone.
+fn latin_to_ascii(c: char) -> Option<&'static str> {
+    Some(match c {
+        'ß' => "ss",
+        'æ' => "ae",
+        'œ' => "oe",
+        'ø' => "o",
+        'ł' => "l",
+        'đ' | 'ð' => "d",
+        'þ' => "th",
+        'ı' => "i",
+        'ħ' => "h",
+        'ŀ' => "l",
+        'ŧ' => "t",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::char_slice;
+
+    fn words(text: &str, params: TokenizerParams) -> Vec<(String, u32, u32)> {
+        let mut tokens = Tokens::default();
+        Tokenizer::new(params).tokenize(text, &mut tokens);
+        (0..tokens.len())
+            .map(|i| (tokens.word(i).to_string(), tokens.range(i).start, tokens.range(i).len()))
+            .collect()
+    }
+
+    fn default_words(text: &str) -> Vec<(String, u32, u32)> {
+        words(text, TokenizerParams::default())
+    }
+
+    #[test]
+    fn multi_byte_text_keeps_character_offsets() {
+        let found = default_words("Žluťoučký kůň úpěl ďábelské ódy.");
+        let expected = [("zlutoucky", 0, 9), ("kun", 10, 3), ("upel", 14, 4), ("dabelske", 19, 8), ("ody", 28, 3)];
+        let expected: Vec<_> = expected.iter().map(|&(w, o, l)| (w.to_string(), o, l)).collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn short_words_digits_and_punctuation() {
+        let text = "It's a 2024 test: don't re-use x86 CPUs!";
+        let letters_only = TokenizerParams { digits: false, ..TokenizerParams::default() };
+        let plain: Vec<_> = words(text, letters_only).into_iter().map(|w| w.0).collect();
+        assert_eq!(plain, ["test", "don", "use", "cpus"]);
+        let with_digits: Vec<_> = default_words(text).into_iter().map(|w| w.0).collect();
+        assert_eq!(with_digits, ["2024", "test", "don", "use", "x86", "cpus"]);
+    }
+
+    #[test]
+    fn folding_strips_diacritics_and_maps_special_letters() {
+        let found: Vec<_> = default_words("Tučňák STRAẞE Łódź naïve Æsir ﬁnal Øre").into_iter().map(|w| w.0).collect();
+        assert_eq!(found, ["tucnak", "strasse", "lodz", "naive", "aesir", "final", "ore"]);
+    }
+
+    #[test]
+    fn decomposed_input_keeps_marks_inside_the_word_range() {
+        // "cafe" + COMBINING ACUTE ACCENT: five characters, one word.
+        let found = default_words("le cafe\u{301} noir");
+        assert_eq!(found[0], ("cafe".to_string(), 3, 5));
+        assert_eq!(found[1], ("noir".to_string(), 9, 4));
+    }
+
+    #[test]
+    fn other_scripts_are_lower_cased_and_split_by_uax29() {
+        let found: Vec<_> = default_words("Привет МИР, Ελληνικά").into_iter().map(|w| w.0).collect();
+        assert_eq!(found, ["привет", "мир", "ελληνικα"]);
+        // Han ideographs are single UAX #29 words, shorter than three characters.
+        assert!(default_words("漢字漢字").is_empty());
+    }
+
+    #[test]
+    fn sequence_numbers_count_kept_words_only() {
+        let mut tokens = Tokens::default();
+        Tokenizer::new(TokenizerParams::default()).tokenize("a bb ccc dd eeee", &mut tokens);
+        assert_eq!(tokens.len(), 2);
+        assert_eq!((tokens.word(0), tokens.word(1)), ("ccc", "eeee"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn slicing_a_word_range_gives_the_word(text in "[a-zA-Zčřžýáíéůú ,.'\\-\u{301}0-9]{0,80}") {
+            let mut tokens = Tokens::default();
+            Tokenizer::new(TokenizerParams::default()).tokenize(&text, &mut tokens);
+            for seq in 0..tokens.len() {
+                let original = char_slice(&text, tokens.range(seq)).unwrap();
+                let mut refolded = String::new();
+                original.chars().for_each(|c| fold_char(c, &mut refolded));
+                proptest::prop_assert_eq!(refolded.as_str(), tokens.word(seq));
+                if seq > 0 {
+                    proptest::prop_assert!(tokens.range(seq - 1).end < tokens.range(seq).start);
+                }
+            }
+        }
+    }
+}
