@@ -58,30 +58,49 @@ impl Chunker {
         let count = tokens.len() - n + 1;
         out.hashes.reserve(count);
         out.ranges.reserve(count);
-        let mut words = [""; MAX_CHUNK_WORDS];
+        let mut order = [0usize; MAX_CHUNK_WORDS];
         for first in 0..count {
-            let words = &mut words[..n];
-            for (slot, seq) in words.iter_mut().zip(first..) {
-                *slot = tokens.word(seq);
+            let order = &mut order[..n];
+            for (slot, seq) in order.iter_mut().zip(first..) {
+                *slot = seq;
             }
-            out.hashes.push(self.hash_words(words));
+            if self.params.sorted {
+                sort_words(tokens, order);
+            }
+            out.hashes.push(self.hash_in_order(tokens, order));
             out.ranges.push(CharRange::new(tokens.range(first).start, tokens.range(first + n - 1).end));
         }
     }
 
-    /// The hash of one chunk's words (sorted first when the parameters say so).
-    pub fn hash_words(&mut self, words: &mut [&str]) -> u64 {
-        if self.params.sorted {
-            words.sort_unstable();
-        }
+    /// MD5 of the words `order` (sequence numbers) joined by one space, cut to
+    /// the top `hash_bits` bits.
+    fn hash_in_order(&mut self, tokens: &Tokens, order: &[usize]) -> u64 {
         self.joined.clear();
-        for (i, word) in words.iter().enumerate() {
+        for (i, &seq) in order.iter().enumerate() {
             if i > 0 {
                 self.joined.push(b' ');
             }
-            self.joined.extend_from_slice(word.as_bytes());
+            self.joined.extend_from_slice(tokens.word_bytes(seq));
         }
         top_bits(&Md5::digest(&self.joined), self.params.hash_bits)
+    }
+}
+
+/// Sorts a chunk's word sequence numbers by their folded words: insertion sort on
+/// the 8-byte prefix keys, comparing whole words only when the keys are equal.
+fn sort_words(tokens: &Tokens, order: &mut [usize]) {
+    let less = |a: usize, b: usize| match tokens.sort_key(a).cmp(&tokens.sort_key(b)) {
+        std::cmp::Ordering::Equal => tokens.word_bytes(a) < tokens.word_bytes(b),
+        unequal => unequal == std::cmp::Ordering::Less,
+    };
+    for i in 1..order.len() {
+        let current = order[i];
+        let mut j = i;
+        while j > 0 && less(current, order[j - 1]) {
+            order[j] = order[j - 1];
+            j -= 1;
+        }
+        order[j] = current;
     }
 }
 
@@ -139,6 +158,30 @@ mod tests {
         assert_eq!(chunks.ranges[2], CharRange::new(8, 33));
         assert_eq!(chunks_of("one two three four", ChunkParams::default()).len(), 0);
         assert_eq!(chunks_of("", ChunkParams::default()).len(), 0);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn hashes_equal_md5_of_the_sorted_joined_words(words in proptest::collection::vec("(interna|internat)[a-z]{0,4}|[a-c]{3,9}|[a-z]{12,20}", 5..12)) {
+            let text = words.join(" ");
+            let chunks = chunks_of(&text, ChunkParams { hash_bits: 64, ..ChunkParams::default() });
+            for (first, &hash) in chunks.hashes.iter().enumerate() {
+                let mut window: Vec<&str> = words[first..first + 5].iter().map(String::as_str).collect();
+                window.sort();
+                let digest = Md5::digest(window.join(" ").as_bytes());
+                proptest::prop_assert_eq!(hash, top_bits(&digest, 64));
+            }
+        }
+    }
+
+    #[test]
+    fn long_chunks_hash_like_short_ones() {
+        let words = ["internationalisation", "counterrevolutionaries", "incomprehensibilities", "abc", "xyz"];
+        let chunks = chunks_of(&words.join(" "), ChunkParams { hash_bits: 64, ..ChunkParams::default() });
+        let mut sorted = words;
+        sorted.sort();
+        assert!(sorted.join(" ").len() > 64, "longer than one MD5 block");
+        assert_eq!(chunks.hashes[0], top_bits(&Md5::digest(sorted.join(" ").as_bytes()), 64));
     }
 
     #[test]

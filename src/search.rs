@@ -5,6 +5,10 @@
 use crate::index::{ChunkIndex, ChunkKey};
 use crate::intervals::ChunkMatch;
 
+/// Lookups ahead whose directory entry is prefetched; the postings bucket is
+/// prefetched half as far ahead, when its directory entry has arrived.
+const PREFETCH_DISTANCE: usize = 32;
+
 /// A chunk of the suspicious document found in a source document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Hit {
@@ -36,6 +40,13 @@ impl Matcher {
     ) {
         self.hits.clear();
         for (&hash, suspicious) in hashes.iter().zip(0u32..) {
+            let ahead = suspicious as usize + PREFETCH_DISTANCE;
+            if let Some(&later) = hashes.get(ahead) {
+                index.prefetch_directory(later);
+            }
+            if let Some(&sooner) = hashes.get(ahead - PREFETCH_DISTANCE / 2) {
+                index.prefetch_bucket(sooner);
+            }
             let postings = index.lookup(hash);
             self.hits.extend(
                 postings.iter().map(|p| Hit { source_doc: p.doc, chunk: ChunkMatch { suspicious, source: p.seq } }),

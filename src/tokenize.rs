@@ -24,6 +24,7 @@ use crate::span::CharRange;
 pub struct Tokens {
     folded: String,
     folded_ends: Vec<u32>,
+    sort_keys: Vec<u64>,
     ranges: Vec<CharRange>,
 }
 
@@ -40,8 +41,25 @@ impl Tokens {
 
     /// The folded form of word `seq`.
     pub fn word(&self, seq: usize) -> &str {
+        &self.folded[self.folded_bounds(seq)]
+    }
+
+    /// The folded form of word `seq` as UTF-8 bytes (no char-boundary checks, for
+    /// the hashing loop).
+    pub fn word_bytes(&self, seq: usize) -> &[u8] {
+        &self.folded.as_bytes()[self.folded_bounds(seq)]
+    }
+
+    fn folded_bounds(&self, seq: usize) -> std::ops::Range<usize> {
         let start = if seq == 0 { 0 } else { self.folded_ends[seq - 1] as usize };
-        &self.folded[start..self.folded_ends[seq] as usize]
+        start..self.folded_ends[seq] as usize
+    }
+
+    /// A key whose order agrees with the order of the folded words wherever the
+    /// keys differ: the word's first 8 bytes, big-endian, zero-padded. Equal keys
+    /// need a full comparison of the words.
+    pub fn sort_key(&self, seq: usize) -> u64 {
+        self.sort_keys[seq]
     }
 
     /// The character range of word `seq` in the original text.
@@ -57,6 +75,7 @@ impl Tokens {
     fn clear(&mut self) {
         self.folded.clear();
         self.folded_ends.clear();
+        self.sort_keys.clear();
         self.ranges.clear();
     }
 
@@ -67,12 +86,20 @@ impl Tokens {
         // Folded words are mostly ASCII, where bytes are characters.
         let long_enough = folded.len() >= min_len && (folded.is_ascii() || folded.chars().count() >= min_len);
         if long_enough {
+            self.sort_keys.push(sort_key(folded.as_bytes()));
             self.folded_ends.push(self.folded.len() as u32);
             self.ranges.push(range);
         } else {
             self.folded.truncate(folded_start);
         }
     }
+}
+
+fn sort_key(word: &[u8]) -> u64 {
+    let mut prefix = [0u8; 8];
+    let len = word.len().min(8);
+    prefix[..len].copy_from_slice(&word[..len]);
+    u64::from_be_bytes(prefix)
 }
 
 /// Splits texts into kept words; reuse one per thread to avoid allocations.
@@ -277,6 +304,9 @@ mod tests {
                 proptest::prop_assert_eq!(refolded.as_str(), tokens.word(seq));
                 if seq > 0 {
                     proptest::prop_assert!(tokens.range(seq - 1).end < tokens.range(seq).start);
+                    let by_key = tokens.sort_key(seq - 1).cmp(&tokens.sort_key(seq));
+                    let by_word = tokens.word(seq - 1).cmp(tokens.word(seq));
+                    proptest::prop_assert!(by_key == by_word || by_key == std::cmp::Ordering::Equal);
                 }
             }
         }
