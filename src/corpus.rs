@@ -105,7 +105,10 @@ mod tests {
     fn directory_errors_name_the_path() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing");
-        assert_eq!(list_text_files(&missing).unwrap_err().to_string(), format!("{}: no such directory", missing.display()));
+        assert_eq!(
+            list_text_files(&missing).unwrap_err().to_string(),
+            format!("{}: no such directory", missing.display())
+        );
         assert!(matches!(list_text_files(dir.path()), Err(Error::NoTextFiles(_))));
         let file = dir.path().join("f.txt");
         fs::write(&file, "x").unwrap();
@@ -123,7 +126,11 @@ mod tests {
         match load(&file("latin1.txt", b"caf\xe9 au lait")) {
             Loaded::Text(text, Some(warning)) => {
                 assert_eq!(text, "caf\u{fffd} au lait");
-                assert!(warning.to_string().ends_with("latin1.txt: not valid UTF-8 at byte 3; decoded with replacement characters"));
+                assert!(
+                    warning
+                        .to_string()
+                        .ends_with("latin1.txt: not valid UTF-8 at byte 3; decoded with replacement characters")
+                );
             }
             other => panic!("unexpected {other:?}"),
         }

@@ -259,7 +259,11 @@ fn match_document<K: ChunkKey>(
     resolve_overlaps(passages, params.overlap);
     let detections: Vec<Detection<'_>> = passages
         .iter()
-        .map(|p| Detection { this: p.suspicious, source_reference: &side.names[p.source_doc as usize], source: p.source })
+        .map(|p| Detection {
+            this: p.suspicious,
+            source_reference: &side.names[p.source_doc as usize],
+            source: p.source,
+        })
         .collect();
     sink.document(&file.name, &detections)?;
     counters.documents.fetch_add(1, Ordering::Relaxed);

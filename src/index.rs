@@ -100,7 +100,8 @@ impl<K: ChunkKey> IndexBuilder<K> {
         self.postings.shrink_to_fit();
         let radix_bits = self.hash_bits.min(8);
         let shift = self.hash_bits - radix_bits;
-        let buckets = american_flag_partition(&mut self.postings, 1 << radix_bits, |p| (p.key.to_hash() >> shift) as usize);
+        let buckets =
+            american_flag_partition(&mut self.postings, 1 << radix_bits, |p| (p.key.to_hash() >> shift) as usize);
         buckets.into_par_iter().for_each(|bucket| bucket.sort_unstable());
         let directory_bits = directory_bits(self.postings.len(), self.hash_bits);
         let directory = build_directory(&self.postings, self.hash_bits, directory_bits);

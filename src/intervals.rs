@@ -120,7 +120,8 @@ mod tests {
     }
 
     fn find(matches: &[(u32, u32)], params: IntervalParams) -> Vec<IntervalPair> {
-        let mut matches: Vec<_> = matches.iter().map(|&(suspicious, source)| ChunkMatch { suspicious, source }).collect();
+        let mut matches: Vec<_> =
+            matches.iter().map(|&(suspicious, source)| ChunkMatch { suspicious, source }).collect();
         let mut out = Vec::new();
         valid_intervals(&mut matches, &params, &mut out);
         out
@@ -173,10 +174,7 @@ mod tests {
         assert!(find(&scattered, params()).is_empty());
         // With depth 1 only the suspicious side is checked.
         let shallow = IntervalParams { depth: 1, ..params() };
-        assert_eq!(
-            find(&scattered, shallow),
-            [IntervalPair { suspicious: (0, 29), source: (0, 2900), matches: 30 }]
-        );
+        assert_eq!(find(&scattered, shallow), [IntervalPair { suspicious: (0, 29), source: (0, 2900), matches: 30 }]);
     }
 
     #[test]

@@ -28,7 +28,13 @@ pub fn resolve_overlaps(passages: &mut Vec<Passage>, policy: OverlapPolicy) {
         OverlapPolicy::KeepAll => {}
         OverlapPolicy::Largest => {
             passages.sort_unstable_by_key(|p| {
-                (std::cmp::Reverse(p.suspicious.len()), std::cmp::Reverse(p.source.len()), p.source_doc, p.suspicious, p.source)
+                (
+                    std::cmp::Reverse(p.suspicious.len()),
+                    std::cmp::Reverse(p.source.len()),
+                    p.source_doc,
+                    p.suspicious,
+                    p.source,
+                )
             });
             let mut kept: Vec<Passage> = Vec::with_capacity(passages.len());
             for passage in passages.drain(..) {

@@ -8,8 +8,8 @@
 //! typed accessors read the offsets.
 
 use quick_xml::Reader;
-use quick_xml::events::{BytesDecl, BytesStart, Event};
 use quick_xml::Writer;
+use quick_xml::events::{BytesDecl, BytesStart, Event};
 
 use crate::span::CharRange;
 
@@ -138,11 +138,8 @@ impl PanDocument {
                 Event::Start(element) | Event::Empty(element) => match element.name().as_ref() {
                     "document" => {
                         let attributes = attributes_of(&element).map_err(fail)?;
-                        let reference = attributes
-                            .into_iter()
-                            .find(|(k, _)| k == "reference")
-                            .map(|(_, v)| v)
-                            .unwrap_or_default();
+                        let reference =
+                            attributes.into_iter().find(|(k, _)| k == "reference").map(|(_, v)| v).unwrap_or_default();
                         document = Some(PanDocument::new(&reference));
                     }
                     "feature" => {
@@ -172,7 +169,8 @@ fn attributes_of(element: &BytesStart) -> Result<Vec<(String, String)>, String> 
         .map(|attribute| {
             let attribute = attribute.map_err(|e| e.to_string())?;
             let key = attribute.key.as_ref().to_string();
-            let value = attribute.normalized_value(quick_xml::XmlVersion::Implicit1_0).map_err(|e| e.to_string())?.into_owned();
+            let value =
+                attribute.normalized_value(quick_xml::XmlVersion::Implicit1_0).map_err(|e| e.to_string())?.into_owned();
             Ok((key, value))
         })
         .collect()
@@ -233,7 +231,10 @@ mod tests {
         let xml = "<document reference=\"x\">\n  <feature name=\"a\" this_offset=\"1\n</document>";
         let error = PanDocument::parse(xml).unwrap_err();
         assert!(error.line >= 2, "{error:?}");
-        let negative = PanDocument::parse("<document reference=\"x\">\n<feature name=\"p\" this_offset=\"-3\" this_length=\"2\"/></document>").unwrap();
+        let negative = PanDocument::parse(
+            "<document reference=\"x\">\n<feature name=\"p\" this_offset=\"-3\" this_length=\"2\"/></document>",
+        )
+        .unwrap();
         assert!(negative.features[0].this_range().unwrap_err().contains("-3"));
         assert!(PanDocument::parse("<feature name=\"p\"/>").is_err());
         assert!(PanDocument::parse("").is_err());

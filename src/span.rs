@@ -52,11 +52,7 @@ impl CharRange {
 pub fn char_slice(text: &str, range: CharRange) -> Option<&str> {
     let mut indices = text.char_indices().map(|(byte, _)| byte).chain(std::iter::once(text.len()));
     let start = indices.nth(range.start as usize)?;
-    let end = if range.is_empty() {
-        start
-    } else {
-        indices.nth((range.len() - 1) as usize)?
-    };
+    let end = if range.is_empty() { start } else { indices.nth((range.len() - 1) as usize)? };
     Some(&text[start..end])
 }
 

@@ -145,10 +145,7 @@ impl Tokenizer {
     /// End of the run of word bytes and non-ASCII bytes starting at `start`. It
     /// ends at an ASCII non-word byte, which is always a word boundary.
     fn region_end(&self, bytes: &[u8], start: usize) -> usize {
-        bytes[start..]
-            .iter()
-            .position(|&b| b < 0x80 && !self.is_ascii_word_byte(b))
-            .map_or(bytes.len(), |p| start + p)
+        bytes[start..].iter().position(|&b| b < 0x80 && !self.is_ascii_word_byte(b)).map_or(bytes.len(), |p| start + p)
     }
 
     /// An ASCII region is one word.
@@ -235,9 +232,7 @@ mod tests {
     fn words(text: &str, params: TokenizerParams) -> Vec<(String, u32, u32)> {
         let mut tokens = Tokens::default();
         Tokenizer::new(params).tokenize(text, &mut tokens);
-        (0..tokens.len())
-            .map(|i| (tokens.word(i).to_string(), tokens.range(i).start, tokens.range(i).len()))
-            .collect()
+        (0..tokens.len()).map(|i| (tokens.word(i).to_string(), tokens.range(i).start, tokens.range(i).len())).collect()
     }
 
     fn default_words(text: &str) -> Vec<(String, u32, u32)> {
