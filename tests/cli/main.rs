@@ -1,6 +1,8 @@
 //! Integration tests: run the `pan-detect` binary as a user would.
 
 mod corpus;
+mod detect;
+mod errors;
 mod eval;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,143 @@
+//! Detection end to end: exact passage boundaries, nothing for unrelated documents, valid XML.
+
+use std::fs;
+use std::path::Path;
+
+use pan_detect::pan_xml::PanDocument;
+
+use crate::run;
+
+/// Deterministic text of `words` pseudo-words (with Czech diacritics, so that
+/// character offsets differ from byte offsets); different seeds share no
+/// five-word run.
+fn prose(seed: u64, words: usize) -> String {
+    const SYLLABLES: [&str; 16] =
+        ["ka", "ře", "lo", "mů", "ti", "sa", "ně", "po", "vý", "dr", "ul", "če", "ba", "zi", "ho", "fy"];
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let mut text = String::new();
+    for i in 0..words {
+        let syllables = 2 + next() % 3;
+        let word: String = (0..syllables).map(|_| SYLLABLES[next() % SYLLABLES.len()]).collect();
+        text.push_str(&word);
+        text.push_str(if i % 11 == 10 { ". " } else { " " });
+    }
+    text
+}
+
+fn char_len(text: &str) -> u64 {
+    text.chars().count() as u64
+}
+
+struct Case {
+    suspicious_offset: u64,
+    source_offset: u64,
+    length: u64,
+}
+
+fn read_report(path: &Path) -> PanDocument {
+    let xml = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    PanDocument::parse(&xml).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn verbatim_passage_is_found_with_exact_character_boundaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+
+    let source_before = prose(1, 300);
+    let passage = prose(2, 120).trim_end().to_string();
+    let source_text = format!("{source_before}{passage} {}", prose(3, 200));
+    let suspicious_before = format!("Úvod: {}", prose(4, 150));
+    let suspicious_text = format!("{suspicious_before}{passage} {}", prose(5, 100));
+    fs::write(src.join("source-a.txt"), &source_text).unwrap();
+    fs::write(src.join("source-unrelated.txt"), prose(6, 500)).unwrap();
+    fs::write(susp.join("suspicious-a.txt"), &suspicious_text).unwrap();
+    fs::write(susp.join("suspicious-clean.txt"), prose(7, 400)).unwrap();
+    let expected = Case {
+        suspicious_offset: char_len(&suspicious_before),
+        source_offset: char_len(&source_before),
+        length: char_len(&passage),
+    };
+    assert_ne!(suspicious_before.len() as u64, expected.suspicious_offset, "the test needs multi-byte text");
+
+    let output = run(&[
+        "--source-dir",
+        src.to_str().unwrap(),
+        "--suspicious-dir",
+        susp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+
+    let report = read_report(&out.join("suspicious-a.xml"));
+    assert_eq!(report.reference, "suspicious-a.txt");
+    assert_eq!(report.features.len(), 1, "{report:?}");
+    let feature = &report.features[0];
+    assert_eq!(feature.name, "detected-plagiarism");
+    assert_eq!(feature.get("source_reference"), Some("source-a.txt"));
+    let this = feature.this_range().unwrap();
+    let source = feature.source_range().unwrap();
+    assert_eq!(this, (expected.suspicious_offset, expected.suspicious_offset + expected.length));
+    assert_eq!(source, (expected.source_offset, expected.source_offset + expected.length));
+    let detected: String = suspicious_text.chars().skip(this.0 as usize).take((this.1 - this.0) as usize).collect();
+    assert_eq!(detected, passage);
+
+    let clean = read_report(&out.join("suspicious-clean.xml"));
+    assert!(clean.features.is_empty(), "unrelated document got {clean:?}");
+}
+
+#[test]
+fn too_short_a_copy_is_not_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    // 23 words make 19 chunks: one short of the 20 a valid interval needs.
+    let passage = prose(2, 23);
+    fs::write(src.join("s.txt"), format!("{}{passage}{}", prose(1, 100), prose(3, 100))).unwrap();
+    fs::write(susp.join("t.txt"), format!("{}{passage}{}", prose(4, 100), prose(5, 100))).unwrap();
+    let args = ["--source-dir", src.to_str().unwrap(), "--suspicious-dir", susp.to_str().unwrap()];
+    let output = run(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+    assert!(output.status.success());
+    assert!(read_report(&out.join("t.xml")).features.is_empty());
+    // With 24 words (20 chunks) it is.
+    let passage = prose(2, 24);
+    fs::write(susp.join("t.txt"), format!("{}{passage}{}", prose(4, 100), prose(5, 100))).unwrap();
+    fs::write(src.join("s.txt"), format!("{}{passage}{}", prose(1, 100), prose(3, 100))).unwrap();
+    let output = run(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+    assert!(output.status.success());
+    assert_eq!(read_report(&out.join("t.xml")).features.len(), 1);
+}
+
+#[test]
+fn summary_line_counts_documents_and_passages() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    let passage = prose(9, 60);
+    fs::write(src.join("s.txt"), format!("{}{passage}", prose(1, 50))).unwrap();
+    fs::write(susp.join("t.txt"), format!("{passage}{}", prose(2, 50))).unwrap();
+    let output = run(&[
+        "--source-dir",
+        src.to_str().unwrap(),
+        "--suspicious-dir",
+        susp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        "1",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("1 source + 1 suspicious documents") && stderr.contains(", 1 passages in"), "{stderr}");
+}

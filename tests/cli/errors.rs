@@ -1,0 +1,129 @@
+//! Bad input: one-line errors naming the path, non-zero exit, warnings for bad files, never a panic.
+
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+use crate::run;
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Asserts a failed run with exactly one line on stderr that contains `needle`.
+fn assert_one_line_error(output: &Output, needle: &str) {
+    let message = stderr(output);
+    assert!(!output.status.success(), "expected failure, stderr: {message}");
+    assert_eq!(message.lines().count(), 1, "expected one line, got: {message}");
+    assert!(message.contains(needle), "expected {needle:?} in: {message}");
+    assert!(!message.contains("panicked"), "{message}");
+}
+
+fn write(path: &Path, content: impl AsRef<[u8]>) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, content).unwrap();
+}
+
+/// A corpus with one source and one suspicious text.
+fn small_corpus(root: &Path) -> (String, String) {
+    write(&root.join("src/a.txt"), "some source text");
+    write(&root.join("susp/b.txt"), "some suspicious text");
+    (root.join("src").display().to_string(), root.join("susp").display().to_string())
+}
+
+#[test]
+fn missing_directory_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, susp) = small_corpus(dir.path());
+    let missing = dir.path().join("nope").display().to_string();
+    let out = dir.path().join("out").display().to_string();
+    let output = run(&["--source-dir", &missing, "--suspicious-dir", &susp, "--out", &out]);
+    assert_one_line_error(&output, &format!("{missing}: no such directory"));
+}
+
+#[test]
+fn directory_without_text_files_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, _) = small_corpus(dir.path());
+    write(&dir.path().join("empty/readme.xml"), "<x/>");
+    let empty = dir.path().join("empty").display().to_string();
+    let out = dir.path().join("out").display().to_string();
+    let output = run(&["detect", "--source-dir", &src, "--suspicious-dir", &empty, "--out", &out]);
+    assert_one_line_error(&output, "no *.txt files");
+}
+
+#[test]
+fn output_path_that_is_a_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    write(&dir.path().join("out"), "I am a file");
+    let out = dir.path().join("out").display().to_string();
+    let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", &out]);
+    assert_one_line_error(&output, "output path exists and is not a directory");
+    assert_eq!(fs::read_to_string(dir.path().join("out")).unwrap(), "I am a file");
+}
+
+#[test]
+fn flag_values_out_of_range_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    let out = dir.path().join("out").display().to_string();
+    let base = ["--source-dir", src.as_str(), "--suspicious-dir", susp.as_str(), "--out", out.as_str()];
+    for (flag, value, needle) in [
+        ("--hash-bits", "20", "--hash-bits 20 is out of range (expected 24..=64)"),
+        ("--chunk-words", "0", "--chunk-words 0 is out of range"),
+        ("--depth", "0", "--depth 0 is out of range"),
+        ("--threads", "0", "--threads 0 is out of range"),
+    ] {
+        let mut args = base.to_vec();
+        args.extend([flag, value]);
+        assert_one_line_error(&run(&args), needle);
+    }
+    let mut args = base.to_vec();
+    args.extend(["--min-chunks", "-3"]);
+    let output = run(&args);
+    assert!(!output.status.success());
+    assert!(!stderr(&output).contains("panicked"));
+    assert!(!dir.path().join("out").exists(), "nothing is written when the flags are wrong");
+}
+
+#[test]
+fn bad_files_warn_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    write(&dir.path().join("susp/latin1.txt"), b"caf\xe9 au lait");
+    write(&dir.path().join("susp/binary.txt"), b"\x7fELF\0\0\0binary");
+    write(&dir.path().join("susp/empty.txt"), b"");
+    let out = dir.path().join("out");
+    let out_arg = out.display().to_string();
+    let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", &out_arg]);
+    let message = stderr(&output);
+    assert!(output.status.success(), "{message}");
+    assert!(
+        message.contains("latin1.txt: not valid UTF-8 at byte 3; decoded with replacement characters"),
+        "{message}"
+    );
+    assert!(message.contains("binary.txt: NUL byte in the first 8 KiB, looks binary; skipped"), "{message}");
+    assert!(out.join("latin1.xml").exists() && out.join("empty.xml").exists() && out.join("b.xml").exists());
+    assert!(!out.join("binary.xml").exists());
+    let empty = fs::read_to_string(out.join("empty.xml")).unwrap();
+    assert!(empty.contains("<document reference=\"empty.txt\"/>"), "{empty}");
+}
+
+#[test]
+fn rerun_replaces_only_its_own_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    let out = dir.path().join("out");
+    write(&out.join("notes.txt"), "keep me");
+    write(&out.join("b.xml"), "stale report");
+    let out_arg = out.display().to_string();
+    for _ in 0..2 {
+        let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", &out_arg]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    assert_eq!(fs::read_to_string(out.join("notes.txt")).unwrap(), "keep me");
+    assert!(fs::read_to_string(out.join("b.xml")).unwrap().starts_with("<?xml"));
+    let names: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(names.len(), 2, "no temporary files are left behind: {names:?}");
+}
