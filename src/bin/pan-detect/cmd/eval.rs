@@ -1,12 +1,274 @@
-//! `pan-detect eval` (being written).
+//! `pan-detect eval`: score detections against ground truth with the measures of
+//! the PAN plagiarism-detection competitions, as the official scripts compute them.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::Context;
+use clap::ValueEnum;
+use pan_detect::eval::{self, GroupBy, Loaded, Options, Report, Select, SkippedFile, Thresholds};
+use serde::Serialize;
+
+/// The end of `pan-detect eval --help`: what is read and what a class's figures mean.
+const AFTER_HELP: &str = "\
+Ground truth: features whose name ends with 'plagiarism' (plagiarism, artificial-plagiarism,
+simulated-plagiarism, ...), except 'detected-plagiarism'. Detections: features named
+'detected-plagiarism'. Both are read from DIR/*.xml and DIR/*/*.xml, as the official PAN
+scripts read them.
+
+Per class (--by obfuscation, --by type): recall and granularity are those of the class's
+cases against all detections. The class's detections are those that detect at least one
+of its cases; its precision is their mean precision against all cases. A detection that
+detects no case belongs to no class: false positives lower only the overall precision.";
+
 /// Arguments of `pan-detect eval`.
+///
+/// Reads the ground truth (features named `plagiarism`, `artificial-plagiarism`,
+/// `simulated-plagiarism`, ...; see [`Select`]) and the detections (`detected-plagiarism`) from the
+/// `*.xml` files of each directory and of its immediate subdirectories, which covers
+/// the PAN-PC-09/10/11 layout and the PAN 2013-2015 text-alignment layout
+/// (`suspicious-documentX-source-documentY.xml`). Prints plagdet, macro-averaged
+/// recall and precision and granularity (PAN 2009/2010), their micro-averaged
+/// variant, and the case- and document-level precision, recall and F1 of PAN 2015.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// Directory of the ground truth: PAN XML files, here or one folder below.
+    #[arg(long, value_name = "DIR")]
+    truth: PathBuf,
+    /// Directory of the detections: PAN XML files, here or one folder below.
+    #[arg(long, value_name = "DIR")]
+    detections: PathBuf,
+    /// Print the figures as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Also print the measures per class of case or per suspicious document.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    by: Option<By>,
+    /// Share of a case that must be detected, and of a detection that must be
+    /// plagiarised, for the case-level and document-level measures (τ of PAN 2015).
+    #[arg(long, value_name = "T", default_value_t = 0.5, value_parser = unit_interval)]
+    case_threshold: f64,
+    /// A PAN 2013-2015 `pairs` file (`SUSPICIOUS SOURCE` per line): only its pairs
+    /// count as found or correct at document level, as in the official script.
+    #[arg(long, value_name = "FILE")]
+    pairs: Option<PathBuf>,
+    /// Exit with status 1 when the overall plagdet is below this value.
+    #[arg(long, value_name = "PLAGDET", value_parser = unit_interval)]
+    fail_below: Option<f64>,
+}
+
+/// `--by` values.
+#[derive(Clone, Copy, ValueEnum)]
+enum By {
+    /// The `obfuscation` attribute of the case (none, low, high, random,
+    /// translation, simulated, ...).
+    Obfuscation,
+    /// The `type` attribute of the case (artificial, simulated, translation, ...).
+    Type,
+    /// The suspicious document.
+    Document,
+}
+
+impl By {
+    fn group_by(self) -> GroupBy {
+        match self {
+            By::Obfuscation => GroupBy::Obfuscation,
+            By::Type => GroupBy::Type,
+            By::Document => GroupBy::Document,
+        }
+    }
+
+    fn column(self) -> &'static str {
+        match self {
+            By::Obfuscation => "obfuscation",
+            By::Type => "type",
+            By::Document => "document",
+        }
+    }
+}
+
+fn unit_interval(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err(format!("expected a number from 0 to 1, found '{text}'")),
+    }
+}
 
 /// Runs `pan-detect eval`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not written yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let truth = load(&args.truth, &Select::Truth).context("cannot read the ground truth")?;
+    let detections = load(&args.detections, &Select::detections()).context("cannot read the detections")?;
+    let pairs = args.pairs.as_deref().map(eval::read_pairs).transpose()?;
+    let options = Options {
+        thresholds: Thresholds { recall: args.case_threshold, precision: args.case_threshold },
+        group_by: args.by.map(By::group_by),
+        pairs,
+    };
+    let report = eval::evaluate(&truth.annotations, &detections.annotations, &options);
+
+    let text = if args.json {
+        let output = JsonOutput::new(&report, &truth, &detections);
+        // Serialising plain structs of numbers and strings cannot fail.
+        serde_json::to_string_pretty(&output).expect("the report serialises") + "\n"
+    } else {
+        table(&report, args.by, &truth, &detections)
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).context("cannot write the report")?;
+
+    if let Some(minimum) = args.fail_below {
+        if report.measures.plagdet < minimum {
+            eprintln!("pan-detect: plagdet {:.4} is below --fail-below {minimum}", report.measures.plagdet);
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Loads one side and warns on stderr about each skipped file and about a
+/// directory without XML files (most likely the wrong directory).
+fn load(dir: &Path, select: &Select) -> anyhow::Result<Loaded> {
+    let loaded = eval::load_dir(dir, select)?;
+    for skipped in &loaded.skipped {
+        eprintln!("pan-detect: warning: {}", skipped_message(skipped));
+    }
+    if loaded.files == 0 {
+        eprintln!("pan-detect: warning: {}: no *.xml files here or one folder below", dir.display());
+    }
+    Ok(loaded)
+}
+
+fn skipped_message(skipped: &SkippedFile) -> String {
+    match skipped.line {
+        Some(line) => format!("{}: line {line}: {}; file skipped", skipped.path.display(), skipped.reason),
+        None => format!("{}: {}; file skipped", skipped.path.display(), skipped.reason),
+    }
+}
+
+/// The table: one row for everything, one per group, then the other measures.
+fn table(report: &Report, by: Option<By>, truth: &Loaded, detections: &Loaded) -> String {
+    const HEADER: [&str; 6] = ["cases", "detections", "plagdet", "recall", "precision", "granularity"];
+    let mut rows = vec![Row::new("all", report.cases, report.detections, &report.measures)];
+    rows.extend(report.groups.iter().map(|g| Row::new(&g.name, g.cases, g.detections, &g.measures)));
+    let first = by.map_or("", By::column);
+    let name_width =
+        rows.iter().map(|row| row.name.chars().count()).chain([first.len(), "document level".len()]).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..HEADER.len())
+        .map(|i| rows.iter().map(|row| row.cells[i].len()).chain([HEADER[i].len()]).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    let mut push_row = |name: &str, cells: &[String]| {
+        out.push_str(&format!("{name:<name_width$}"));
+        for (cell, width) in cells.iter().zip(&widths) {
+            out.push_str(&format!("  {cell:>width$}"));
+        }
+        out.push('\n');
+    };
+    push_row(first, &HEADER.map(str::to_string));
+    for row in &rows {
+        push_row(&row.name, &row.cells);
+    }
+
+    let micro = &report.micro;
+    let scores = |s: &eval::Scores| format!("precision {:.4}  recall {:.4}  F1 {:.4}", s.precision, s.recall, s.f1);
+    let mut input = format!(
+        "{} truth files, {} detection files, {} skipped",
+        truth.files,
+        detections.files,
+        truth.skipped.len() + detections.skipped.len()
+    );
+    let (duplicates, empty) = (truth.duplicates + detections.duplicates, truth.empty + detections.empty);
+    if duplicates + empty > 0 {
+        input.push_str(&format!("; ignored {duplicates} duplicate and {empty} empty annotations"));
+    }
+    let footer = [
+        (
+            "micro-averaged",
+            format!("plagdet {:.4}  recall {:.4}  precision {:.4}", micro.plagdet, micro.recall, micro.precision),
+        ),
+        ("case level", format!("{}  (threshold {})", scores(&report.case_level), report.thresholds.recall)),
+        ("document level", scores(&report.document_level)),
+        ("input", input),
+    ];
+    out.push('\n');
+    for (name, text) in footer {
+        out.push_str(&format!("{name:<name_width$}  {text}\n"));
+    }
+    out
+}
+
+struct Row {
+    name: String,
+    cells: [String; 6],
+}
+
+impl Row {
+    fn new(name: &str, cases: usize, detections: usize, m: &eval::Measures) -> Row {
+        let fixed = |x: f64| format!("{x:.4}");
+        Row {
+            name: name.to_string(),
+            cells: [
+                cases.to_string(),
+                detections.to_string(),
+                fixed(m.plagdet),
+                fixed(m.recall),
+                fixed(m.precision),
+                fixed(m.granularity),
+            ],
+        }
+    }
+}
+
+/// `--json`: the report, flat, plus what was read.
+#[derive(Serialize)]
+struct JsonOutput<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    input: JsonInput,
+}
+
+#[derive(Serialize)]
+struct JsonInput {
+    truth: JsonSide,
+    detections: JsonSide,
+}
+
+#[derive(Serialize)]
+struct JsonSide {
+    /// XML files found.
+    files: usize,
+    /// Files skipped as malformed.
+    skipped: Vec<JsonSkipped>,
+    /// Annotations read twice (counted once).
+    duplicates: usize,
+    /// Annotations of no characters (ignored).
+    empty: usize,
+    /// Selected features without `this_offset` or `this_length` (ignored).
+    without_offsets: usize,
+}
+
+#[derive(Serialize)]
+struct JsonSkipped {
+    path: String,
+    line: Option<usize>,
+    reason: String,
+}
+
+impl<'a> JsonOutput<'a> {
+    fn new(report: &'a Report, truth: &Loaded, detections: &Loaded) -> JsonOutput<'a> {
+        let side = |loaded: &Loaded| JsonSide {
+            files: loaded.files,
+            skipped: loaded
+                .skipped
+                .iter()
+                .map(|s| JsonSkipped { path: s.path.display().to_string(), line: s.line, reason: s.reason.clone() })
+                .collect(),
+            duplicates: loaded.duplicates,
+            empty: loaded.empty,
+            without_offsets: loaded.without_offsets,
+        };
+        JsonOutput { report, input: JsonInput { truth: side(truth), detections: side(detections) } }
+    }
 }

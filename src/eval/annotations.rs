@@ -1,0 +1,619 @@
+//! Reading plagiarism cases and detections from directories of PAN XML files.
+//!
+//! Both sides are read the way the official PAN evaluation scripts read them
+//! (`extract_annotations_from_files` in Potthast's `pan09-plagiarism-detection-
+//! performance-measures.py`, reused unchanged in `pan13-text-alignment-perfmeasures.py`
+//! and `pan15_text_alignment_evaluator_character_level.py`):
+//!
+//! * every `*.xml` file directly in the directory and one folder below is read, so the
+//!   PAN-PC-09/10/11 layout (`suspicious-documentN.xml` beside the texts, possibly in
+//!   `partK/` folders) and the PAN 2013-2015 text-alignment layout
+//!   (`suspicious-documentX-source-documentY.xml`, possibly in one folder per
+//!   obfuscation) both work; file names are not interpreted, the `reference` attribute
+//!   of `<document>` names the suspicious document;
+//! * a feature is selected by the end of its name ([`Select`]);
+//! * a feature is an annotation when it has `this_offset` and `this_length`; it is
+//!   *external* when it also has `source_reference`, `source_offset` and
+//!   `source_length`, otherwise *intrinsic* (no source passage); a feature lacking
+//!   `this_offset` or `this_length` is ignored, as the scripts ignore it;
+//! * the annotations form a set: an annotation read twice (same suspicious document,
+//!   ranges and source) counts once.
+//!
+//! Where the scripts would crash or read nonsense, this module says so instead: a file
+//! that is not well-formed XML is skipped and reported with its line, an offset that is
+//! negative or not a number is an error naming the file, and an annotation of zero
+//! characters in total is dropped and counted (the scripts divide by its length).
+
+use std::collections::HashSet;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
+use crate::span::CharRange;
+
+/// Why cases or detections could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// The directory to read does not exist.
+    #[error("{}: no such directory", path.display())]
+    MissingDirectory {
+        /// The directory that was asked for.
+        path: PathBuf,
+    },
+    /// The path exists but is not a directory.
+    #[error("{}: not a directory", path.display())]
+    NotADirectory {
+        /// The path that was asked for.
+        path: PathBuf,
+    },
+    /// A directory or file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The directory or file.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// A feature carries an offset or length that is not a non-negative integer, or
+    /// that runs past 2^32 characters.
+    #[error("{}: feature {feature} ('{name}'): {message}", path.display())]
+    BadOffset {
+        /// The XML file.
+        path: PathBuf,
+        /// 1-based position of the feature among the features of the file.
+        feature: usize,
+        /// The feature's name attribute.
+        name: String,
+        /// What is wrong, naming the attribute and its value.
+        message: String,
+    },
+    /// A line of a pairs file is not `suspicious-document source-document`.
+    #[error("{}:{line}: expected 'SUSPICIOUS SOURCE', found {text:?}", path.display())]
+    BadPairsLine {
+        /// The pairs file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// The offending line.
+        text: String,
+    },
+}
+
+/// A passage of a source document.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SourcePassage {
+    /// The `source_reference` attribute: file name of the source document.
+    pub reference: String,
+    /// `source_offset .. source_offset + source_length`, in characters.
+    pub range: CharRange,
+}
+
+/// One plagiarism case of the ground truth, or one detection of a detector.
+///
+/// The offsets count characters, as everywhere in PAN (see [`crate::span`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Annotation {
+    /// The suspicious document (the `reference` attribute of `<document>`).
+    pub suspicious: String,
+    /// `this_offset .. this_offset + this_length` in the suspicious document.
+    pub this: CharRange,
+    /// The source passage; `None` for an intrinsic annotation (no source attributes).
+    pub source: Option<SourcePassage>,
+    /// The feature's name, e.g. `plagiarism` or `detected-plagiarism`.
+    pub feature: String,
+    /// The `obfuscation` attribute (PAN: `none`, `low`, `high`, `random`, ...).
+    pub obfuscation: Option<String>,
+    /// The `type` attribute (PAN: `artificial`, `simulated`, `translation`, ...).
+    pub kind: Option<String>,
+    /// The `translation` attribute of PAN-PC-09 (`true` or `false`).
+    pub translation: Option<String>,
+    /// The `this_language` attribute.
+    pub this_language: Option<String>,
+    /// The `source_language` attribute.
+    pub source_language: Option<String>,
+}
+
+/// The class of a case when no attribute gives one.
+pub const UNSPECIFIED_CLASS: &str = "unspecified";
+
+impl Annotation {
+    /// An external annotation: `this` in `suspicious` was taken from `source` in
+    /// `source_reference`. Class attributes are empty; set the fields to add them.
+    pub fn external(suspicious: &str, this: CharRange, source_reference: &str, source: CharRange) -> Annotation {
+        Annotation {
+            source: Some(SourcePassage { reference: source_reference.to_string(), range: source }),
+            ..Annotation::intrinsic(suspicious, this)
+        }
+    }
+
+    /// An intrinsic annotation: a passage of `suspicious` without a known source.
+    pub fn intrinsic(suspicious: &str, this: CharRange) -> Annotation {
+        Annotation {
+            suspicious: suspicious.to_string(),
+            this,
+            source: None,
+            feature: DETECTION_FEATURE.to_string(),
+            obfuscation: None,
+            kind: None,
+            translation: None,
+            this_language: None,
+            source_language: None,
+        }
+    }
+
+    /// The same annotation with its `obfuscation` attribute set.
+    pub fn with_obfuscation(mut self, obfuscation: &str) -> Annotation {
+        self.obfuscation = Some(obfuscation.to_string());
+        self
+    }
+
+    /// Characters in the annotation: `this_length + source_length`, the
+    /// denominator of a case's recall and of a detection's precision in the
+    /// official scripts (`case_recall`: `case[TLEN] + case[SLEN]`).
+    pub fn chars(&self) -> u64 {
+        u64::from(self.this.len()) + self.source.as_ref().map_or(0, |s| u64::from(s.range.len()))
+    }
+
+    /// The source document, or `""` for an intrinsic annotation (what the official
+    /// scripts store as its `source_reference`).
+    pub fn source_reference(&self) -> &str {
+        self.source.as_ref().map_or("", |s| s.reference.as_str())
+    }
+
+    /// The class of the case for `--by obfuscation`: `translation` when the PAN-PC-09
+    /// attribute `translation="true"` is set; otherwise the `obfuscation` attribute;
+    /// when that is missing the `type` attribute; when that is missing `simulated` for
+    /// a `simulated-plagiarism` feature, else [`UNSPECIFIED_CLASS`].
+    ///
+    /// A missing attribute is not taken to mean `none`: `none` is the class of
+    /// verbatim copies, and a corpus that does not label its cases has not said that.
+    pub fn obfuscation_class(&self) -> &str {
+        if self.translation.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("true")) {
+            return "translation";
+        }
+        non_empty(&self.obfuscation).unwrap_or_else(|| self.type_class())
+    }
+
+    /// The class of the case for `--by type`: the `type` attribute; when it is
+    /// missing `artificial` or `simulated` from the feature names
+    /// `artificial-plagiarism` and `simulated-plagiarism` of PAN-PC-09, else
+    /// [`UNSPECIFIED_CLASS`].
+    pub fn type_class(&self) -> &str {
+        non_empty(&self.kind).unwrap_or(match self.feature.as_str() {
+            "artificial-plagiarism" => "artificial",
+            "simulated-plagiarism" => "simulated",
+            _ => UNSPECIFIED_CLASS,
+        })
+    }
+
+    /// What makes two annotations the same element of the official scripts' set:
+    /// suspicious document, ranges and source, not the class attributes.
+    fn identity(&self) -> (&str, CharRange, Option<(&str, CharRange)>) {
+        (&self.suspicious, self.this, self.source.as_ref().map(|s| (s.reference.as_str(), s.range)))
+    }
+}
+
+fn non_empty(value: &Option<String>) -> Option<&str> {
+    value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// Which features of the XML files to read.
+///
+/// The official scripts select features whose name *ends with* a tag name
+/// (`--plag-tag`, default `plagiarism`; `--det-tag`, default `detected-plagiarism`),
+/// and so does this.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Select {
+    /// Ground truth: features whose name ends with `plagiarism` (`plagiarism`,
+    /// `artificial-plagiarism`, `simulated-plagiarism`, ...; [`crate::pan_xml::TRUTH_FEATURES`]),
+    /// except `detected-plagiarism`. The official script would read detections
+    /// left in the truth directory as cases; a report that a detector wrote over
+    /// the ground truth then scores perfectly. Here it reads as no case at all.
+    Truth,
+    /// Features whose name ends with this suffix, e.g. `detected-plagiarism`.
+    Suffix(String),
+}
+
+impl Select {
+    /// Detections as detectors write them: features named `detected-plagiarism`.
+    pub fn detections() -> Select {
+        Select::Suffix(DETECTION_FEATURE.to_string())
+    }
+
+    fn matches(&self, name: &str) -> bool {
+        match self {
+            Select::Truth => name.ends_with("plagiarism") && !name.ends_with(DETECTION_FEATURE),
+            Select::Suffix(suffix) => name.ends_with(suffix.as_str()),
+        }
+    }
+}
+
+/// An XML file that was skipped because it could not be read as PAN XML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedFile {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line of the problem, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for SkippedFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.reason),
+            None => write!(f, "{}: {}", self.path.display(), self.reason),
+        }
+    }
+}
+
+/// The annotations read from one directory, with what was left out and why.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// The annotations, duplicates removed, in file order (files sorted by path).
+    pub annotations: Vec<Annotation>,
+    /// XML files found.
+    pub files: usize,
+    /// Files skipped because they are not well-formed PAN XML.
+    pub skipped: Vec<SkippedFile>,
+    /// Selected features ignored because they lack `this_offset` or `this_length`.
+    pub without_offsets: usize,
+    /// Annotations dropped because they cover no character at all.
+    pub empty: usize,
+    /// Annotations dropped because the same annotation was read before.
+    pub duplicates: usize,
+}
+
+/// Reads the annotations selected by `select` from `dir/*.xml` and `dir/*/*.xml`.
+///
+/// A missing directory is an error, and so is an offset that is not a non-negative
+/// integer; a malformed file is skipped and listed in [`Loaded::skipped`].
+pub fn load_dir(dir: &Path, select: &Select) -> Result<Loaded, EvalError> {
+    let files = xml_files(dir)?;
+    let parsed: Vec<Result<FileResult, EvalError>> = files.par_iter().map(|path| load_file(path, select)).collect();
+    let mut loaded = Loaded { files: files.len(), ..Loaded::default() };
+    let mut kept = Vec::new();
+    for result in parsed {
+        match result? {
+            FileResult::Skipped(skipped) => loaded.skipped.push(skipped),
+            FileResult::Read { annotations, without_offsets } => {
+                loaded.without_offsets += without_offsets;
+                for annotation in annotations {
+                    if annotation.chars() == 0 {
+                        loaded.empty += 1;
+                    } else {
+                        kept.push(annotation);
+                    }
+                }
+            }
+        }
+    }
+    // The official scripts keep annotations in a set; keep the first of each.
+    let mut seen = HashSet::new();
+    let keep: Vec<bool> = kept.iter().map(|annotation| seen.insert(annotation.identity())).collect();
+    drop(seen);
+    loaded.duplicates = keep.iter().filter(|&&keep| !keep).count();
+    loaded.annotations =
+        kept.into_iter().zip(keep).filter_map(|(annotation, keep)| keep.then_some(annotation)).collect();
+    Ok(loaded)
+}
+
+enum FileResult {
+    Read { annotations: Vec<Annotation>, without_offsets: usize },
+    Skipped(SkippedFile),
+}
+
+fn load_file(path: &Path, select: &Select) -> Result<FileResult, EvalError> {
+    let bytes = fs::read(path).map_err(|source| EvalError::Io { path: path.to_path_buf(), source })?;
+    let skip = |line: Option<usize>, reason: String| {
+        FileResult::Skipped(SkippedFile { path: path.to_path_buf(), line, reason })
+    };
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            let valid = error.valid_up_to();
+            let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
+            return Ok(skip(Some(line), format!("not valid UTF-8 at byte {valid}")));
+        }
+    };
+    let document = match PanDocument::parse(text) {
+        Ok(document) => document,
+        Err(error) => return Ok(skip(Some(error.line), error.message)),
+    };
+    if document.reference.is_empty() {
+        // The official scripts read nothing from such a file; say so rather than
+        // silently dropping its annotations.
+        return Ok(skip(None, "<document> has no reference attribute".to_string()));
+    }
+    let mut annotations = Vec::new();
+    let mut without_offsets = 0;
+    for (index, feature) in document.features.iter().enumerate() {
+        if !select.matches(&feature.name) {
+            continue;
+        }
+        let bad = |message: String| EvalError::BadOffset {
+            path: path.to_path_buf(),
+            feature: index + 1,
+            name: feature.name.clone(),
+            message,
+        };
+        let Some(this) = range_of(feature, "this_offset", "this_length").map_err(bad)? else {
+            without_offsets += 1;
+            continue;
+        };
+        let has_source =
+            ["source_reference", "source_offset", "source_length"].iter().all(|key| feature.get(key).is_some());
+        let source = if has_source {
+            let range = range_of(feature, "source_offset", "source_length").map_err(bad)?;
+            let reference = feature.get("source_reference").unwrap_or_default().to_string();
+            range.map(|range| SourcePassage { reference, range })
+        } else {
+            None
+        };
+        let attribute = |key: &str| feature.get(key).map(str::to_string);
+        annotations.push(Annotation {
+            suspicious: document.reference.clone(),
+            this,
+            source,
+            feature: feature.name.clone(),
+            obfuscation: attribute("obfuscation"),
+            kind: attribute("type"),
+            translation: attribute("translation"),
+            this_language: attribute("this_language"),
+            source_language: attribute("source_language"),
+        });
+    }
+    Ok(FileResult::Read { annotations, without_offsets })
+}
+
+/// The range `offset .. offset + length` of a feature, `None` when either attribute
+/// is missing.
+fn range_of(feature: &Feature, offset_key: &str, length_key: &str) -> Result<Option<CharRange>, String> {
+    if feature.get(offset_key).is_none() || feature.get(length_key).is_none() {
+        return Ok(None);
+    }
+    let offset = feature.offset(offset_key)?;
+    let length = feature.offset(length_key)?;
+    let end = offset
+        .checked_add(length)
+        .filter(|&end| end <= u64::from(u32::MAX))
+        .ok_or_else(|| format!("{offset_key}={offset} plus {length_key}={length} runs past 2^32 characters"))?;
+    // Both fit in u32: end does, and offset <= end.
+    Ok(Some(CharRange::new(offset as u32, end as u32)))
+}
+
+/// The `*.xml` files in `dir` and in its immediate subdirectories, sorted, hidden
+/// entries excluded (the scripts' `glob('*.xml')` and `glob('*/*.xml')`).
+fn xml_files(dir: &Path) -> Result<Vec<PathBuf>, EvalError> {
+    match fs::metadata(dir) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            return Err(EvalError::MissingDirectory { path: dir.to_path_buf() });
+        }
+        Err(source) => {
+            return Err(EvalError::Io { path: dir.to_path_buf(), source });
+        }
+        Ok(metadata) if !metadata.is_dir() => {
+            return Err(EvalError::NotADirectory { path: dir.to_path_buf() });
+        }
+        Ok(_) => {}
+    }
+    let mut files = Vec::new();
+    for entry in visible_entries(dir)? {
+        if entry.is_dir() {
+            files.extend(visible_entries(&entry)?.into_iter().filter(|p| is_xml_file(p)));
+        } else if is_xml_file(&entry) {
+            files.push(entry);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn visible_entries(dir: &Path) -> Result<Vec<PathBuf>, EvalError> {
+    let io_error = |source| EvalError::Io { path: dir.to_path_buf(), source };
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io_error)? {
+        let entry = entry.map_err(io_error)?;
+        if !entry.file_name().to_string_lossy().starts_with('.') {
+            entries.push(entry.path());
+        }
+    }
+    Ok(entries)
+}
+
+fn is_xml_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "xml") && path.is_file()
+}
+
+/// Reads a PAN 2013-2015 `pairs` file: one `suspicious-document source-document`
+/// pair per line, blank lines ignored.
+pub fn read_pairs(path: &Path) -> Result<HashSet<(String, String)>, EvalError> {
+    let text = fs::read_to_string(path).map_err(|source| EvalError::Io { path: path.to_path_buf(), source })?;
+    let mut pairs = HashSet::new();
+    for (index, line) in text.lines().enumerate() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        match fields.as_slice() {
+            [] => {}
+            [suspicious, source] => {
+                pairs.insert((suspicious.to_string(), source.to_string()));
+            }
+            _ => {
+                return Err(EvalError::BadPairsLine {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                    text: line.to_string(),
+                });
+            }
+        }
+    }
+    Ok(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) {
+        let path = dir.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    const TRUTH: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<document reference="suspicious-document00001.txt">
+  <feature name="plagiarism" type="artificial" obfuscation="high" this_language="en" this_offset="461" this_length="712" source_reference="source-document00091.txt" source_language="en" source_offset="582" source_length="747"/>
+  <feature name="plagiarism" type="artificial" obfuscation="none" this_offset="3569" this_length="747" source_reference="source-document00055.txt" source_offset="82823" source_length="747"/>
+  <feature name="about" language="en"/>
+  <feature name="detected-plagiarism" this_offset="1" this_length="2" source_reference="x" source_offset="1" source_length="2"/>
+</document>"#;
+
+    #[test]
+    fn reads_truth_and_detections_one_level_down() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "suspicious-document00001.xml", TRUTH);
+        write(dir.path(), "part2/suspicious-document00002.xml", &TRUTH.replace("00001.txt", "00002.txt"));
+        write(dir.path(), "part2/deeper/ignored.xml", TRUTH);
+        write(dir.path(), "suspicious-document00001.txt", "not xml");
+        let truth = load_dir(dir.path(), &Select::Truth).unwrap();
+        assert_eq!(truth.files, 2);
+        assert_eq!(truth.annotations.len(), 4);
+        // Files are read in path order, so part2/ comes before suspicious-...xml.
+        let documents: Vec<&str> = truth.annotations.iter().map(|a| a.suspicious.as_str()).collect();
+        assert_eq!(
+            documents,
+            [
+                "suspicious-document00002.txt",
+                "suspicious-document00002.txt",
+                "suspicious-document00001.txt",
+                "suspicious-document00001.txt"
+            ]
+        );
+        let first = &truth.annotations[2];
+        assert_eq!(first.this, CharRange::new(461, 1173));
+        assert_eq!(first.source.as_ref().unwrap().range, CharRange::new(582, 1329));
+        assert_eq!(first.source_reference(), "source-document00091.txt");
+        assert_eq!(first.obfuscation_class(), "high");
+        assert_eq!(first.type_class(), "artificial");
+        assert_eq!(first.chars(), 712 + 747);
+        let detections = load_dir(dir.path(), &Select::detections()).unwrap();
+        assert_eq!(detections.annotations.len(), 2);
+    }
+
+    #[test]
+    fn selects_features_by_the_end_of_their_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let feature =
+            |name: &str, offset: u32| format!("<feature name=\"{name}\" this_offset=\"{offset}\" this_length=\"5\"/>");
+        let xml = format!(
+            "<document reference=\"s.txt\">{}{}{}{}{}</document>",
+            feature("plagiarism", 0),
+            feature("simulated-plagiarism", 10),
+            feature("translated-plagiarism", 20),
+            feature("detected-plagiarism", 30),
+            feature("plagiarism-note", 40),
+        );
+        write(dir.path(), "s.xml", &xml);
+        let starts = |select: &Select| -> Vec<u32> {
+            load_dir(dir.path(), select).unwrap().annotations.iter().map(|a| a.this.start).collect()
+        };
+        assert_eq!(starts(&Select::Truth), [0, 10, 20]);
+        assert_eq!(starts(&Select::detections()), [30]);
+        assert_eq!(starts(&Select::Suffix("simulated-plagiarism".into())), [10]);
+    }
+
+    #[test]
+    fn intrinsic_annotations_duplicates_and_empty_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let xml = r#"<document reference="s.txt">
+<feature name="detected-plagiarism" this_offset="10" this_length="5"/>
+<feature name="detected-plagiarism" this_offset="10" this_length="5" source_reference="r.txt" source_offset="3"/>
+<feature name="detected-plagiarism" this_offset="10" this_length="5" source_reference="r.txt" source_offset="3" source_length="4"/>
+<feature name="detected-plagiarism" this_offset="10" this_length="5" source_reference="r.txt" source_offset="3" source_length="4"/>
+<feature name="detected-plagiarism" this_offset="7" this_length="0"/>
+<feature name="detected-plagiarism" this_length="3"/>
+</document>"#;
+        write(dir.path(), "s.xml", xml);
+        let loaded = load_dir(dir.path(), &Select::detections()).unwrap();
+        // Intrinsic (no source), intrinsic again (incomplete source) = duplicate,
+        // external, external again = duplicate, empty, without offset.
+        assert_eq!(loaded.annotations.len(), 2);
+        assert!(loaded.annotations[0].source.is_none());
+        assert_eq!(loaded.annotations[1].chars(), 9);
+        assert_eq!((loaded.duplicates, loaded.empty, loaded.without_offsets), (2, 1, 1));
+    }
+
+    #[test]
+    fn malformed_files_are_skipped_with_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "a.xml", TRUTH);
+        write(
+            dir.path(),
+            "b.xml",
+            "<document reference=\"b.txt\">\n<feature name=\"plagiarism\" this_offset=\"1\n</document>",
+        );
+        write(dir.path(), "c.xml", "<document>\n</document>");
+        let loaded = load_dir(dir.path(), &Select::Truth).unwrap();
+        assert_eq!(loaded.files, 3);
+        assert_eq!(loaded.annotations.len(), 2);
+        assert_eq!(loaded.skipped.len(), 2);
+        let message = loaded.skipped[0].to_string();
+        assert!(message.starts_with(&format!("{}:", dir.path().join("b.xml").display())), "{message}");
+        assert!(loaded.skipped[0].line.is_some_and(|line| line >= 2), "{message}");
+        assert!(loaded.skipped[1].to_string().contains("no reference"));
+    }
+
+    #[test]
+    fn bad_offsets_are_errors_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "bad.xml", &TRUTH.replace("this_offset=\"3569\"", "this_offset=\"-3\""));
+        let error = load_dir(dir.path(), &Select::Truth).unwrap_err().to_string();
+        assert!(error.contains("bad.xml") && error.contains("-3") && error.contains("feature 2"), "{error}");
+        write(dir.path(), "bad.xml", &TRUTH.replace("source_length=\"747\"", "source_length=\"many\""));
+        let error = load_dir(dir.path(), &Select::Truth).unwrap_err().to_string();
+        assert!(error.contains("bad.xml") && error.contains("many"), "{error}");
+        write(dir.path(), "bad.xml", &TRUTH.replace("this_length=\"712\"", "this_length=\"4294967295\""));
+        let error = load_dir(dir.path(), &Select::Truth).unwrap_err().to_string();
+        assert!(error.contains("2^32"), "{error}");
+    }
+
+    #[test]
+    fn missing_directory_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope");
+        let error = load_dir(&missing, &Select::Truth).unwrap_err();
+        assert!(matches!(error, EvalError::MissingDirectory { .. }));
+        assert_eq!(error.to_string(), format!("{}: no such directory", missing.display()));
+    }
+
+    #[test]
+    fn classes_fall_back_sensibly() {
+        let mut case = Annotation::external("s", CharRange::new(0, 1), "r", CharRange::new(0, 1));
+        case.feature = "plagiarism".into();
+        assert_eq!((case.obfuscation_class(), case.type_class()), ("unspecified", "unspecified"));
+        case.feature = "simulated-plagiarism".into();
+        assert_eq!((case.obfuscation_class(), case.type_class()), ("simulated", "simulated"));
+        case.kind = Some("translation".into());
+        assert_eq!((case.obfuscation_class(), case.type_class()), ("translation", "translation"));
+        case = case.with_obfuscation("low");
+        assert_eq!(case.obfuscation_class(), "low");
+        case.translation = Some("true".into());
+        assert_eq!(case.obfuscation_class(), "translation");
+    }
+
+    #[test]
+    fn pairs_files() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "pairs", "susp-1.txt src-1.txt\n\nsusp-1.txt src-2.txt\n");
+        let pairs = read_pairs(&dir.path().join("pairs")).unwrap();
+        assert_eq!(pairs.len(), 2);
+        assert!(pairs.contains(&("susp-1.txt".to_string(), "src-2.txt".to_string())));
+        write(dir.path(), "pairs", "susp-1.txt src-1.txt\nonly-one\n");
+        let error = read_pairs(&dir.path().join("pairs")).unwrap_err().to_string();
+        assert!(error.contains("pairs:2:"), "{error}");
+    }
+}
