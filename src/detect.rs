@@ -3,7 +3,6 @@
 //! (suspicious documents), in parallel with rayon.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -17,13 +16,9 @@ use crate::overlap::{Passage, resolve_overlaps};
 use crate::params::DetectParams;
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
-use crate::search::Matcher;
+use crate::search::{BatchLookup, Candidates, Hit};
 use crate::span::CharRange;
 use crate::tokenize::{Tokenizer, Tokens};
-
-/// Source documents read per parallel batch while the index is filled; bounds the
-/// chunk lists held at once.
-const SOURCE_BATCH: usize = 256;
 
 /// What a run did, for the one-line summary and the benchmarks.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -138,6 +133,48 @@ impl ChunkingState {
     }
 }
 
+/// Bytes of text chunked per parallel batch, per thread: bounds the chunk lists
+/// and lookups held at once (about 5 bytes of buffers per byte of text).
+const BATCH_BYTES_PER_THREAD: u64 = 4 << 20;
+
+/// Splits `files` into consecutive batches of about `max_bytes` each (at least
+/// one file per batch).
+fn batches(files: &[DocumentFile], max_bytes: u64) -> impl Iterator<Item = &[DocumentFile]> {
+    let mut rest = files;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut bytes = 0;
+        let len = rest.iter().take_while(|f| {
+            bytes += f.bytes;
+            bytes <= max_bytes
+        });
+        let (batch, tail) = rest.split_at(len.count().max(1));
+        rest = tail;
+        Some(batch)
+    })
+}
+
+fn batch_bytes() -> u64 {
+    BATCH_BYTES_PER_THREAD * rayon::current_num_threads() as u64
+}
+
+/// Loads and chunks a batch of documents in parallel; `None` for skipped files.
+fn chunk_batch(batch: &[DocumentFile], params: &DetectParams, progress: &dyn Progress) -> Vec<Option<Chunks>> {
+    batch
+        .par_iter()
+        .map_init(
+            || ChunkingState::new(params),
+            |state, file| {
+                let loaded = state.load_and_chunk(file, progress);
+                progress.advance(file.bytes);
+                loaded.map(|()| state.chunks.clone())
+            },
+        )
+        .collect()
+}
+
 fn read_sources<K: ChunkKey>(
     sources: &[DocumentFile],
     params: &DetectParams,
@@ -147,19 +184,8 @@ fn read_sources<K: ChunkKey>(
     progress.start(Stage::ReadSources, sources.iter().map(|f| f.bytes).sum());
     let mut side = SourceSide { names: Vec::new(), chunk_ranges: Vec::new() };
     let mut builder = IndexBuilder::<K>::new(params.chunks.hash_bits);
-    for batch in sources.chunks(SOURCE_BATCH) {
-        let chunked: Vec<Option<Chunks>> = batch
-            .par_iter()
-            .map_init(
-                || ChunkingState::new(params),
-                |state, file| {
-                    let loaded = state.load_and_chunk(file, progress);
-                    progress.advance(file.bytes);
-                    loaded.map(|()| state.chunks.clone())
-                },
-            )
-            .collect();
-        for (file, chunks) in batch.iter().zip(chunked) {
+    for batch in batches(sources, batch_bytes()) {
+        for (file, chunks) in batch.iter().zip(chunk_batch(batch, params, progress)) {
             summary.input_bytes += file.bytes;
             let Some(chunks) = chunks else {
                 summary.skipped_files += 1;
@@ -176,22 +202,12 @@ fn read_sources<K: ChunkKey>(
     (side, builder)
 }
 
-/// Per-thread buffers of the matching stage.
-struct MatchingState {
-    chunking: ChunkingState,
-    matcher: Matcher,
+/// Per-thread buffers of the interval and report step.
+#[derive(Default)]
+struct PassageState {
+    candidates: Candidates,
     intervals: Vec<IntervalPair>,
     passages: Vec<Passage>,
-}
-
-/// Counters summed over the matching threads.
-#[derive(Default)]
-struct MatchCounters {
-    documents: AtomicU64,
-    skipped: AtomicU64,
-    bytes: AtomicU64,
-    chunks: AtomicU64,
-    passages: AtomicU64,
 }
 
 fn match_suspicious<K: ChunkKey>(
@@ -204,54 +220,56 @@ fn match_suspicious<K: ChunkKey>(
     summary: &mut Summary,
 ) -> Result<(), Error> {
     progress.start(Stage::Match, suspicious.iter().map(|f| f.bytes).sum());
-    let counters = MatchCounters::default();
-    let result = suspicious.par_iter().try_for_each_init(
-        || MatchingState {
-            chunking: ChunkingState::new(params),
-            matcher: Matcher::default(),
-            intervals: Vec::new(),
-            passages: Vec::new(),
-        },
-        |state, file| {
-            let outcome = match_document(state, file, side, index, params, sink, progress, &counters);
-            counters.bytes.fetch_add(file.bytes, Ordering::Relaxed);
-            progress.advance(file.bytes);
-            outcome
-        },
-    );
+    let mut lookup = BatchLookup::default();
+    let mut result = Ok(());
+    for batch in batches(suspicious, batch_bytes()) {
+        let chunked = chunk_batch(batch, params, progress);
+        let hashes: Vec<&[u64]> = chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.hashes[..])).collect();
+        let hits = lookup.hits(index, &hashes);
+        summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
+        summary.skipped_files += chunked.iter().filter(|c| c.is_none()).count();
+        summary.suspicious_chunks += chunked.iter().flatten().map(|c| c.len() as u64).sum::<u64>();
+        let passages =
+            batch.par_iter().zip(chunked).zip(hits).filter_map(|((file, chunks), hits)| Some((file, chunks?, hits)));
+        let reported: Result<Vec<u64>, Error> = passages
+            .map_init(PassageState::default, |state, (file, chunks, mut hits)| {
+                report_document(state, file, &chunks, &mut hits, side, params, sink)
+            })
+            .collect();
+        match reported {
+            Ok(counts) => {
+                summary.suspicious_documents += counts.len();
+                summary.passages += counts.iter().sum::<u64>();
+            }
+            Err(error) => {
+                result = Err(error);
+                break;
+            }
+        }
+    }
     progress.finish();
-    summary.suspicious_documents = counters.documents.into_inner() as usize;
-    summary.skipped_files += counters.skipped.into_inner() as usize;
-    summary.input_bytes += counters.bytes.into_inner();
-    summary.suspicious_chunks = counters.chunks.into_inner();
-    summary.passages = counters.passages.into_inner();
     result
 }
 
-#[allow(clippy::too_many_arguments)] // The stage's inputs, passed down from one caller.
-fn match_document<K: ChunkKey>(
-    state: &mut MatchingState,
+/// Finds the passages of one suspicious document among its hits, resolves
+/// overlaps, and reports them; returns how many were reported.
+fn report_document(
+    state: &mut PassageState,
     file: &DocumentFile,
+    chunks: &Chunks,
+    hits: &mut [Hit],
     side: &SourceSide,
-    index: &ChunkIndex<K>,
     params: &DetectParams,
     sink: &dyn DetectionSink,
-    progress: &dyn Progress,
-    counters: &MatchCounters,
-) -> Result<(), Error> {
-    if state.chunking.load_and_chunk(file, progress).is_none() {
-        counters.skipped.fetch_add(1, Ordering::Relaxed);
-        return Ok(());
-    }
-    let MatchingState { chunking, matcher, intervals, passages } = state;
-    let suspicious_ranges = &chunking.chunks.ranges;
+) -> Result<u64, Error> {
+    let PassageState { candidates, intervals, passages } = state;
     passages.clear();
-    matcher.for_each_candidate(index, &chunking.chunks.hashes, params.min_common, |source_doc, matches| {
+    candidates.for_each(hits, params.min_common, |source_doc, matches| {
         intervals.clear();
         valid_intervals(matches, &params.intervals, intervals);
         let source_ranges = &side.chunk_ranges[source_doc as usize];
         passages.extend(intervals.iter().map(|pair| Passage {
-            suspicious: cover(suspicious_ranges, pair.suspicious),
+            suspicious: cover(&chunks.ranges, pair.suspicious),
             source_doc,
             source: cover(source_ranges, pair.source),
         }));
@@ -266,10 +284,7 @@ fn match_document<K: ChunkKey>(
         })
         .collect();
     sink.document(&file.name, &detections)?;
-    counters.documents.fetch_add(1, Ordering::Relaxed);
-    counters.chunks.fetch_add(chunking.chunks.len() as u64, Ordering::Relaxed);
-    counters.passages.fetch_add(detections.len() as u64, Ordering::Relaxed);
-    Ok(())
+    Ok(detections.len() as u64)
 }
 
 /// The characters from the start of chunk `first` to the end of chunk `last`.

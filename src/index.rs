@@ -6,9 +6,9 @@
 //! of a chunk in one document are separate postings.
 //!
 //! The postings array is built by appending every document's chunks and sorting
-//! in place: an American-flag (in-place MSD radix) pass on the top 8 bits of the
-//! hash, then the 256 buckets sorted in parallel with rayon, each small enough to
-//! sit in cache. No second copy of the postings is ever made.
+//! them in place by bucket sort (`bucket_sort.rs`: an in-place radix pass on
+//! the top hash bits, then the buckets sorted in parallel). No second copy of the
+//! postings is ever made.
 //!
 //! The character range of a posting lives beside the index, in the per-document
 //! chunk ranges indexed by the posting's sequence number, which keeps a posting at
@@ -16,7 +16,7 @@
 
 use std::fmt::Debug;
 
-use rayon::prelude::*;
+use crate::bucket_sort;
 
 /// The stored form of a chunk hash: `u32` for hashes of up to 32 bits, `u64`
 /// above, so that postings stay small.
@@ -98,51 +98,11 @@ impl<K: ChunkKey> IndexBuilder<K> {
     pub fn build(mut self) -> ChunkIndex<K> {
         assert!(self.postings.len() <= u32::MAX as usize, "more than 2^32 postings");
         self.postings.shrink_to_fit();
-        let radix_bits = self.hash_bits.min(8);
-        let shift = self.hash_bits - radix_bits;
-        let buckets =
-            american_flag_partition(&mut self.postings, 1 << radix_bits, |p| (p.key.to_hash() >> shift) as usize);
-        buckets.into_par_iter().for_each(|bucket| bucket.sort_unstable());
+        bucket_sort::sort_by_hash(&mut self.postings, self.hash_bits, |p| p.key.to_hash());
         let directory_bits = directory_bits(self.postings.len(), self.hash_bits);
         let directory = build_directory(&self.postings, self.hash_bits, directory_bits);
         ChunkIndex { hash_bits: self.hash_bits, directory_bits, directory, postings: self.postings }
     }
-}
-
-/// Rearranges `items` in place so that items of bucket 0 come first, then bucket
-/// 1, and so on (one pass of in-place MSD radix sort), and returns the buckets.
-fn american_flag_partition<T, F>(items: &mut [T], buckets: usize, bucket_of: F) -> Vec<&mut [T]>
-where
-    F: Fn(&T) -> usize,
-{
-    let mut counts = vec![0usize; buckets];
-    for item in items.iter() {
-        counts[bucket_of(item)] += 1;
-    }
-    let mut starts = vec![0usize; buckets + 1];
-    for b in 0..buckets {
-        starts[b + 1] = starts[b] + counts[b];
-    }
-    let mut next = starts[..buckets].to_vec();
-    for b in 0..buckets {
-        while next[b] < starts[b + 1] {
-            let target = bucket_of(&items[next[b]]);
-            if target == b {
-                next[b] += 1;
-            } else {
-                items.swap(next[b], next[target]);
-                next[target] += 1;
-            }
-        }
-    }
-    let mut rest = items;
-    let mut slices = Vec::with_capacity(buckets);
-    for count in counts {
-        let (bucket, tail) = rest.split_at_mut(count);
-        slices.push(bucket);
-        rest = tail;
-    }
-    slices
 }
 
 /// Directory size: about eight postings (two cache lines) per directory entry,
@@ -206,6 +166,11 @@ impl<K: ChunkKey> ChunkIndex<K> {
         if let Some(posting) = self.postings.get(start) {
             prefetch(posting);
         }
+    }
+
+    /// Bits of the hashes this index holds.
+    pub fn hash_bits(&self) -> u32 {
+        self.hash_bits
     }
 
     /// Number of postings (chunk occurrences) in the index.

@@ -67,6 +67,8 @@ pub mod report;
 pub mod pan_xml;
 pub mod detect;
 
+mod bucket_sort;
+
 pub mod corpus_builder;
 pub mod error;
 pub mod eval;

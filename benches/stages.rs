@@ -1,0 +1,128 @@
+//! Per-stage throughput on synthetic English-like text: tokenize, chunk (MD5),
+//! index build, lookups, valid intervals. `cargo bench` prints MB/s per stage;
+//! end-to-end figures come from `eval/bench.sh`.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use pan_detect::chunk::{Chunker, Chunks};
+use pan_detect::index::IndexBuilder;
+use pan_detect::intervals::{ChunkMatch, valid_intervals};
+use pan_detect::params::{ChunkParams, IntervalParams, TokenizerParams};
+use pan_detect::search::{BatchLookup, Candidates};
+use pan_detect::tokenize::{Tokenizer, Tokens};
+
+/// About `bytes` of text drawn from a vocabulary of English-like words with a
+/// Zipf-ish skew, plus punctuation, deterministic.
+fn synthetic_text(bytes: usize, seed: u64) -> String {
+    const WORDS: [&str; 24] = [
+        "the",
+        "of",
+        "and",
+        "plagiarism",
+        "detection",
+        "document",
+        "passage",
+        "chunk",
+        "source",
+        "similarity",
+        "university",
+        "thesis",
+        "archive",
+        "évaluation",
+        "words",
+        "sorted",
+        "hash",
+        "index",
+        "interval",
+        "valid",
+        "character",
+        "offset",
+        "corpus",
+        "naïve",
+    ];
+    let mut state = seed | 1;
+    let mut text = String::with_capacity(bytes + 32);
+    let mut count = 0u64;
+    while text.len() < bytes {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let pick = (state % 1000) as usize;
+        let word = WORDS[(pick * pick / 1000 * WORDS.len() / 1000).min(WORDS.len() - 1)];
+        text.push_str(word);
+        // A number suffix makes the vocabulary large, as in real text.
+        text.push_str(&format!("{}", state % 5000));
+        count += 1;
+        text.push_str(if count % 12 == 0 { ". " } else { " " });
+    }
+    text
+}
+
+fn stages(c: &mut Criterion) {
+    let text = synthetic_text(4_000_000, 7);
+    let tokenizer = Tokenizer::new(TokenizerParams::default());
+    let mut tokens = Tokens::default();
+    let mut group = c.benchmark_group("stages");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("tokenize", |b| b.iter(|| tokenizer.tokenize(black_box(&text), &mut tokens)));
+
+    tokenizer.tokenize(&text, &mut tokens);
+    let mut chunker = Chunker::new(ChunkParams::default());
+    let mut chunks = Chunks::default();
+    group.bench_function("chunk", |b| b.iter(|| chunker.chunk(black_box(&tokens), &mut chunks)));
+    chunker.chunk(&tokens, &mut chunks);
+
+    group.bench_function("index build", |b| {
+        b.iter(|| {
+            let mut builder = IndexBuilder::<u32>::new(32);
+            for (doc, part) in chunks.hashes.chunks(10_000).enumerate() {
+                builder.add_document(doc as u32, part);
+            }
+            black_box(builder.build())
+        })
+    });
+
+    let mut builder = IndexBuilder::<u32>::new(32);
+    for (doc, part) in chunks.hashes.chunks(10_000).enumerate() {
+        builder.add_document(doc as u32, part);
+    }
+    let index = builder.build();
+    let queries = {
+        let other = synthetic_text(4_000_000, 8);
+        let mut query_tokens = Tokens::default();
+        tokenizer.tokenize(&other, &mut query_tokens);
+        let mut query_chunks = Chunks::default();
+        chunker.chunk(&query_tokens, &mut query_chunks);
+        query_chunks.hashes
+    };
+    let mut lookup = BatchLookup::default();
+    let mut candidates = Candidates::default();
+    group.bench_function("lookup and group", |b| {
+        b.iter(|| {
+            let mut found = 0;
+            for mut hits in lookup.hits(&index, &[black_box(&queries[..])]) {
+                candidates.for_each(&mut hits, 20, |_, _| found += 1);
+            }
+            found
+        })
+    });
+
+    let diagonal: Vec<ChunkMatch> =
+        (0..200_000u32).filter(|i| i % 7 != 3).map(|i| ChunkMatch { suspicious: i, source: i + 1000 }).collect();
+    let mut intervals = Vec::new();
+    group.throughput(Throughput::Elements(diagonal.len() as u64));
+    group.bench_function("valid intervals", |b| {
+        b.iter(|| {
+            let mut matches = diagonal.clone();
+            intervals.clear();
+            valid_intervals(&mut matches, &IntervalParams::default(), &mut intervals);
+            intervals.len()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, stages);
+criterion_main!(benches);
