@@ -17,7 +17,7 @@ use crate::params::DetectParams;
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use crate::search::{BatchLookup, Candidates, Hit};
-use crate::span::CharRange;
+use crate::span::PackedRanges;
 use crate::tokenize::{Tokenizer, Tokens};
 
 /// What a run did, for the one-line summary and the benchmarks.
@@ -92,7 +92,7 @@ fn run<K: ChunkKey>(
 /// What the matching stage needs of the source documents besides the index.
 struct SourceSide {
     names: Vec<String>,
-    chunk_ranges: Vec<Vec<CharRange>>,
+    chunk_ranges: Vec<PackedRanges>,
 }
 
 /// Per-thread buffers for reading and chunking one document at a time.
@@ -194,7 +194,7 @@ fn read_sources<K: ChunkKey>(
             builder.add_document(side.names.len() as u32, &chunks.hashes);
             summary.source_chunks += chunks.len() as u64;
             side.names.push(file.name.clone());
-            side.chunk_ranges.push(chunks.ranges);
+            side.chunk_ranges.push(PackedRanges::new(&chunks.ranges));
         }
     }
     summary.source_documents = side.names.len();
@@ -268,10 +268,10 @@ fn report_document(
         intervals.clear();
         valid_intervals(matches, &params.intervals, intervals);
         let source_ranges = &side.chunk_ranges[source_doc as usize];
-        passages.extend(intervals.iter().map(|pair| Passage {
-            suspicious: cover(&chunks.ranges, pair.suspicious),
+        passages.extend(intervals.iter().map(|&IntervalPair { suspicious, source, .. }| Passage {
+            suspicious: chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]),
             source_doc,
-            source: cover(source_ranges, pair.source),
+            source: source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize)),
         }));
     });
     resolve_overlaps(passages, params.overlap);
@@ -285,9 +285,4 @@ fn report_document(
         .collect();
     sink.document(&file.name, &detections)?;
     Ok(detections.len() as u64)
-}
-
-/// The characters from the start of chunk `first` to the end of chunk `last`.
-fn cover(chunk_ranges: &[CharRange], (first, last): (u32, u32)) -> CharRange {
-    CharRange::new(chunk_ranges[first as usize].start, chunk_ranges[last as usize].end)
 }

@@ -56,6 +56,64 @@ pub fn char_slice(text: &str, range: CharRange) -> Option<&str> {
     Some(&text[start..end])
 }
 
+/// A list of ranges stored in 6 bytes each instead of 8: the start as `u32` and
+/// the length as `u16`, with the rare range longer than 65,534 characters kept
+/// in a side list. The source documents' chunk ranges live in these while the
+/// index is in memory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackedRanges {
+    starts: Vec<u32>,
+    lengths: Vec<u16>,
+    /// (position, length) of the ranges whose length does not fit a `u16`,
+    /// sorted by position; their `lengths` entry is `u16::MAX`.
+    long: Vec<(u32, u32)>,
+}
+
+impl PackedRanges {
+    /// Packs `ranges`.
+    pub fn new(ranges: &[CharRange]) -> Self {
+        let mut packed = PackedRanges {
+            starts: Vec::with_capacity(ranges.len()),
+            lengths: Vec::with_capacity(ranges.len()),
+            long: Vec::new(),
+        };
+        for (position, range) in (0u32..).zip(ranges) {
+            packed.starts.push(range.start);
+            match u16::try_from(range.len()) {
+                Ok(length) if length < u16::MAX => packed.lengths.push(length),
+                _ => {
+                    packed.lengths.push(u16::MAX);
+                    packed.long.push((position, range.len()));
+                }
+            }
+        }
+        packed
+    }
+
+    /// The range at `position`.
+    pub fn get(&self, position: usize) -> CharRange {
+        let start = self.starts[position];
+        let length = match self.lengths[position] {
+            u16::MAX => {
+                let index = self.long.partition_point(|&(p, _)| (p as usize) < position);
+                self.long[index].1
+            }
+            short => u32::from(short),
+        };
+        CharRange::new(start, start + length)
+    }
+
+    /// Number of ranges.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// True when there is no range.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +126,22 @@ mod tests {
         assert_eq!(char_slice(text, CharRange::new(14, 18)), Some("úpěl"));
         assert_eq!(char_slice(text, CharRange::new(18, 18)), Some(""));
         assert_eq!(char_slice(text, CharRange::new(14, 19)), None);
+    }
+
+    #[test]
+    fn packed_ranges_give_back_every_range() {
+        let ranges = [
+            CharRange::new(0, 10),
+            CharRange::new(5, 5 + 65_534),
+            CharRange::new(6, 6 + 65_535),
+            CharRange::new(7, 200_000),
+            CharRange::new(8, 30),
+        ];
+        let packed = PackedRanges::new(&ranges);
+        assert_eq!(packed.len(), 5);
+        let unpacked: Vec<_> = (0..packed.len()).map(|i| packed.get(i)).collect();
+        assert_eq!(unpacked, ranges);
+        assert!(PackedRanges::new(&[]).is_empty());
     }
 
     #[test]
