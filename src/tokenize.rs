@@ -19,6 +19,11 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::params::TokenizerParams;
 use crate::span::CharRange;
 
+/// Bytes of the folded buffer readable from any word's start: the buffer is
+/// padded with this many NUL bytes after the last word, so that the chunker can
+/// copy every word of up to this length as one fixed-size window.
+pub const WORD_WINDOW: usize = 16;
+
 /// The kept words of one text, as parallel arrays indexed by sequence number.
 #[derive(Debug, Default, Clone)]
 pub struct Tokens {
@@ -48,6 +53,17 @@ impl Tokens {
     /// the hashing loop).
     pub fn word_bytes(&self, seq: usize) -> &[u8] {
         &self.folded.as_bytes()[self.folded_bounds(seq)]
+    }
+
+    /// The [`WORD_WINDOW`] bytes of the folded buffer starting at word `seq`,
+    /// and the word's length, when the word is at most that long. The bytes
+    /// after the word belong to the next words or to the buffer's padding.
+    pub fn word_window(&self, seq: usize) -> Option<(&[u8; WORD_WINDOW], usize)> {
+        let bounds = self.folded_bounds(seq);
+        let len = bounds.len();
+        let window = self.folded.as_bytes().get(bounds.start..bounds.start + WORD_WINDOW)?;
+        // The slice has exactly WORD_WINDOW bytes, so the conversion cannot fail.
+        (len <= WORD_WINDOW).then(|| (window.try_into().expect("window of WORD_WINDOW bytes"), len))
     }
 
     fn folded_bounds(&self, seq: usize) -> std::ops::Range<usize> {
@@ -136,6 +152,7 @@ impl Tokenizer {
                 char_pos += 1;
             }
         }
+        out.folded.extend(std::iter::repeat_n('\0', WORD_WINDOW));
     }
 
     fn is_ascii_word_byte(&self, b: u8) -> bool {
