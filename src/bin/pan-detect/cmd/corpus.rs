@@ -1,12 +1,170 @@
-//! `pan-detect corpus` (being written).
+//! `pan-detect corpus`: builds a PAN-style corpus with known plagiarism cases, or
+//! checks one (`--check DIR`).
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use pan_detect::corpus_builder::{self, CorpusSpec, DocChars, NoProgress, Progress, SizeGoal, Stage};
 
 /// Arguments of `pan-detect corpus`.
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Example: pan-detect corpus --texts books/ --out corpus/ --seed 7 --sources 100 --suspicious 100"
+)]
+pub struct Args {
+    /// Directories (or files) of plain UTF-8 texts; their .txt files are read
+    /// recursively in sorted order.
+    #[arg(long, value_name = "DIR", num_args = 1.., required_unless_present = "check")]
+    texts: Vec<PathBuf>,
+
+    /// Directory to write the corpus to (created; must be empty if it exists).
+    #[arg(long, value_name = "DIR", required_unless_present = "check")]
+    out: Option<PathBuf>,
+
+    /// Seed of every random choice: the same seed and texts give the same corpus.
+    #[arg(long, value_name = "N", required_unless_present = "check")]
+    seed: Option<u64>,
+
+    /// Range of document sizes in characters (log-uniform), e.g. 3k..300k.
+    #[arg(long, value_name = "MIN..MAX", default_value = "3000..300000")]
+    doc_chars: DocChars,
+
+    /// Number of source documents (default: cut all texts once, half and half).
+    #[arg(long, value_name = "N", conflicts_with = "target_mb")]
+    sources: Option<usize>,
+
+    /// Number of suspicious documents (default: as many as --sources).
+    #[arg(long, value_name = "M", conflicts_with = "target_mb")]
+    suspicious: Option<usize>,
+
+    /// Make documents until they hold about this many megabytes (10^6 bytes),
+    /// recombining input sentences when the texts are smaller.
+    #[arg(long, value_name = "MB")]
+    target_mb: Option<f64>,
+
+    /// Share of suspicious documents that receive plagiarism cases.
+    #[arg(long, value_name = "F", default_value_t = 0.5)]
+    plagiarised_fraction: f64,
+
+    /// Synonym list for semantic obfuscation: one group of comma-separated
+    /// synonyms per line.
+    #[arg(long, value_name = "FILE")]
+    synonyms: Option<PathBuf>,
+
+    /// Check an existing corpus instead of building one.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["texts", "out", "seed", "sources", "suspicious", "target_mb", "synonyms"])]
+    check: Option<PathBuf>,
+
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
 
 /// Runs `pan-detect corpus`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not written yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let bar = ProgressReport::new(!args.quiet && std::io::stderr().is_terminal());
+    let progress: &dyn Progress = match &bar {
+        Some(bar) => bar,
+        None => &NoProgress,
+    };
+    if let Some(dir) = &args.check {
+        let report = corpus_builder::check(dir, progress)?;
+        finish(&bar);
+        println!(
+            "{}: ok: {} source and {} suspicious documents, {} cases ({} verbatim compared), {} pairs",
+            dir.display(),
+            report.source_documents,
+            report.suspicious_documents,
+            report.cases,
+            report.verbatim_cases,
+            report.pairs
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let spec = spec_from(&args)?;
+    let summary = corpus_builder::build(&spec, progress)?;
+    finish(&bar);
+    let stats = &summary.stats;
+    let count = |name| stats.per_obfuscation.get(name).copied().unwrap_or(0);
+    println!(
+        "{}: {} source + {} suspicious documents ({:.1} MB), {} cases (none {}, low {}, high {}) in {} documents, \
+         {:.1} s; check ok",
+        spec.out.display(),
+        stats.source_documents,
+        stats.suspicious_documents,
+        stats.total_bytes() as f64 / 1e6,
+        stats.cases,
+        count("none"),
+        count("low"),
+        count("high"),
+        stats.plagiarised_documents,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Turns the command line into a library spec (clap guarantees the required ones).
+fn spec_from(args: &Args) -> anyhow::Result<CorpusSpec> {
+    let out = args.out.clone().context("--out is required")?;
+    let seed = args.seed.context("--seed is required")?;
+    let mut spec = CorpusSpec::new(args.texts.clone(), out, seed);
+    spec.doc_chars = args.doc_chars;
+    spec.plagiarised_fraction = args.plagiarised_fraction;
+    spec.synonyms = args.synonyms.clone();
+    spec.size = match (args.sources, args.suspicious, args.target_mb) {
+        (None, None, None) => SizeGoal::AllInput,
+        (None, None, Some(mb)) => {
+            anyhow::ensure!(mb.is_finite() && mb > 0.0, "--target-mb: {mb} is not a positive number");
+            SizeGoal::TargetBytes((mb * 1e6).round() as u64)
+        }
+        (sources, suspicious, _) => {
+            // One of the two is given (clap rules out --target-mb with them).
+            let sources = sources.or(suspicious).unwrap_or(1);
+            SizeGoal::Documents { sources, suspicious: suspicious.unwrap_or(sources) }
+        }
+    };
+    Ok(spec)
+}
+
+/// A progress bar on stderr.
+struct ProgressReport {
+    bar: ProgressBar,
+}
+
+impl ProgressReport {
+    fn new(enabled: bool) -> Option<ProgressReport> {
+        enabled.then(|| ProgressReport { bar: ProgressBar::new(0) })
+    }
+}
+
+impl Progress for ProgressReport {
+    fn start(&self, stage: Stage, total: Option<u64>) {
+        let (label, unit) = match stage {
+            Stage::Documents => ("documents", "{binary_bytes}/{binary_total_bytes}"),
+            Stage::Cases => ("cases", "{pos}/{len} suspicious documents"),
+            Stage::Check => ("check", "{pos}/{len} suspicious documents"),
+        };
+        let template = format!("{label:>9} [{{bar:30}}] {unit} ({{elapsed}})");
+        // The template is a constant pattern; fall back to the default style if it were rejected.
+        let style = ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar());
+        self.bar.reset();
+        self.bar.set_style(style);
+        self.bar.set_length(total.unwrap_or(0));
+        self.bar.set_position(0);
+    }
+
+    fn advance(&self, steps: u64) {
+        self.bar.inc(steps);
+    }
+}
+
+fn finish(bar: &Option<ProgressReport>) {
+    if let Some(report) = bar {
+        report.bar.finish_and_clear();
+    }
 }

@@ -1,0 +1,313 @@
+//! The corpus check (`pan-detect corpus --check DIR`): every truth range lies
+//! inside its documents, the cases of a document do not overlap, every `none`
+//! case is an exact copy of its source passage, every suspicious text has its
+//! truth file, and the `pairs` file (when present) names existing documents and
+//! every pair that has a case.
+//!
+//! It works on any corpus in the PAN-PC layout (`source-documents/*.txt`,
+//! `suspicious-documents/*.txt` + `.xml`), not only on ours.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::build::read_utf8;
+use super::{CorpusError, Progress, Stage, source_dir, suspicious_dir};
+use crate::pan_xml::{PanDocument, TRUTH_FEATURES};
+use crate::span::{CharRange, char_slice};
+
+/// What the check looked at.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CheckReport {
+    /// Source documents.
+    pub source_documents: usize,
+    /// Suspicious documents.
+    pub suspicious_documents: usize,
+    /// Truth cases checked.
+    pub cases: usize,
+    /// `none` cases compared character by character with their source.
+    pub verbatim_cases: usize,
+    /// Lines of the `pairs` file (0 when there is none).
+    pub pairs: usize,
+}
+
+/// What checking one suspicious document found.
+#[derive(Default)]
+struct DocumentCheck {
+    problems: Vec<String>,
+    cases: usize,
+    verbatim_cases: usize,
+    pairs: BTreeSet<String>,
+}
+
+/// Checks the corpus in `dir`; `Err(CorpusError::CheckFailed)` lists the
+/// problems, each naming its file.
+pub fn check(dir: &Path, progress: &dyn Progress) -> Result<CheckReport, CorpusError> {
+    let sources_dir = source_dir(dir);
+    let suspicious_dir = suspicious_dir(dir);
+    let sources = names_with_extension(&sources_dir, "txt")?;
+    let suspicious = names_with_extension(&suspicious_dir, "txt")?;
+    let truths = names_with_extension(&suspicious_dir, "xml")?;
+    let mut problems = Vec::new();
+    for xml in &truths {
+        let text = format!("{}.txt", xml.trim_end_matches(".xml"));
+        if !suspicious.contains(&text) {
+            problems.push(format!("suspicious-documents/{xml}: no {text} beside it"));
+        }
+    }
+
+    // Character lengths of all source documents, read once.
+    let source_list: Vec<&String> = sources.iter().collect();
+    let source_chars: BTreeMap<String, usize> = source_list
+        .par_iter()
+        .map(|name| Ok(((*name).clone(), read_utf8(&sources_dir.join(name))?.chars().count())))
+        .collect::<Result<_, CorpusError>>()?;
+
+    progress.start(Stage::Check, Some(suspicious.len() as u64));
+    let suspicious_list: Vec<&String> = suspicious.iter().collect();
+    let checks: Vec<DocumentCheck> = suspicious_list
+        .par_iter()
+        .map(|name| {
+            let result = check_document(&suspicious_dir, &sources_dir, name, &source_chars);
+            progress.advance(1);
+            result
+        })
+        .collect::<Result<_, CorpusError>>()?;
+    let mut report = CheckReport {
+        source_documents: sources.len(),
+        suspicious_documents: suspicious.len(),
+        ..CheckReport::default()
+    };
+    let mut truth_pairs = BTreeSet::new();
+    for document in checks {
+        problems.extend(document.problems);
+        report.cases += document.cases;
+        report.verbatim_cases += document.verbatim_cases;
+        truth_pairs.extend(document.pairs);
+    }
+
+    let pairs_path = dir.join("pairs");
+    if pairs_path.exists() {
+        let text = read_utf8(&pairs_path)?;
+        let mut listed = BTreeSet::new();
+        for (number, line) in text.lines().enumerate() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            match fields[..] {
+                [] => {}
+                [s, r] => {
+                    if !suspicious.contains(s) {
+                        problems.push(format!("pairs: line {}: no suspicious document {s}", number + 1));
+                    }
+                    if !sources.contains(r) {
+                        problems.push(format!("pairs: line {}: no source document {r}", number + 1));
+                    }
+                    listed.insert(format!("{s} {r}"));
+                    report.pairs += 1;
+                }
+                _ => problems.push(format!("pairs: line {}: expected two file names, got '{line}'", number + 1)),
+            }
+        }
+        for pair in truth_pairs.difference(&listed) {
+            problems.push(format!("pairs: the pair '{pair}' has a case but is not listed"));
+        }
+    }
+
+    if problems.is_empty() { Ok(report) } else { Err(CorpusError::CheckFailed { path: dir.to_path_buf(), problems }) }
+}
+
+/// File names ending in `.extension` in `dir`, sorted.
+fn names_with_extension(dir: &Path, extension: &str) -> Result<BTreeSet<String>, CorpusError> {
+    let io_error = |source| CorpusError::Io { path: dir.to_path_buf(), source };
+    let mut names = BTreeSet::new();
+    for entry in fs::read_dir(dir).map_err(io_error)? {
+        let entry = entry.map_err(io_error)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with('.') && Path::new(&name).extension().is_some_and(|e| e == extension) {
+            names.insert(name);
+        }
+    }
+    Ok(names)
+}
+
+/// Checks one suspicious document and its truth.
+fn check_document(
+    suspicious_dir: &Path,
+    sources_dir: &Path,
+    name: &str,
+    source_chars: &BTreeMap<String, usize>,
+) -> Result<DocumentCheck, CorpusError> {
+    let mut result = DocumentCheck::default();
+    let text = read_utf8(&suspicious_dir.join(name))?;
+    let chars = text.chars().count();
+    let xml_name = format!("{}.xml", name.trim_end_matches(".txt"));
+    let xml_path: PathBuf = suspicious_dir.join(&xml_name);
+    let here = format!("suspicious-documents/{xml_name}");
+    if !xml_path.exists() {
+        result.problems.push(format!("{here}: missing (every suspicious document needs its truth file)"));
+        return Ok(result);
+    }
+    let document = match PanDocument::parse(&read_utf8(&xml_path)?) {
+        Ok(document) => document,
+        Err(error) => {
+            result.problems.push(format!("{here}: {error}"));
+            return Ok(result);
+        }
+    };
+    if document.reference != name {
+        result.problems.push(format!("{here}: reference=\"{}\" should be \"{name}\"", document.reference));
+    }
+    let mut ranges: Vec<(u64, u64, usize)> = Vec::new();
+    let cases = document.features.iter().filter(|f| TRUTH_FEATURES.contains(&f.name.as_str()));
+    for (number, feature) in cases.enumerate().map(|(i, f)| (i + 1, f)) {
+        result.cases += 1;
+        let problem = |message: String| format!("{here}: case {number}: {message}");
+        let (this, source) = match (feature.this_range(), feature.source_range()) {
+            (Ok(this), Ok(source)) => (this, source),
+            (Err(message), _) | (_, Err(message)) => {
+                result.problems.push(problem(message));
+                continue;
+            }
+        };
+        if this.1 > chars as u64 {
+            result.problems.push(problem(format!(
+                "this range {}..{} ends past the end of {name} ({chars} characters)",
+                this.0, this.1
+            )));
+        }
+        if this.0 == this.1 {
+            result.problems.push(problem("this_length is 0".into()));
+        }
+        ranges.push((this.0, this.1, number));
+        let Some(reference) = feature.get("source_reference") else {
+            result.problems.push(problem("no source_reference".into()));
+            continue;
+        };
+        let Some(&length) = source_chars.get(reference) else {
+            result.problems.push(problem(format!("source_reference {reference} is not in source-documents/")));
+            continue;
+        };
+        result.pairs.insert(format!("{name} {reference}"));
+        if source.1 > length as u64 {
+            result.problems.push(problem(format!(
+                "source range {}..{} ends past the end of {reference} ({length} characters)",
+                source.0, source.1
+            )));
+            continue;
+        }
+        if feature.get("obfuscation") == Some("none") {
+            result.verbatim_cases += 1;
+            let in_range = this.1 <= chars as u64;
+            let (Ok(this), Ok(source)) = (to_range(this), to_range(source)) else {
+                result.problems.push(problem("offsets beyond 4G characters".into()));
+                continue;
+            };
+            if !in_range {
+                continue;
+            }
+            let source_text = read_utf8(&sources_dir.join(reference))?;
+            let copied = char_slice(&text, this);
+            let original = char_slice(&source_text, source);
+            if copied != original {
+                result.problems.push(problem(format!(
+                    "obfuscation=\"none\" but the text at {}..{} differs from {reference} {}..{}",
+                    this.start, this.end, source.start, source.end
+                )));
+            }
+        }
+    }
+    ranges.sort_unstable();
+    for pair in ranges.windows(2) {
+        let ((_, end, first), (start, _, second)) = (pair[0], pair[1]);
+        if start < end {
+            result.problems.push(format!("{here}: cases {first} and {second} overlap"));
+        }
+    }
+    Ok(result)
+}
+
+fn to_range((start, end): (u64, u64)) -> Result<CharRange, std::num::TryFromIntError> {
+    Ok(CharRange::new(u32::try_from(start)?, u32::try_from(end)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::NoProgress;
+    use super::*;
+
+    fn corpus(source: &str, suspicious: &str, feature: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(source_dir(dir.path())).unwrap();
+        fs::create_dir(super::super::suspicious_dir(dir.path())).unwrap();
+        fs::write(source_dir(dir.path()).join("source-document00001.txt"), source).unwrap();
+        let sus = super::super::suspicious_dir(dir.path());
+        fs::write(sus.join("suspicious-document00001.txt"), suspicious).unwrap();
+        fs::write(
+            sus.join("suspicious-document00001.xml"),
+            format!("<document reference=\"suspicious-document00001.txt\">\n{feature}\n</document>\n"),
+        )
+        .unwrap();
+        dir
+    }
+
+    fn feature(obfuscation: &str, this: (usize, usize), source: (usize, usize)) -> String {
+        format!(
+            "<feature name=\"plagiarism\" obfuscation=\"{obfuscation}\" this_offset=\"{}\" this_length=\"{}\" \
+             source_reference=\"source-document00001.txt\" source_offset=\"{}\" source_length=\"{}\"/>",
+            this.0, this.1, source.0, source.1
+        )
+    }
+
+    #[test]
+    fn accepts_an_exact_multibyte_copy() {
+        // "kůň úpěl" is at characters 10..18 of the source and 6..14 of the suspicious text.
+        let dir = corpus("Žluťoučký kůň úpěl.", "Když: kůň úpěl tam.", &feature("none", (6, 8), (10, 8)));
+        let report = check(dir.path(), &NoProgress).unwrap();
+        assert_eq!(report.cases, 1);
+        assert_eq!(report.verbatim_cases, 1);
+    }
+
+    #[test]
+    fn rejects_a_byte_offset_copy_and_ranges_past_the_end() {
+        let dir = corpus("Žluťoučký kůň úpěl.", "Když: kůň úpěl tam.", &feature("none", (7, 8), (10, 8)));
+        let error = check(dir.path(), &NoProgress).unwrap_err().to_string();
+        assert!(error.contains("differs from source-document00001.txt 10..18"), "{error}");
+
+        let dir = corpus("short", "Když: kůň úpěl tam.", &feature("low", (6, 80), (0, 9)));
+        let CorpusError::CheckFailed { problems, .. } = check(dir.path(), &NoProgress).unwrap_err() else {
+            panic!("expected a failed check")
+        };
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("ends past the end of suspicious-document00001.txt (19 characters)"));
+        assert!(problems[1].contains("ends past the end of source-document00001.txt (5 characters)"));
+    }
+
+    #[test]
+    fn reports_overlaps_missing_sources_and_unlisted_pairs() {
+        let features = format!(
+            "{}\n{}\n<feature name=\"plagiarism\" obfuscation=\"low\" this_offset=\"0\" this_length=\"2\" \
+             source_reference=\"source-document00009.txt\" source_offset=\"0\" source_length=\"1\"/>",
+            feature("low", (0, 5), (0, 3)),
+            feature("low", (3, 5), (0, 3))
+        );
+        let dir = corpus("source text", "suspicious text here", &features);
+        fs::write(dir.path().join("pairs"), "suspicious-document00002.txt source-document00001.txt\n").unwrap();
+        let CorpusError::CheckFailed { problems, .. } = check(dir.path(), &NoProgress).unwrap_err() else {
+            panic!("expected a failed check")
+        };
+        let all = problems.join("\n");
+        assert!(all.contains("source-document00009.txt is not in source-documents/"), "{all}");
+        assert!(all.contains("overlap"), "{all}");
+        assert!(all.contains("no suspicious document suspicious-document00002.txt"), "{all}");
+        assert!(all.contains("has a case but is not listed"), "{all}");
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_io_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = check(&dir.path().join("nope"), &NoProgress).unwrap_err();
+        assert!(matches!(error, CorpusError::Io { .. }));
+        assert!(error.to_string().contains("nope"));
+    }
+}

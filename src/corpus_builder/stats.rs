@@ -1,0 +1,338 @@
+//! Corpus statistics and the `README.txt` that reports them, laid out like the
+//! README of the dev corpus.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::build::Case;
+use super::obfuscate::{Level, Strategy};
+use super::plan::LengthClass;
+use super::{CorpusSpec, SizeGoal};
+
+/// The two document sets of a corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DocumentSet {
+    /// `source-documents/`.
+    Source = 0,
+    /// `suspicious-documents/`.
+    Suspicious = 1,
+}
+
+/// Strategies in the order the README lists them.
+const STRATEGY_ORDER: [Strategy; 8] = [
+    Strategy::Random(Level::Low),
+    Strategy::Random(Level::High),
+    Strategy::Shuffle(Level::Low),
+    Strategy::Shuffle(Level::High),
+    Strategy::Semantic(Level::Low),
+    Strategy::Semantic(Level::High),
+    Strategy::Normalise,
+    Strategy::Verbatim,
+];
+
+/// Bins of the case length histogram (words of the source passage, inclusive).
+const LENGTH_BINS: [(usize, usize, &str); 7] = [
+    (0, 49, "<50 words"),
+    (50, 150, "50-150 words"),
+    (151, 299, "151-299 words"),
+    (300, 500, "300-500 words"),
+    (501, 2999, "501-2999 words"),
+    (3000, 5000, "3000-5000 words"),
+    (5001, usize::MAX, ">5000 words"),
+];
+
+/// Bins of the document size histogram (characters, upper bound exclusive).
+const SIZE_BINS: [(u64, &str); 6] = [
+    (10_000, "<10k chars"),
+    (25_000, "<25k chars"),
+    (50_000, "<50k chars"),
+    (100_000, "<100k chars"),
+    (200_000, "<200k chars"),
+    (u64::MAX, ">=200k chars"),
+];
+
+/// Statistics of a built corpus.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CorpusStats {
+    /// The seed.
+    pub seed: u64,
+    /// Names (last path component) of the input directories or files.
+    pub texts: Vec<String>,
+    /// Number of input files.
+    pub input_files: usize,
+    /// Bytes of the input files.
+    pub input_bytes: u64,
+    /// The options in command-line form, without paths.
+    pub options: String,
+    /// Documents recombined from pooled sentences (the rest are cut from the input).
+    pub recombined_documents: usize,
+    /// Number of source documents.
+    pub source_documents: usize,
+    /// Bytes of the source documents.
+    pub source_bytes: u64,
+    /// Number of suspicious documents.
+    pub suspicious_documents: usize,
+    /// Bytes of the suspicious documents.
+    pub suspicious_bytes: u64,
+    /// Characters of all documents.
+    pub characters: u64,
+    /// Characters of the suspicious documents.
+    pub suspicious_characters: u64,
+    /// Documents holding a non-ASCII character (character offsets differ from byte offsets).
+    pub non_ascii_documents: usize,
+    /// Suspicious documents with at least one case.
+    pub plagiarised_documents: usize,
+    /// Cases in all.
+    pub cases: usize,
+    /// Characters of suspicious documents covered by cases.
+    pub plagiarised_characters: u64,
+    /// Lines of `pairs` with a case.
+    pub positive_pairs: usize,
+    /// Lines of `pairs` without a case.
+    pub negative_pairs: usize,
+    /// Cases per `obfuscation` attribute.
+    pub per_obfuscation: BTreeMap<&'static str, usize>,
+    /// Cases per strategy.
+    pub per_strategy: BTreeMap<Strategy, usize>,
+    /// Cases per length class.
+    pub per_class: BTreeMap<LengthClass, usize>,
+    /// Cases per bin of the case length histogram (<50, 50-150, 151-299, 300-500,
+    /// 501-2999, 3000-5000, >5000 words).
+    pub case_words: [usize; LENGTH_BINS.len()],
+    /// Documents per set and language, e.g. `("sou", "en")`.
+    pub languages: BTreeMap<(&'static str, &'static str), usize>,
+    /// Documents per bin of the size histogram (<10k, <25k, <50k, <100k, <200k,
+    /// >=200k characters).
+    pub document_sizes: [usize; SIZE_BINS.len()],
+}
+
+impl CorpusStats {
+    /// Empty statistics for a corpus built by `spec` from `input_files` files.
+    pub fn new(spec: &CorpusSpec, input_files: usize, input_bytes: u64) -> CorpusStats {
+        let texts = spec
+            .texts
+            .iter()
+            .map(|path| {
+                path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+            })
+            .collect();
+        let mut options = format!(
+            "--seed {} --doc-chars {}..{} --plagiarised-fraction {}",
+            spec.seed, spec.doc_chars.min, spec.doc_chars.max, spec.plagiarised_fraction
+        );
+        match spec.size {
+            SizeGoal::AllInput => {}
+            SizeGoal::Documents { sources, suspicious } => {
+                let _ = write!(options, " --sources {sources} --suspicious {suspicious}");
+            }
+            SizeGoal::TargetBytes(bytes) => {
+                let _ = write!(options, " --target-mb {}", bytes as f64 / 1e6);
+            }
+        }
+        if let Some(name) = spec.synonyms.as_ref().and_then(|p| p.file_name()) {
+            let _ = write!(options, " --synonyms {}", name.to_string_lossy());
+        }
+        CorpusStats { seed: spec.seed, texts, input_files, input_bytes, options, ..CorpusStats::default() }
+    }
+
+    /// Counts a written document of `set`.
+    pub fn add_document(&mut self, set: DocumentSet, chars: u64, bytes: u64, language: &'static str, non_ascii: bool) {
+        match set {
+            DocumentSet::Source => {
+                self.source_documents += 1;
+                self.source_bytes += bytes;
+            }
+            DocumentSet::Suspicious => {
+                self.suspicious_documents += 1;
+                self.suspicious_bytes += bytes;
+                self.suspicious_characters += chars;
+            }
+        }
+        self.characters += chars;
+        self.non_ascii_documents += usize::from(non_ascii);
+        let prefix = if set == DocumentSet::Source { "sou" } else { "sus" };
+        *self.languages.entry((prefix, language)).or_default() += 1;
+        if let Some(bin) = SIZE_BINS.iter().position(|(limit, _)| chars < *limit) {
+            self.document_sizes[bin] += 1;
+        }
+    }
+
+    /// Counts a case.
+    pub fn add_case(&mut self, case: &Case) {
+        self.cases += 1;
+        self.plagiarised_characters += case.this_length as u64;
+        *self.per_obfuscation.entry(case.strategy.obfuscation()).or_default() += 1;
+        *self.per_strategy.entry(case.strategy).or_default() += 1;
+        *self.per_class.entry(case.class).or_default() += 1;
+        if let Some(bin) = LENGTH_BINS.iter().position(|(low, high, _)| (*low..=*high).contains(&case.words)) {
+            self.case_words[bin] += 1;
+        }
+    }
+
+    /// Bytes of all documents.
+    pub fn total_bytes(&self) -> u64 {
+        self.source_bytes + self.suspicious_bytes
+    }
+
+    /// The text of `README.txt`.
+    pub fn readme(&self) -> String {
+        let mb = |bytes: u64| bytes as f64 / 1e6;
+        let mut r = String::new();
+        // Writing to a String cannot fail; the results are ignored below.
+        let _ = writeln!(r, "PAN-PC-10 style artificial plagiarism corpus");
+        let _ = writeln!(
+            r,
+            "generated by pan-detect corpus {} from the texts in: {}",
+            env!("CARGO_PKG_VERSION"),
+            self.texts.join(" ")
+        );
+        let mode = if self.recombined_documents == 0 {
+            "real documents".to_string()
+        } else {
+            format!("real documents + {} recombined from input sentences", self.recombined_documents)
+        };
+        let _ = writeln!(
+            r,
+            "texts: {} files ({:.1} MB)   seed: {}   mode: {mode}",
+            self.input_files,
+            mb(self.input_bytes),
+            self.seed
+        );
+        let _ = writeln!(r, "options: {}", self.options);
+        let _ = writeln!(r);
+        let _ = writeln!(
+            r,
+            "documents: {} source ({:.1} MB), {} suspicious ({:.1} MB), total {:.1} MB (UTF-8, 10^6 bytes)",
+            self.source_documents,
+            mb(self.source_bytes),
+            self.suspicious_documents,
+            mb(self.suspicious_bytes),
+            mb(self.total_bytes())
+        );
+        let _ = writeln!(
+            r,
+            "characters: {}; documents with non-ASCII text (char offset != byte offset): {}",
+            thousands(self.characters),
+            self.non_ascii_documents
+        );
+        let _ = writeln!(
+            r,
+            "suspicious documents with plagiarism: {}; without: {}",
+            self.plagiarised_documents,
+            self.suspicious_documents - self.plagiarised_documents
+        );
+        let _ = writeln!(
+            r,
+            "plagiarism cases: {}; pairs file: {} positive + {} negative pairs",
+            self.cases, self.positive_pairs, self.negative_pairs
+        );
+        let share = if self.suspicious_characters == 0 {
+            0.0
+        } else {
+            100.0 * self.plagiarised_characters as f64 / self.suspicious_characters as f64
+        };
+        let _ = writeln!(r, "plagiarised characters in suspicious docs: {share:.1}%");
+        let _ = writeln!(r);
+        let _ = writeln!(r, "cases per obfuscation (XML attribute):");
+        for name in ["none", "low", "high"] {
+            let _ = writeln!(r, "  {name:<24} {}", self.per_obfuscation.get(name).copied().unwrap_or(0));
+        }
+        let _ = writeln!(r, "cases per strategy (cases.tsv):");
+        for strategy in STRATEGY_ORDER {
+            if let Some(count) = self.per_strategy.get(&strategy) {
+                let label = format!("{}/{}", strategy.obfuscation(), strategy.name());
+                let _ = writeln!(r, "  {label:<24} {count}");
+            }
+        }
+        let _ = writeln!(r, "cases per length class:");
+        for class in LengthClass::ALL {
+            let _ = writeln!(r, "  {:<24} {}", class.name(), self.per_class.get(&class).copied().unwrap_or(0));
+        }
+        let _ = writeln!(r, "case length histogram (source passage words):");
+        for ((_, _, label), count) in LENGTH_BINS.iter().zip(self.case_words) {
+            if count > 0 || !label.starts_with(['<', '>']) {
+                let _ = writeln!(r, "  {label:<24} {count}");
+            }
+        }
+        let _ = writeln!(r, "languages of documents (source/suspicious):");
+        for ((set, language), count) in &self.languages {
+            let _ = writeln!(r, "  {:<24} {count}", format!("{set} {language}"));
+        }
+        let _ = writeln!(r, "document size histogram:");
+        for ((_, label), count) in SIZE_BINS.iter().zip(self.document_sizes) {
+            let _ = writeln!(r, "  {label:<24} {count}");
+        }
+        let _ = writeln!(r);
+        let _ =
+            writeln!(r, "Offsets are character (Python str) offsets into the UTF-8 decoded files; no CR characters.");
+        let _ =
+            writeln!(r, "Obfuscation: none = verbatim; low/high = random word operations (shuffle, delete, insert,");
+        let _ = writeln!(r, "replace with words of the receiving document), word-order changes within sentences, or");
+        let _ = writeln!(r, "synonym replacement from the given word list, touching ~10-20% / ~30-50% of the words;");
+        let _ =
+            writeln!(r, "'normalise' cases (diacritics, case, punctuation, whitespace changes only) are labelled low.");
+        let _ =
+            writeln!(r, "Cases are inserted at sentence boundaries; this_offset/this_length cover the inserted text,");
+        let _ = writeln!(r, "source_offset/source_length the original passage. cases.tsv lists every case.");
+        r
+    }
+}
+
+/// `n` with commas between thousands: 14,147,879.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(14_147_879), "14,147,879");
+    }
+
+    #[test]
+    fn readme_reports_counts_and_histograms() {
+        let spec = CorpusSpec::new(vec!["/some/where/texts".into()], "out".into(), 7);
+        let mut stats = CorpusStats::new(&spec, 3, 12_000);
+        stats.add_document(DocumentSet::Source, 5000, 5100, "en", true);
+        stats.add_document(DocumentSet::Suspicious, 30_000, 30_000, "cs", false);
+        stats.plagiarised_documents = 1;
+        stats.add_case(&Case {
+            suspicious: 1,
+            this_offset: 0,
+            this_length: 700,
+            source: 1,
+            source_offset: 10,
+            source_length: 700,
+            strategy: Strategy::Verbatim,
+            class: LengthClass::Short,
+            words: 120,
+            this_language: "cs",
+            source_language: "en",
+        });
+        let readme = stats.readme();
+        assert!(readme.contains("from the texts in: texts\n"), "{readme}");
+        assert!(readme.contains("documents: 1 source (0.0 MB), 1 suspicious (0.0 MB)"));
+        assert!(readme.contains("  none/verbatim            1\n"));
+        assert!(readme.contains("  50-150 words             1\n"));
+        assert!(readme.contains("  sus cs                   1\n"));
+        assert!(
+            readme
+                .contains("  <10k chars               1\n  <25k chars               0\n  <50k chars               1\n")
+        );
+        assert!(readme.contains("plagiarised characters in suspicious docs: 2.3%"));
+        assert!(!readme.contains("/some/where"));
+    }
+}

@@ -1,0 +1,328 @@
+//! Tests of `pan-detect corpus`: building, checking, determinism, the committed
+//! fixture corpus, and errors on bad input.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{fixtures, pan_detect, run};
+
+/// Every file under `dir` (relative path → bytes).
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                out.insert(path.strip_prefix(root).unwrap().to_path_buf(), fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// Asserts that two directories hold the same files with the same bytes, naming
+/// the first difference.
+fn assert_same_tree(expected: &Path, got: &Path) {
+    let (a, b) = (files(expected), files(got));
+    let names_a: Vec<_> = a.keys().collect();
+    let names_b: Vec<_> = b.keys().collect();
+    assert_eq!(names_a, names_b, "file lists differ: expected {}, got {}", expected.display(), got.display());
+    for (name, bytes) in &a {
+        assert!(bytes == &b[name], "{} differs between {} and {}", name.display(), expected.display(), got.display());
+    }
+}
+
+fn texts() -> PathBuf {
+    fixtures().join("texts")
+}
+
+/// Builds a small corpus from the fixture texts into `out`.
+fn build_small(out: &Path, seed: &str) -> std::process::Output {
+    run(&[
+        "corpus",
+        "--texts",
+        texts().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        seed,
+        "--doc-chars",
+        "3000..9000",
+        "--sources",
+        "5",
+        "--suspicious",
+        "5",
+        "--quiet",
+    ])
+}
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The characters `offset..offset+length` of `text` (offsets count Unicode scalar values).
+fn chars(text: &str, offset: usize, length: usize) -> String {
+    text.chars().skip(offset).take(length).collect()
+}
+
+/// The rows of `cases.tsv`, each keyed by column name.
+fn cases(corpus: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = fs::read_to_string(corpus.join("cases.tsv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    lines.map(|line| header.iter().map(|h| h.to_string()).zip(line.split('\t').map(str::to_string)).collect()).collect()
+}
+
+#[test]
+fn builds_a_corpus_in_pan_layout_that_passes_its_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("corpus");
+    let output = build_small(&out, "11");
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let summary = stdout(&output);
+    assert_eq!(summary.lines().count(), 1, "{summary}");
+    assert!(summary.contains("5 source + 5 suspicious documents"), "{summary}");
+    assert!(summary.contains("check ok"), "{summary}");
+
+    for name in ["README.txt", "pairs", "cases.tsv", "source-documents/source-document00005.txt"] {
+        assert!(out.join(name).is_file(), "{name} missing");
+    }
+    for n in 1..=5 {
+        for ext in ["txt", "xml"] {
+            let name = format!("suspicious-documents/suspicious-document{n:05}.{ext}");
+            assert!(out.join(&name).is_file(), "{name} missing");
+        }
+    }
+    let readme = fs::read_to_string(out.join("README.txt")).unwrap();
+    assert!(readme.contains("documents: 5 source"), "{readme}");
+    assert!(readme.contains("case length histogram"), "{readme}");
+
+    let check = run(&["corpus", "--check", out.to_str().unwrap()]);
+    assert!(check.status.success(), "stderr: {}", stderr(&check));
+    assert!(stdout(&check).contains(": ok: 5 source and 5 suspicious documents"), "{}", stdout(&check));
+}
+
+#[test]
+fn same_seed_gives_a_byte_identical_corpus_whatever_the_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second, other) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("c"));
+    assert!(build_small(&first, "5").status.success());
+    let single_thread = pan_detect()
+        .env("RAYON_NUM_THREADS", "1")
+        .args(["corpus", "--texts", texts().to_str().unwrap(), "--out", second.to_str().unwrap()])
+        .args(["--seed", "5", "--doc-chars", "3000..9000", "--sources", "5", "--suspicious", "5", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(single_thread.status.success(), "{}", stderr(&single_thread));
+    assert_same_tree(&first, &second);
+
+    assert!(build_small(&other, "6").status.success());
+    assert_ne!(files(&first), files(&other), "a different seed should give a different corpus");
+}
+
+#[test]
+fn target_size_recombines_sentences_when_the_texts_are_too_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("big");
+    let output = run(&[
+        "corpus",
+        "--texts",
+        texts().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "2",
+        "--doc-chars",
+        "3k..20k",
+        "--target-mb",
+        "0.4",
+        "--quiet",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let readme = fs::read_to_string(out.join("README.txt")).unwrap();
+    assert!(readme.contains("recombined from input sentences"), "{readme}");
+    let bytes: usize = files(&out)
+        .iter()
+        .filter(|(name, _)| name.extension().is_some_and(|e| e == "txt") && name.components().count() == 2)
+        .map(|(_, bytes)| bytes.len())
+        .sum();
+    assert!(bytes >= 400_000, "{bytes} bytes of documents");
+}
+
+/// The exact command of corpus-fixtures/README.md, writing to `out`.
+fn fixture_command(out: &Path) -> std::process::Output {
+    let root = fixtures();
+    run(&[
+        "corpus",
+        "--texts",
+        root.join("texts").to_str().unwrap(),
+        "--synonyms",
+        root.join("synonyms.txt").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--doc-chars",
+        "3000..15000",
+        "--sources",
+        "8",
+        "--suspicious",
+        "8",
+        "--quiet",
+    ])
+}
+
+#[test]
+fn the_committed_fixture_corpus_is_exactly_what_the_builder_makes() {
+    let readme = fs::read_to_string(fixtures().join("README.md")).unwrap();
+    assert!(
+        readme.contains("--seed 3 --doc-chars 3000..15000 --sources 8 --suspicious 8"),
+        "corpus-fixtures/README.md and this test must give the same command"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pan");
+    let output = fixture_command(&out);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_same_tree(&fixtures().join("pan"), &out);
+}
+
+#[test]
+fn the_fixture_holds_the_cases_the_detector_tests_need() {
+    let corpus = fixtures().join("pan");
+    let rows = cases(&corpus);
+    let verbatim_60 = rows.iter().filter(|r| r["obfuscation"] == "none" && r["words"].parse::<usize>().unwrap() >= 60);
+    assert!(verbatim_60.count() >= 3);
+    assert!(rows.iter().filter(|r| r["obfuscation"] == "low").count() >= 3);
+    assert!(rows.iter().any(|r| r["obfuscation"] == "high"));
+    let mut multibyte = 0;
+    for row in &rows {
+        let suspicious = fs::read_to_string(corpus.join("suspicious-documents").join(&row["suspicious"])).unwrap();
+        let source = fs::read_to_string(corpus.join("source-documents").join(&row["source_reference"])).unwrap();
+        let number = |key: &str| row[key].parse::<usize>().unwrap();
+        let this = chars(&suspicious, number("this_offset"), number("this_length"));
+        let original = chars(&source, number("source_offset"), number("source_length"));
+        assert_eq!(this.chars().count(), number("this_length"), "range past the end: {row:?}");
+        assert_eq!(original.chars().count(), number("source_length"), "range past the end: {row:?}");
+        if row["obfuscation"] == "none" {
+            assert_eq!(this, original, "{row:?}");
+        }
+        if suspicious.len() != suspicious.chars().count() {
+            multibyte += 1;
+        }
+    }
+    assert!(multibyte >= 1, "no case in a document whose char offsets differ from byte offsets");
+    let plagiarised: std::collections::BTreeSet<&String> = rows.iter().map(|r| &r["suspicious"]).collect();
+    let suspicious = fs::read_dir(corpus.join("suspicious-documents"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "txt"))
+        .count();
+    assert!(plagiarised.len() < suspicious, "some suspicious documents must have no case");
+}
+
+#[test]
+fn check_finds_a_verbatim_case_that_is_off_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("corpus");
+    assert!(build_small(&out, "11").status.success());
+    let row = cases(&out).into_iter().find(|r| r["obfuscation"] == "none").expect("a verbatim case");
+    let xml_path = out.join("suspicious-documents").join(row["suspicious"].replace(".txt", ".xml"));
+    let xml = fs::read_to_string(&xml_path).unwrap();
+    let offset = format!("this_offset=\"{}\"", row["this_offset"]);
+    let shifted = format!("this_offset=\"{}\"", row["this_offset"].parse::<usize>().unwrap() + 1);
+    fs::write(&xml_path, xml.replacen(&offset, &shifted, 1)).unwrap();
+
+    let check = run(&["corpus", "--check", out.to_str().unwrap()]);
+    assert!(!check.status.success());
+    let message = stderr(&check);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains(&row["suspicious"].replace(".txt", ".xml")), "{message}");
+    assert!(message.contains("differs from"), "{message}");
+}
+
+#[test]
+fn a_missing_text_directory_is_a_one_line_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-texts");
+    let output = run(&[
+        "corpus",
+        "--texts",
+        missing.to_str().unwrap(),
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+        "--seed",
+        "1",
+    ]);
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains(missing.to_str().unwrap()), "{message}");
+}
+
+#[test]
+fn bad_options_are_rejected_with_the_option_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let texts = texts();
+    let base = ["corpus", "--texts", texts.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "1"];
+
+    let reversed = run(&[&base[..], &["--doc-chars", "5000..3000"]].concat());
+    assert!(!reversed.status.success());
+    assert!(stderr(&reversed).contains("--doc-chars: MIN 5000 is larger than MAX 3000"), "{}", stderr(&reversed));
+
+    let garbled = run(&[&base[..], &["--doc-chars", "lots"]].concat());
+    assert!(!garbled.status.success());
+    assert!(stderr(&garbled).contains("MIN..MAX"), "{}", stderr(&garbled));
+
+    let fraction = run(&[&base[..], &["--plagiarised-fraction", "2"]].concat());
+    assert!(!fraction.status.success());
+    assert!(stderr(&fraction).contains("--plagiarised-fraction"), "{}", stderr(&fraction));
+
+    let both = run(&[&base[..], &["--sources", "3", "--target-mb", "1"]].concat());
+    assert!(!both.status.success(), "--sources and --target-mb conflict");
+    assert!(!out.exists(), "nothing may be written when the options are bad");
+}
+
+#[test]
+fn refuses_to_write_into_a_non_empty_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("precious.txt"), "keep me").unwrap();
+    let output = build_small(dir.path(), "1");
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("not empty"), "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(dir.path().join("precious.txt")).unwrap(), "keep me");
+}
+
+#[test]
+fn a_text_that_is_not_utf8_is_named_and_leaves_no_partial_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let texts = dir.path().join("texts");
+    fs::create_dir(&texts).unwrap();
+    fs::copy(fixtures().join("texts/en-01-lighthouse-keepers.txt"), texts.join("a.txt")).unwrap();
+    fs::write(texts.join("b.txt"), b"Valid start, then a Latin-1 byte: caf\xe9.").unwrap();
+    let out = dir.path().join("out");
+    let output = run(&[
+        "corpus",
+        "--texts",
+        texts.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "1",
+        "--doc-chars",
+        "1000..2000",
+    ]);
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    let expected = format!("{}: not valid UTF-8 at byte 37", texts.join("b.txt").display());
+    assert!(message.contains(&expected), "{message}");
+    assert!(!out.exists(), "the partial corpus should be removed");
+}
