@@ -100,13 +100,19 @@ measure() {
 # --- 1. the corpus ---------------------------------------------------------------
 CORPUS=$BENCH_DIR/corpus-$TEXTS_NAME-${TARGET_MB}mb-seed$SEED
 STAMP=$CORPUS.complete
-if [ "${BENCH_REBUILD:-0}" = 1 ] || [ ! -f "$STAMP" ]; then
+# The cached corpus is reused only when it was built by the same builder source
+# (git tree of src/corpus_builder, committed and unchanged).
+BUILDER=$(git rev-parse HEAD:src/corpus_builder 2>/dev/null || echo unknown)
+if [ "$BUILDER" = unknown ] || ! git diff --quiet HEAD -- src/corpus_builder 2>/dev/null; then
+    BUILDER="uncommitted-$(date +%s)"
+fi
+if [ "${BENCH_REBUILD:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(head -n 1 "$STAMP")" != "$BUILDER" ]; then
     rm -rf "$CORPUS" "$STAMP"
     measure corpus "$BIN" corpus --texts "$TEXTS" --out "$CORPUS" --seed "$SEED" --target-mb "$TARGET_MB" --quiet
     echo "corpus: built in $WALL s, peak RSS $((RSS_KB / 1024)) MB: $(cat "$WORK/corpus.out")"
-    date -u '+%Y-%m-%d %H:%M UTC' >"$STAMP"
+    printf '%s\n%s\n' "$BUILDER" "$(date -u '+%Y-%m-%d %H:%M UTC')" >"$STAMP"
 else
-    echo "corpus: reusing $CORPUS (built $(cat "$STAMP"); BENCH_REBUILD=1 rebuilds it)"
+    echo "corpus: reusing $CORPUS (built $(tail -n 1 "$STAMP"); BENCH_REBUILD=1 rebuilds it)"
 fi
 
 SOURCE_BYTES=$(find "$CORPUS/source-documents" -name '*.txt' -printf '%s\n' | awk '{s += $1} END {print s + 0}')

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use rand::RngExt;
-use rand::seq::index;
+use rand::seq::{SliceRandom, index};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
@@ -381,8 +381,11 @@ fn pool_for(pools: &[Pool; 2], set: DocumentSet) -> &Pool {
 }
 
 /// A document of about `target` characters of randomly drawn pool sentences, in
-/// paragraphs of 3 to 8 sentences.
+/// paragraphs of 3 to 8 sentences, written in the document's own letter cipher
+/// (see [`LetterCipher`]) so that recombined documents share no text with each
+/// other although they draw from the same sentences.
 fn recombine(pool: &Pool, target: usize, doc_chars: DocChars, rng: &mut ChaCha8Rng) -> Made {
+    let cipher = LetterCipher::random(rng);
     let mut text = String::with_capacity(target + target / 4);
     let (mut chars, mut words) = (0, 0);
     let mut in_paragraph = 0;
@@ -402,12 +405,42 @@ fn recombine(pool: &Pool, target: usize, doc_chars: DocChars, rng: &mut ChaCha8R
             }
             chars += 1;
         }
-        text.push_str(&pool.text[sentence.start..sentence.end]);
+        cipher.push_encoded(&pool.text[sentence.start..sentence.end], &mut text);
         chars += sentence.chars;
         words += sentence.words;
         in_paragraph += 1;
     }
     Made { text, words }
+}
+
+/// A random permutation of the 26 ASCII letters (case kept), one per recombined
+/// document. When a corpus is much larger than its input, every input sentence
+/// is drawn into dozens of documents; written verbatim, each of its chunks would
+/// stand in dozens of documents, a duplication no real corpus has and one that
+/// swamps a detector with matches the truth does not list. Enciphered, the
+/// documents keep the input's word lengths, word frequencies and sentence shapes
+/// but share no text, so the only shared passages are the cases. Letters outside
+/// ASCII are kept as they are.
+struct LetterCipher {
+    lower: [u8; 26],
+}
+
+impl LetterCipher {
+    fn random(rng: &mut ChaCha8Rng) -> LetterCipher {
+        let mut lower: [u8; 26] = std::array::from_fn(|i| b'a' + i as u8);
+        lower.shuffle(rng);
+        LetterCipher { lower }
+    }
+
+    /// Appends `sentence` with every ASCII letter replaced by its cipher letter;
+    /// the character count does not change.
+    fn push_encoded(&self, sentence: &str, out: &mut String) {
+        out.extend(sentence.chars().map(|c| match c {
+            'a'..='z' => self.lower[(c as u8 - b'a') as usize] as char,
+            'A'..='Z' => self.lower[(c as u8 - b'A') as usize].to_ascii_uppercase() as char,
+            other => other,
+        }));
+    }
 }
 
 /// Creates the output directories; refuses a non-empty existing directory.
@@ -959,6 +992,23 @@ mod tests {
         assert!(negative.is_disjoint(&positive));
         let dense = negative_pairs(&positive, 2, 2, 5);
         assert_eq!(dense.len(), 1);
+    }
+
+    #[test]
+    fn recombined_documents_share_no_text() {
+        let mut pool = Pool::default();
+        let sentence = "The quick brown fox jumps over the lazy dog near Žďár.";
+        pool.push(sentence, sentence.chars().count(), 11);
+        let doc_chars = DocChars { min: 100, max: 200 };
+        let mut rng = rng_for(1, Purpose::Recombine, 0);
+        let first = recombine(&pool, 150, doc_chars, &mut rng).text;
+        let second = recombine(&pool, 150, doc_chars, &mut rng).text;
+        assert_ne!(first, second);
+        let first_sentence: String = first.chars().take(sentence.chars().count()).collect();
+        assert_ne!(first_sentence, sentence);
+        assert!(first_sentence.chars().zip(sentence.chars()).all(|(a, b)| b.is_ascii() || a == b), "{first_sentence}");
+        let shape = |text: &str| text.chars().map(|c| (c.is_ascii_uppercase(), c.is_alphabetic())).collect::<Vec<_>>();
+        assert_eq!(shape(&first_sentence), shape(sentence), "word lengths, case and punctuation are kept");
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //!    the suspicious set. When the input runs out before the requested size, further
 //!    documents are recombined from randomly drawn input sentences — source
 //!    documents only from sentences of source documents, suspicious ones only from
-//!    suspicious ones, so that the two sets share no text except the cases.
+//!    suspicious ones, and each recombined document in its own letter cipher
+//!    (a random permutation of a-z), so that no two documents share text except
+//!    through the cases, however often a sentence is drawn.
 //! 2. [`plan`] + [`obfuscate`]: a share of the suspicious documents receives
 //!    cases: a passage of a source document (short, medium or long) is obfuscated
 //!    and inserted at a sentence boundary.
