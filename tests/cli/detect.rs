@@ -141,3 +141,101 @@ fn summary_line_counts_documents_and_passages() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("1 source + 1 suspicious documents") && stderr.contains(", 1 passages in"), "{stderr}");
 }
+
+/// A case or a detection of the fixture corpus.
+#[derive(Debug, Clone)]
+struct Annotation {
+    source: String,
+    this: (u64, u64),
+    obfuscation: Option<String>,
+}
+
+fn annotations(document: &PanDocument) -> Vec<Annotation> {
+    document
+        .features
+        .iter()
+        .map(|f| Annotation {
+            source: f.get("source_reference").unwrap_or_default().to_string(),
+            this: f.this_range().unwrap(),
+            obfuscation: f.get("obfuscation").map(str::to_string),
+        })
+        .collect()
+}
+
+/// The characters `from..to` (either order) of `text` hold at most one word.
+fn within_one_word(text: &str, a: u64, b: u64) -> bool {
+    let (from, to) = (a.min(b) as usize, a.max(b) as usize);
+    let between: String = text.chars().skip(from).take(to - from).collect();
+    between.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).count() <= 1
+}
+
+#[test]
+fn fixture_corpus_verbatim_cases_are_found_and_clean_documents_stay_clean() {
+    let corpus = crate::fixtures().join("pan");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = run(&[
+        "--source-dir",
+        corpus.join("source-documents").to_str().unwrap(),
+        "--suspicious-dir",
+        corpus.join("suspicious-documents").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+
+    let mut verbatim = 0;
+    let mut exact = 0;
+    for entry in fs::read_dir(corpus.join("suspicious-documents")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "txt") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let cases = annotations(&read_report(&path.with_extension("xml")));
+        let report = read_report(&out.join(name.replace(".txt", ".xml")));
+        assert_eq!(report.reference, name);
+        let detections = annotations(&report);
+        if cases.is_empty() {
+            assert!(detections.is_empty(), "{name} has no case but got {detections:?}");
+        }
+        for detection in &detections {
+            let explained = cases
+                .iter()
+                .any(|c| c.source == detection.source && c.this.0 < detection.this.1 && detection.this.0 < c.this.1);
+            assert!(explained, "{name}: detection {detection:?} overlaps no case of its source");
+        }
+        for case in cases.iter().filter(|c| c.obfuscation.as_deref() == Some("none")) {
+            verbatim += 1;
+            let found =
+                detections.iter().find(|d| d.source == case.source && d.this.0 < case.this.1 && case.this.0 < d.this.1);
+            let detection = found.unwrap_or_else(|| panic!("{name}: verbatim case {case:?} not found"));
+            // The detection may also cover a neighbouring case from the same
+            // source (the method joins them), but it covers this one to the word.
+            assert!(
+                detection.this.0 <= case.this.0 || within_one_word(&text, detection.this.0, case.this.0),
+                "{name}: {case:?} vs {detection:?}"
+            );
+            assert!(
+                detection.this.1 >= case.this.1 || within_one_word(&text, detection.this.1, case.this.1),
+                "{name}: {case:?} vs {detection:?}"
+            );
+            let joins_others =
+                cases.iter().filter(|c| c.this.0 < detection.this.1 && detection.this.0 < c.this.1).count() > 1;
+            if !joins_others {
+                assert!(
+                    within_one_word(&text, detection.this.0, case.this.0),
+                    "{name}: start of {case:?} vs {detection:?}"
+                );
+                assert!(
+                    within_one_word(&text, detection.this.1, case.this.1),
+                    "{name}: end of {case:?} vs {detection:?}"
+                );
+                exact += 1;
+            }
+        }
+    }
+    assert!(verbatim >= 8, "the fixture should hold verbatim cases, found {verbatim}");
+    assert!(exact >= 6, "most verbatim cases stand alone, found {exact}");
+}
