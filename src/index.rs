@@ -182,11 +182,6 @@ impl<K: ChunkKey> ChunkIndex<K> {
     pub fn is_empty(&self) -> bool {
         self.postings.is_empty()
     }
-
-    /// Bytes the index occupies in memory.
-    pub fn heap_bytes(&self) -> usize {
-        self.postings.len() * std::mem::size_of::<Posting<K>>() + self.directory.len() * std::mem::size_of::<u32>()
-    }
 }
 
 /// A hint to load the cache line holding `value`; does nothing where the target
