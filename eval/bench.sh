@@ -27,6 +27,8 @@ TARGET_MB=${TARGET_MB:-500}
 SEED=${SEED:-20240601}
 BIN=target/release/pan-detect
 CORES=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
+# Per-core figures divide by the cores the detector uses: THREADS when set.
+USED_CORES=${THREADS:-$CORES}
 
 if [ -d ../shared/corpora/dev-en/source-documents ]; then
     TEXTS=../shared/corpora/dev-en/source-documents
@@ -155,7 +157,7 @@ peak_between() {
 
 # row LABEL SECONDS BYTES RSS_MB
 row() {
-    awk -v l="$1" -v s="$2" -v b="$3" -v r="$4" -v c="$CORES" 'BEGIN {
+    awk -v l="$1" -v s="$2" -v b="$3" -v r="$4" -v c="$USED_CORES" 'BEGIN {
         if (s == "" || s + 0 == 0) { printf "  %-26s %9s %12s %12s\n", l, (s == "" ? "-" : s), "-", r; exit }
         printf "  %-26s %9.2f %12.1f %12s\n", l, s, b / 1e6 / s / c, r }'
 }
@@ -178,4 +180,4 @@ fi
 echo
 awk -v d="$DETECT_WALL" -v w="$WC_WALL" 'BEGIN {
     if (w + 0 > 0) printf "pan-detect takes %.1f times as long as wc -w over the same files\n", d / w }'
-echo "MB/s/core = bytes the stage reads (10^6) / wall seconds / $CORES cores; peak RSS per stage is sampled every 50 ms."
+echo "MB/s/core = bytes the stage reads (10^6) / wall seconds / $USED_CORES cores used; peak RSS per stage is sampled every 50 ms."
