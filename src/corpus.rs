@@ -64,11 +64,19 @@ pub enum Loaded {
 /// binary file, which is skipped, as is an unreadable file or one too long for
 /// 32-bit character offsets.
 pub fn load(file: &DocumentFile) -> Loaded {
+    match fs::read(&file.path) {
+        Ok(bytes) => decode(file, bytes),
+        Err(error) => {
+            let message = format!("cannot read: {error}; skipped");
+            Loaded::Skipped(Warning { path: file.path.clone(), message })
+        }
+    }
+}
+
+/// Decodes the bytes of a document already read, as [`load`] does: for
+/// callers that need the raw bytes too (the archive hashes them).
+pub fn decode(file: &DocumentFile, bytes: Vec<u8>) -> Loaded {
     let warning = |message: String| Warning { path: file.path.clone(), message };
-    let bytes = match fs::read(&file.path) {
-        Ok(bytes) => bytes,
-        Err(error) => return Loaded::Skipped(warning(format!("cannot read: {error}; skipped"))),
-    };
     if bytes[..bytes.len().min(BINARY_PROBE_BYTES)].contains(&0) {
         return Loaded::Skipped(warning("NUL byte in the first 8 KiB, looks binary; skipped".into()));
     }

@@ -66,6 +66,7 @@ pub mod overlap;
 pub mod report;
 pub mod pan_xml;
 pub mod detect;
+pub mod archive;
 
 mod bucket_sort;
 

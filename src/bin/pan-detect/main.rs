@@ -28,6 +28,12 @@ enum Command {
     Eval(cmd::eval::Args),
     /// Build a PAN-style corpus with known plagiarism cases.
     Corpus(cmd::corpus::Args),
+    /// Build, update or describe a persistent archive index.
+    Index(cmd::index::Args),
+    /// Find what in an archive index each given file is similar to.
+    Check(cmd::check::Args),
+    /// Compute the table of document similarities of an archive index.
+    Similar(cmd::similar::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +42,9 @@ fn main() -> ExitCode {
         Command::Detect(args) => cmd::detect::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Corpus(args) => cmd::corpus::run(args),
+        Command::Index(args) => cmd::index::run(args),
+        Command::Check(args) => cmd::check::run(args),
+        Command::Similar(args) => cmd::similar::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,8 @@
 //! One module per subcommand, each with its `Args` and `run`.
 
+pub mod check;
 pub mod corpus;
 pub mod detect;
 pub mod eval;
+pub mod index;
+pub mod similar;

@@ -1,0 +1,400 @@
+//! `index create`: chunk every document in parallel, sort the postings (bucket
+//! sort, as the detector's in-memory index), and write a first generation.
+//!
+//! The chunk lists are streamed to disk batch by batch in document order; only
+//! the postings (8 bytes per distinct chunk of a document, 12 above 32 hash
+//! bits) are held in memory for the sort.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::error::ArchiveError;
+use super::format::{
+    self, DIRECTORY, DOCS, DocRecord, FORMAT_VERSION, FileWriter, GenerationWriter, Header, MAGIC, NAMES, POSTINGS,
+    SegmentEntry, Settings,
+};
+use super::scan::{self, ChunkedDoc};
+use crate::bucket_sort;
+use crate::index::ChunkKey;
+use crate::progress::{Progress, Stage};
+use crate::span::CharRange;
+
+/// What `index create` did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CreateSummary {
+    /// Documents indexed.
+    pub documents: u64,
+    /// Files skipped as unreadable or binary.
+    pub skipped_files: u64,
+    /// Bytes of the indexed files.
+    pub text_bytes: u64,
+    /// Chunks in the index.
+    pub chunks: u64,
+    /// Postings (distinct chunks per document) in the index.
+    pub postings: u64,
+    /// Bytes of the index files on disk.
+    pub index_bytes: u64,
+    /// Time to read and chunk the documents.
+    pub chunking: Duration,
+    /// Time to sort the postings and write the index.
+    pub writing: Duration,
+}
+
+/// A posting in memory while the index is built: the hash and the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct KeyDoc<K> {
+    pub(crate) key: K,
+    pub(crate) doc: u32,
+}
+
+/// The postings of a document: one per distinct hash.
+pub(crate) fn postings_of<K: ChunkKey>(doc: &ChunkedDoc, id: u32) -> impl Iterator<Item = KeyDoc<K>> + '_ {
+    doc.distinct_hashes.iter().map(move |&hash| KeyDoc { key: K::from_hash(hash), doc: id })
+}
+
+/// Sorts postings by (hash, document).
+pub(crate) fn sort_postings<K: ChunkKey>(postings: &mut [KeyDoc<K>], hash_bits: u32) {
+    bucket_sort::sort_by_hash(postings, hash_bits, |p| p.key.to_hash());
+}
+
+/// Builds a new index in `index` from every `*.txt` under `docs`.
+///
+/// Refuses a directory that already holds an index. Nothing is visible under
+/// `index` until the final commit (the rename of `CURRENT`).
+pub fn create(
+    docs: &Path,
+    index: &Path,
+    settings: &Settings,
+    progress: &dyn Progress,
+) -> Result<CreateSummary, ArchiveError> {
+    settings.validate()?;
+    if index.join(format::CURRENT).exists() {
+        return Err(ArchiveError::AlreadyExists(index.to_path_buf()));
+    }
+    let scanned_ns = scan::now_ns();
+    let files = scan::list_documents(docs, progress)?;
+    let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
+    std::fs::create_dir_all(index).map_err(ArchiveError::io(index))?;
+    if settings.key_bytes() == 4 {
+        create_with::<u32>(&files, &docs_root, scanned_ns, index, settings, progress)
+    } else {
+        create_with::<u64>(&files, &docs_root, scanned_ns, index, settings, progress)
+    }
+}
+
+fn create_with<K: ChunkKey>(
+    files: &[scan::ListedDocument],
+    docs_root: &Path,
+    scanned_ns: u64,
+    index: &Path,
+    settings: &Settings,
+    progress: &dyn Progress,
+) -> Result<CreateSummary, ArchiveError> {
+    let mut summary = CreateSummary::default();
+    let started = Instant::now();
+    let mut generation = GenerationWriter::create(index, 1, None)?;
+    let mut segment = SegmentWriter::new(&generation, settings)?;
+    let mut table = TableBuilder::default();
+    let mut postings: Vec<KeyDoc<K>> = Vec::new();
+    progress.start(Stage::ReadSources, files.iter().map(|f| f.file.bytes).sum());
+    for batch in scan::batches(files) {
+        for (listed, doc) in batch.iter().zip(scan::chunk_batch(batch, settings, progress)) {
+            let Some(doc) = doc else {
+                summary.skipped_files += 1;
+                continue;
+            };
+            let id = table.records.len() as u32;
+            table.push(id, &listed.file.name, &doc, listed.modified_ns, 0, segment.chunks);
+            segment.append(&doc.hashes, &doc.ranges)?;
+            postings.extend(postings_of::<K>(&doc, id));
+            summary.text_bytes += listed.file.bytes;
+        }
+    }
+    progress.finish();
+    summary.chunking = started.elapsed();
+
+    let started = Instant::now();
+    progress.start(Stage::BuildIndex, 0);
+    let segment = segment.finish(&mut generation)?;
+    sort_postings(&mut postings, settings.hash_bits);
+    let id_slots = table.records.len() as u64;
+    let mut writer = PostingsWriter::new(&generation, settings, postings.len() as u64, id_slots)?;
+    for p in &postings {
+        writer.push(p.key.to_hash(), p.doc)?;
+    }
+    drop(postings);
+    let (postings, directory_bits) = writer.finish(&mut generation)?;
+    table.write(&mut generation)?;
+    let header = Header {
+        magic: MAGIC.to_string(),
+        format_version: FORMAT_VERSION,
+        generation: generation.number,
+        settings: *settings,
+        docs_root: docs_root.to_string_lossy().into_owned(),
+        scanned_ns,
+        documents: table.live,
+        id_slots: table.records.len() as u64,
+        chunks: segment.chunks,
+        postings,
+        directory_bits,
+        files: generation.fixed_files(),
+        segments: vec![segment],
+        last_update: None,
+    };
+    generation.write_header(&header)?;
+    format::commit(index, generation.number)?;
+    format::remove_other_generations(index, generation.number);
+    progress.finish();
+    summary.writing = started.elapsed();
+    summary.documents = table.live;
+    summary.chunks = header.chunks;
+    summary.postings = postings;
+    summary.index_bytes = index_bytes(&header);
+    Ok(summary)
+}
+
+/// Bytes of all files of a generation (as the header records them).
+pub(crate) fn index_bytes(header: &Header) -> u64 {
+    let fixed: u64 = header.files.iter().map(|f| f.bytes).sum();
+    fixed + header.segments.iter().map(|s| s.hashes.bytes + s.ranges.bytes).sum::<u64>()
+}
+
+/// Writes a chunk-list segment: hashes and ranges of documents, in order.
+pub(crate) struct SegmentWriter {
+    generation: u64,
+    hashes: FileWriter,
+    ranges: FileWriter,
+    key_bytes: usize,
+    /// Chunks written so far: the next document's `chunk_start`.
+    pub(crate) chunks: u64,
+}
+
+impl SegmentWriter {
+    pub(crate) fn new(generation: &GenerationWriter, settings: &Settings) -> Result<Self, ArchiveError> {
+        let (hashes, ranges) = format::segment_names(generation.number);
+        Ok(SegmentWriter {
+            generation: generation.number,
+            hashes: generation.file(&hashes)?,
+            ranges: generation.file(&ranges)?,
+            key_bytes: settings.key_bytes(),
+            chunks: 0,
+        })
+    }
+
+    pub(crate) fn append(&mut self, hashes: &[u64], ranges: &[CharRange]) -> Result<(), ArchiveError> {
+        for (&hash, range) in hashes.iter().zip(ranges) {
+            self.hashes.write_key(hash, self.key_bytes)?;
+            self.ranges.write_u32(range.start)?;
+            self.ranges.write_u32(range.end)?;
+        }
+        self.chunks += hashes.len() as u64;
+        Ok(())
+    }
+
+    /// Appends stored chunk lists as they are (the raw bytes of `count` chunks).
+    pub(crate) fn append_raw(&mut self, hashes: &[u8], ranges: &[u8], count: u64) -> Result<(), ArchiveError> {
+        self.hashes.write(hashes)?;
+        self.ranges.write(ranges)?;
+        self.chunks += count;
+        Ok(())
+    }
+
+    pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<SegmentEntry, ArchiveError> {
+        let hashes = generation.finish(self.hashes)?;
+        let ranges = generation.finish(self.ranges)?;
+        Ok(SegmentEntry { generation: self.generation, chunks: self.chunks, live_chunks: self.chunks, hashes, ranges })
+    }
+}
+
+/// The byte layout of postings: equal layouts let an update copy stored
+/// postings as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PostingsLayout {
+    pub(crate) directory_bits: u32,
+    pub(crate) residue_bytes: usize,
+    pub(crate) doc_bytes: usize,
+}
+
+impl PostingsLayout {
+    /// Bytes of one posting.
+    pub(crate) fn posting_bytes(&self) -> usize {
+        self.residue_bytes + self.doc_bytes
+    }
+}
+
+/// Writes postings, given in (hash, document) order, and the bucket directory.
+pub(crate) struct PostingsWriter {
+    file: FileWriter,
+    layout: PostingsLayout,
+    residue_mask: u64,
+    shift: u32,
+    counts: Vec<u64>,
+    expected: u64,
+    written: u64,
+}
+
+impl PostingsWriter {
+    /// A writer for exactly `total` postings of a table of `id_slots` ids.
+    pub(crate) fn new(
+        generation: &GenerationWriter,
+        settings: &Settings,
+        total: u64,
+        id_slots: u64,
+    ) -> Result<Self, ArchiveError> {
+        let directory_bits = format::directory_bits(total, settings.hash_bits);
+        let shift = settings.hash_bits - directory_bits;
+        let layout = PostingsLayout {
+            directory_bits,
+            residue_bytes: format::residue_bytes(shift),
+            doc_bytes: format::doc_id_bytes(id_slots),
+        };
+        Ok(PostingsWriter {
+            file: generation.file(POSTINGS)?,
+            layout,
+            residue_mask: if shift == 0 { 0 } else { u64::MAX >> (64 - shift) },
+            shift,
+            counts: vec![0; 1 << directory_bits],
+            expected: total,
+            written: 0,
+        })
+    }
+
+    pub(crate) fn layout(&self) -> PostingsLayout {
+        self.layout
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, key: u64, doc: u32) -> Result<(), ArchiveError> {
+        let bucket = key.checked_shr(self.shift).unwrap_or(0) as usize;
+        let Some(count) = self.counts.get_mut(bucket) else {
+            return Err(ArchiveError::Corrupt {
+                path: POSTINGS.into(),
+                message: format!("hash {key:#x} wider than the index's hash bits"),
+            });
+        };
+        *count += 1;
+        let (r, d) = (self.layout.residue_bytes, self.layout.doc_bytes);
+        let mut record = [0u8; 16];
+        record[..8].copy_from_slice(&(key & self.residue_mask).to_le_bytes());
+        record[r..r + 4].copy_from_slice(&doc.to_le_bytes());
+        self.written += 1;
+        self.file.write(&record[..r + d])
+    }
+
+    /// Starts the bucket counts from `counts` (the stored postings' buckets,
+    /// which [`push_span`](Self::push_span) copies without counting).
+    pub(crate) fn start_counts(&mut self, counts: Vec<u64>) {
+        debug_assert_eq!(counts.len(), self.counts.len());
+        self.counts = counts;
+    }
+
+    /// Appends `records`, postings already in this writer's layout and in
+    /// order, whose buckets are counted by [`start_counts`](Self::start_counts).
+    #[inline]
+    pub(crate) fn push_span(&mut self, records: &[u8]) -> Result<(), ArchiveError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.written += (records.len() / (self.layout.residue_bytes + self.layout.doc_bytes)) as u64;
+        self.file.write(records)
+    }
+
+    /// Takes one posting off the count of `bucket` (a stored posting not copied).
+    pub(crate) fn uncount(&mut self, bucket: usize) {
+        self.counts[bucket] -= 1;
+    }
+
+    /// Sets the count of `bucket` to zero, before its postings are pushed one by one.
+    pub(crate) fn clear_count(&mut self, bucket: usize) {
+        self.counts[bucket] = 0;
+    }
+
+    /// Finishes the postings and writes the directory; returns the number of
+    /// postings and the directory's bits.
+    pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<(u64, u32), ArchiveError> {
+        if self.written != self.expected {
+            return Err(ArchiveError::Corrupt {
+                path: generation.dir.join(POSTINGS),
+                message: format!("{} postings written, the document table counts {}", self.written, self.expected),
+            });
+        }
+        generation.finish(self.file)?;
+        let mut directory = generation.file(DIRECTORY)?;
+        let entry_bytes = format::directory_entry_bytes(self.written);
+        let mut start = 0u64;
+        directory.write_key(0, entry_bytes)?;
+        for count in &self.counts {
+            start += count;
+            directory.write_key(start, entry_bytes)?;
+        }
+        generation.finish(directory)?;
+        Ok((self.written, self.layout.directory_bits))
+    }
+}
+
+/// The document table being built, by id.
+#[derive(Default)]
+pub(crate) struct TableBuilder {
+    pub(crate) records: Vec<DocRecord>,
+    names: Vec<u8>,
+    pub(crate) live: u64,
+}
+
+impl TableBuilder {
+    /// Sets the record of `id` for a newly chunked document.
+    pub(crate) fn push(
+        &mut self,
+        id: u32,
+        name: &str,
+        doc: &ChunkedDoc,
+        modified_ns: u64,
+        segment: u32,
+        chunk_start: u64,
+    ) {
+        let record = DocRecord {
+            modified_ns,
+            chunk_start,
+            chunk_count: doc.hashes.len() as u32,
+            distinct_chunks: doc.distinct,
+            live: true,
+            content_hash: doc.content_hash,
+            bytes: doc.bytes,
+            segment,
+            ..DocRecord::default()
+        };
+        self.set(id, name, record);
+    }
+
+    /// Sets the record of `id` with `name` (name fields are filled in here).
+    pub(crate) fn set(&mut self, id: u32, name: &str, mut record: DocRecord) {
+        let id = id as usize;
+        if self.records.len() <= id {
+            self.records.resize(id + 1, DocRecord::default());
+        }
+        record.name_start = self.names.len() as u64;
+        record.name_len = name.len() as u32;
+        self.names.extend_from_slice(name.as_bytes());
+        self.live += u64::from(record.live);
+        self.records[id] = record;
+    }
+
+    /// Makes sure slot `id` exists (a free id when nothing is set there).
+    pub(crate) fn reserve(&mut self, id: u32) {
+        let id = id as usize;
+        if self.records.len() <= id {
+            self.records.resize(id + 1, DocRecord::default());
+        }
+    }
+
+    pub(crate) fn write(&self, generation: &mut GenerationWriter) -> Result<(), ArchiveError> {
+        let mut docs = generation.file(DOCS)?;
+        for record in &self.records {
+            docs.write(&record.encode())?;
+        }
+        generation.finish(docs)?;
+        let mut names = generation.file(NAMES)?;
+        names.write(&self.names)?;
+        generation.finish(names)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,106 @@
+//! The errors of archive mode. Each names the file or directory it is about, so
+//! that the binary prints it as one line, path first.
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::error::Warning;
+use crate::params::ParamError;
+
+/// A problem that stops an archive command.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    /// A parameter is out of range.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    /// Listing or reading the documents failed.
+    #[error(transparent)]
+    Corpus(#[from] crate::error::Error),
+    /// A file or directory could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The index directory does not hold an index (no `CURRENT` file).
+    #[error("{0}: not an index directory (no CURRENT file; create one with `pan-detect index create`)")]
+    NotAnIndex(PathBuf),
+    /// `index create` on a directory that already holds an index.
+    #[error("{0}: already holds an index (use `pan-detect index update`)")]
+    AlreadyExists(PathBuf),
+    /// The header does not start with this format's magic string.
+    #[error("{path}: not a pan-detect index header (magic {got:?})")]
+    BadMagic {
+        /// The header file.
+        path: PathBuf,
+        /// The magic string found.
+        got: String,
+    },
+    /// The index was written by another version of the format.
+    #[error("{path}: index format version {got}, this pan-detect reads version {expected}")]
+    Version {
+        /// The header file.
+        path: PathBuf,
+        /// The version this build reads.
+        expected: u32,
+        /// The version in the header.
+        got: u32,
+    },
+    /// The header or a table is malformed.
+    #[error("{path}: corrupt index: {message}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file is shorter or longer than the header says.
+    #[error("{path}: truncated or overwritten: {got} bytes, the header says {expected}")]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// Bytes the header records.
+        expected: u64,
+        /// Bytes on disk.
+        got: u64,
+    },
+    /// A file's CRC-32 differs from the header's.
+    #[error("{path}: checksum mismatch (CRC-32 {got:08x}, the header says {expected:08x})")]
+    ChecksumMismatch {
+        /// The file.
+        path: PathBuf,
+        /// CRC-32 in the header.
+        expected: u32,
+        /// CRC-32 of the bytes on disk.
+        got: u32,
+    },
+    /// A setting given on the command line differs from the one the index was built with.
+    #[error("{index}: {flag} {given} differs from the index's {stored}; the index must be rebuilt to change it")]
+    SettingMismatch {
+        /// The index directory.
+        index: PathBuf,
+        /// The flag, e.g. `--hash-bits`.
+        flag: &'static str,
+        /// The value given.
+        given: String,
+        /// The value stored in the index.
+        stored: String,
+    },
+    /// A file to check could not be read as text.
+    #[error("{0}")]
+    Unreadable(Warning),
+    /// The failure injected by `UpdateOptions::fail_after_files` (tests only):
+    /// the update stopped as if it had crashed, leaving its partial files.
+    #[error("{0}: update stopped by the injected failure (PAN_DETECT_FAIL_AFTER)")]
+    InjectedFailure(PathBuf),
+}
+
+impl ArchiveError {
+    /// An I/O error about `path`.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> ArchiveError {
+        let path = path.into();
+        move |source| ArchiveError::Io { path, source }
+    }
+}

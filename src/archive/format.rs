@@ -1,0 +1,690 @@
+//! The on-disk format of an archive index.
+//!
+//! ```text
+//! IDX/
+//!   CURRENT                name of the live generation, e.g. "gen-000003\n"
+//!   gen-000003/
+//!     header.json          magic, format version, settings, counts, and each
+//!                          file's length and CRC-32
+//!     postings.bin         one posting per distinct (chunk hash, document):
+//!                          the hash's bits below the directory's (the
+//!                          "residue", 0 to 7 bytes) and the document id (as
+//!                          few bytes as the largest id needs, 1 to 4), sorted
+//!                          by (hash, document)
+//!     directory.bin        (2^directory_bits + 1) offsets, u32 (u64 beyond
+//!                          2^32 postings): where each bucket of postings
+//!                          starts, buckets keyed by the hash's top bits
+//!     docs.bin             the document table, one 72-byte record per id
+//!     names.bin            document names (UTF-8), concatenated
+//!     segment-000001.hashes  chunk lists: every document's chunk hashes in
+//!     segment-000001.ranges  sequence order (u32, or u64 above 32 hash bits),
+//!     segment-000003.hashes  and their character ranges (start u32, end u32);
+//!     segment-000003.ranges  one segment per generation that added documents
+//! ```
+//!
+//! Every integer is little-endian. The arrays are read in place through a memory
+//! map ([`super::reader`]); only the header is parsed. A posting names a
+//! document, not a chunk position: where the chunk occurs is in the document's
+//! chunk list, read only for the few documents a check reports.
+//!
+//! An update writes a complete new generation beside the live one and replaces
+//! `CURRENT` with one rename, which is the commit: until then readers and
+//! crashes see the old generation. Chunk-list segments are immutable: a new
+//! generation hard-links the segments it keeps and writes one segment for the
+//! documents it adds; a segment whose chunks are mostly deleted is compacted.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::ArchiveError;
+use crate::output::write_atomically;
+use crate::params::{ChunkParams, DetectParams, TokenizerParams};
+
+/// The header's `magic` value.
+pub const MAGIC: &str = "pan-detect archive index";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// The file naming the live generation.
+pub const CURRENT: &str = "CURRENT";
+/// The header file of a generation.
+pub const HEADER: &str = "header.json";
+/// The postings.
+pub const POSTINGS: &str = "postings.bin";
+/// The bucket directory of the postings.
+pub const DIRECTORY: &str = "directory.bin";
+/// The document table.
+pub const DOCS: &str = "docs.bin";
+/// The document names.
+pub const NAMES: &str = "names.bin";
+/// The fixed body files, in the order the header lists them.
+pub const BODY_FILES: [&str; 4] = [POSTINGS, DIRECTORY, DOCS, NAMES];
+/// Bytes of one record of `docs.bin`.
+pub const DOC_RECORD_BYTES: usize = 72;
+/// A document whose size and modification time are those recorded is taken as
+/// unchanged without being read, unless it was modified less than this long
+/// before the recording scan (the "racily clean" case of git: a change within
+/// the same timestamp tick would not show).
+pub const RACY_NS: u64 = 2_000_000_000;
+/// Bytes of one chunk range in a segment.
+pub const RANGE_BYTES: usize = 8;
+
+/// The file names of the chunk-list segment written by generation `generation`.
+pub fn segment_names(generation: u64) -> (String, String) {
+    (format!("segment-{generation:06}.hashes"), format!("segment-{generation:06}.ranges"))
+}
+
+/// The tokenizer and chunker settings an index is built with; every document
+/// of the archive and every checked file is chunked with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Digits count as word characters.
+    pub digits: bool,
+    /// Words shorter than this are ignored.
+    pub min_word_len: usize,
+    /// Words per chunk.
+    pub chunk_words: usize,
+    /// Words of a chunk are sorted before hashing.
+    pub sorted: bool,
+    /// Bits of MD5 kept as a chunk's hash.
+    pub hash_bits: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings::from_params(TokenizerParams::default(), ChunkParams::default())
+    }
+}
+
+impl Settings {
+    /// Settings from the detector's parameter types.
+    pub fn from_params(tokenizer: TokenizerParams, chunks: ChunkParams) -> Self {
+        Settings {
+            digits: tokenizer.digits,
+            min_word_len: tokenizer.min_word_len,
+            chunk_words: chunks.words,
+            sorted: chunks.sorted,
+            hash_bits: chunks.hash_bits,
+        }
+    }
+
+    /// The tokenizer parameters.
+    pub fn tokenizer(&self) -> TokenizerParams {
+        TokenizerParams { digits: self.digits, min_word_len: self.min_word_len }
+    }
+
+    /// The chunker parameters.
+    pub fn chunks(&self) -> ChunkParams {
+        ChunkParams { words: self.chunk_words, sorted: self.sorted, hash_bits: self.hash_bits }
+    }
+
+    /// Checks the values with the detector's validation.
+    pub fn validate(&self) -> Result<(), ArchiveError> {
+        let params = DetectParams { tokenizer: self.tokenizer(), chunks: self.chunks(), ..DetectParams::default() };
+        params.validate()?;
+        Ok(())
+    }
+
+    /// Bytes of a stored hash: 4 for up to 32 bits, 8 above.
+    pub fn key_bytes(&self) -> usize {
+        if self.hash_bits <= 32 { 4 } else { 8 }
+    }
+}
+
+/// Settings given on the command line of a command that opens an existing
+/// index: `None` takes the index's value, a value that differs is refused.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SettingsOverride {
+    /// `--digits` / `--no-digits`.
+    pub digits: Option<bool>,
+    /// `--min-word-len`.
+    pub min_word_len: Option<usize>,
+    /// `--chunk-words`.
+    pub chunk_words: Option<usize>,
+    /// `--sort` / `--no-sort`.
+    pub sorted: Option<bool>,
+    /// `--hash-bits`.
+    pub hash_bits: Option<u32>,
+}
+
+impl SettingsOverride {
+    /// The settings to create an index with: the given values, defaults for the others.
+    pub fn or_defaults(&self) -> Settings {
+        let d = Settings::default();
+        Settings {
+            digits: self.digits.unwrap_or(d.digits),
+            min_word_len: self.min_word_len.unwrap_or(d.min_word_len),
+            chunk_words: self.chunk_words.unwrap_or(d.chunk_words),
+            sorted: self.sorted.unwrap_or(d.sorted),
+            hash_bits: self.hash_bits.unwrap_or(d.hash_bits),
+        }
+    }
+
+    /// Refuses a given value that differs from the index's `stored` settings.
+    pub fn check_against(&self, stored: &Settings, index: &Path) -> Result<(), ArchiveError> {
+        fn same<T: PartialEq + ToString>(
+            flag: &'static str,
+            given: Option<T>,
+            stored: T,
+            index: &Path,
+        ) -> Result<(), ArchiveError> {
+            match given {
+                Some(given) if given != stored => Err(ArchiveError::SettingMismatch {
+                    index: index.to_path_buf(),
+                    flag,
+                    given: given.to_string(),
+                    stored: stored.to_string(),
+                }),
+                _ => Ok(()),
+            }
+        }
+        same("--digits", self.digits, stored.digits, index)?;
+        same("--min-word-len", self.min_word_len, stored.min_word_len, index)?;
+        same("--chunk-words", self.chunk_words, stored.chunk_words, index)?;
+        same("--sort", self.sorted, stored.sorted, index)?;
+        same("--hash-bits", self.hash_bits, stored.hash_bits, index)
+    }
+}
+
+/// One body file's name, length and checksum, as recorded in the header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// File name inside the generation directory.
+    pub name: String,
+    /// Length in bytes.
+    pub bytes: u64,
+    /// CRC-32 (IEEE) of the whole file.
+    pub crc32: u32,
+}
+
+/// A chunk-list segment: the chunk hashes and ranges of the documents one
+/// generation added.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentEntry {
+    /// The generation that wrote it (its file names).
+    pub generation: u64,
+    /// Chunks in the segment.
+    pub chunks: u64,
+    /// Chunks of live documents; the rest belongs to deleted documents.
+    pub live_chunks: u64,
+    /// The hashes file.
+    pub hashes: FileEntry,
+    /// The ranges file.
+    pub ranges: FileEntry,
+}
+
+/// What the update that wrote a generation changed, for `similar --since-update`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Changes {
+    /// Names of documents added or modified, sorted.
+    pub changed: Vec<String>,
+    /// Names of documents deleted, sorted.
+    pub deleted: Vec<String>,
+}
+
+/// The parsed `header.json` of a generation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    /// Always [`MAGIC`].
+    pub magic: String,
+    /// Always [`FORMAT_VERSION`] for the indexes this build reads.
+    pub format_version: u32,
+    /// The generation number (1 for `create`, +1 per update).
+    pub generation: u64,
+    /// Tokenizer and chunker settings.
+    pub settings: Settings,
+    /// The documents directory the index was built or last updated from
+    /// (absolute); `check` reads archive documents from it for excerpts.
+    pub docs_root: String,
+    /// When the scan that wrote this generation listed the documents (ns since
+    /// 1970): a document modified less than [`RACY_NS`] before it may change
+    /// again without its modification time changing, and is hashed again.
+    pub scanned_ns: u64,
+    /// Live documents.
+    pub documents: u64,
+    /// Records in `docs.bin`: live documents plus free (recyclable) ids.
+    pub id_slots: u64,
+    /// Chunks of all live documents.
+    pub chunks: u64,
+    /// Postings: distinct (chunk hash, document) pairs.
+    pub postings: u64,
+    /// Bits of the hash that index `directory.bin`.
+    pub directory_bits: u32,
+    /// The fixed body files with lengths and checksums, in [`BODY_FILES`] order.
+    pub files: Vec<FileEntry>,
+    /// The chunk-list segments; a document record names one by position.
+    pub segments: Vec<SegmentEntry>,
+    /// What the update that wrote this generation changed (`None` after `create`).
+    pub last_update: Option<Changes>,
+}
+
+impl Header {
+    /// Bits of a hash stored in a posting (those below the directory's).
+    pub fn residue_bits(&self) -> u32 {
+        self.settings.hash_bits - self.directory_bits
+    }
+
+    /// Bytes of one posting: the residue, then the document id.
+    pub fn posting_bytes(&self) -> usize {
+        residue_bytes(self.residue_bits()) + doc_id_bytes(self.id_slots)
+    }
+
+    /// The lengths the fixed body files must have according to the counts
+    /// (`None` for the names, whose length only the header records).
+    pub fn expected_lengths(&self) -> [Option<u64>; 4] {
+        [
+            Some(self.postings * self.posting_bytes() as u64),
+            Some(((1u64 << self.directory_bits) + 1) * directory_entry_bytes(self.postings) as u64),
+            Some(self.id_slots * DOC_RECORD_BYTES as u64),
+            None,
+        ]
+    }
+
+    /// Parses and checks a header's text: magic first, then version, then the
+    /// fields, so that an old or foreign file gets the precise error.
+    pub fn parse(text: &str, path: &Path) -> Result<Header, ArchiveError> {
+        let corrupt = |message: String| ArchiveError::Corrupt { path: path.to_path_buf(), message };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        let magic = value.get("magic").and_then(|m| m.as_str()).unwrap_or("");
+        if magic != MAGIC {
+            return Err(ArchiveError::BadMagic { path: path.to_path_buf(), got: magic.chars().take(40).collect() });
+        }
+        let version = value.get("format_version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if version != u64::from(FORMAT_VERSION) {
+            let got = u32::try_from(version).unwrap_or(u32::MAX);
+            return Err(ArchiveError::Version { path: path.to_path_buf(), expected: FORMAT_VERSION, got });
+        }
+        let header: Header = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
+        header.settings.validate().map_err(|e| corrupt(e.to_string()))?;
+        if !(1..=32).contains(&header.directory_bits) || header.directory_bits > header.settings.hash_bits {
+            return Err(corrupt(format!("directory_bits {} out of range", header.directory_bits)));
+        }
+        let names: Vec<&str> = header.files.iter().map(|f| f.name.as_str()).collect();
+        if names != BODY_FILES {
+            return Err(corrupt(format!("files {names:?}, expected {BODY_FILES:?}")));
+        }
+        let key_bytes = header.settings.key_bytes() as u64;
+        for segment in &header.segments {
+            let (hashes, ranges) = segment_names(segment.generation);
+            let bytes_ok = segment.hashes.bytes == segment.chunks * key_bytes
+                && segment.ranges.bytes == segment.chunks * RANGE_BYTES as u64;
+            if segment.hashes.name != hashes || segment.ranges.name != ranges || !bytes_ok {
+                return Err(corrupt(format!("segment of generation {} is inconsistent", segment.generation)));
+            }
+        }
+        Ok(header)
+    }
+}
+
+/// Bytes that hold `bits` bits.
+pub fn residue_bytes(bits: u32) -> usize {
+    bits.div_ceil(8) as usize
+}
+
+/// Bytes of a directory entry: 4 while the postings fit 32-bit offsets, else 8.
+pub fn directory_entry_bytes(postings: u64) -> usize {
+    if postings <= u64::from(u32::MAX) { 4 } else { 8 }
+}
+
+/// Bytes of a document id in a posting: as few as hold the largest id of a
+/// table of `id_slots` records (1 to 4).
+pub fn doc_id_bytes(id_slots: u64) -> usize {
+    let largest = id_slots.saturating_sub(1);
+    residue_bytes(64 - largest.leading_zeros()).clamp(1, 4)
+}
+
+/// Bits of the postings directory: about eight postings per bucket, 2^8 to 2^24
+/// buckets, never more bits than the hash has (as in [`crate::index`]).
+pub fn directory_bits(postings: u64, hash_bits: u32) -> u32 {
+    let wanted = (postings / 8).max(1).ilog2();
+    wanted.clamp(8, 24).min(hash_bits)
+}
+
+/// One record of the document table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DocRecord {
+    /// Position of the document's first chunk in the chunk lists.
+    pub chunk_start: u64,
+    /// Chunks of the document.
+    pub chunk_count: u32,
+    /// Distinct chunk hashes of the document (the denominator of similarity).
+    pub distinct_chunks: u32,
+    /// Position of the name in `names.bin`.
+    pub name_start: u64,
+    /// Bytes of the name.
+    pub name_len: u32,
+    /// False for a free id, whose other fields are zero.
+    pub live: bool,
+    /// XXH3-128 of the file's bytes (see [`super::scan::content_hash`]).
+    pub content_hash: [u8; 16],
+    /// Bytes of the file.
+    pub bytes: u64,
+    /// The chunk-list segment holding its chunks (position in the header's list).
+    pub segment: u32,
+    /// The file's modification time when it was scanned (ns since 1970).
+    pub modified_ns: u64,
+}
+
+impl DocRecord {
+    /// The record's 72 bytes.
+    pub fn encode(&self) -> [u8; DOC_RECORD_BYTES] {
+        let mut out = [0u8; DOC_RECORD_BYTES];
+        out[0..8].copy_from_slice(&self.chunk_start.to_le_bytes());
+        out[8..12].copy_from_slice(&self.chunk_count.to_le_bytes());
+        out[12..16].copy_from_slice(&self.distinct_chunks.to_le_bytes());
+        out[16..24].copy_from_slice(&self.name_start.to_le_bytes());
+        out[24..28].copy_from_slice(&self.name_len.to_le_bytes());
+        out[28..32].copy_from_slice(&u32::from(self.live).to_le_bytes());
+        out[32..48].copy_from_slice(&self.content_hash);
+        out[48..56].copy_from_slice(&self.bytes.to_le_bytes());
+        out[56..60].copy_from_slice(&self.segment.to_le_bytes());
+        out[64..72].copy_from_slice(&self.modified_ns.to_le_bytes());
+        out
+    }
+
+    /// Reads a record from its 72 bytes.
+    pub fn decode(bytes: &[u8; DOC_RECORD_BYTES]) -> DocRecord {
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]));
+        let mut content_hash = [0u8; 16];
+        content_hash.copy_from_slice(&bytes[32..48]);
+        DocRecord {
+            chunk_start: u64_at(0),
+            chunk_count: u32_at(8),
+            distinct_chunks: u32_at(12),
+            name_start: u64_at(16),
+            name_len: u32_at(24),
+            live: u32_at(28) != 0,
+            content_hash,
+            bytes: u64_at(48),
+            segment: u32_at(56),
+            modified_ns: u64_at(64),
+        }
+    }
+}
+
+/// Reads a little-endian unsigned integer of `len` (0 to 8) bytes: a stored
+/// hash (4 or 8 bytes) or a posting's residue.
+#[inline]
+pub fn read_key(bytes: &[u8], len: usize) -> u64 {
+    match len {
+        0 => 0,
+        1 => u64::from(bytes[0]),
+        2 => u64::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+        3 => u64::from(bytes[0]) | u64::from(bytes[1]) << 8 | u64::from(bytes[2]) << 16,
+        4 => u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])),
+        _ => {
+            let mut b = [0u8; 8];
+            b[..len].copy_from_slice(&bytes[..len]);
+            u64::from_le_bytes(b)
+        }
+    }
+}
+
+/// Reads a little-endian `u32` at `at`.
+#[inline]
+pub fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// Bytes buffered by a [`FileWriter`] before they are checksummed and written:
+/// large enough for the SIMD CRC and for few system calls.
+const WRITE_BUFFER_BYTES: usize = 1 << 20;
+
+/// A body file being written: buffered, counted and checksummed on the way.
+pub(crate) struct FileWriter {
+    name: String,
+    path: PathBuf,
+    file: File,
+    buffer: Vec<u8>,
+    crc: crc32fast::Hasher,
+    bytes: u64,
+}
+
+impl FileWriter {
+    #[inline]
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), ArchiveError> {
+        if self.buffer.len() + bytes.len() > WRITE_BUFFER_BYTES {
+            self.flush()?;
+        }
+        if bytes.len() >= WRITE_BUFFER_BYTES {
+            self.crc.update(bytes);
+            self.bytes += bytes.len() as u64;
+            return self.file.write_all(bytes).map_err(ArchiveError::io(&self.path));
+        }
+        self.buffer.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ArchiveError> {
+        self.crc.update(&self.buffer);
+        self.bytes += self.buffer.len() as u64;
+        self.file.write_all(&self.buffer).map_err(ArchiveError::io(&self.path))?;
+        self.buffer.clear();
+        Ok(())
+    }
+
+    /// Writes the low `len` bytes of `key`, little-endian.
+    #[inline]
+    pub(crate) fn write_key(&mut self, key: u64, len: usize) -> Result<(), ArchiveError> {
+        self.write(&key.to_le_bytes()[..len])
+    }
+
+    pub(crate) fn write_u32(&mut self, value: u32) -> Result<(), ArchiveError> {
+        self.write(&value.to_le_bytes())
+    }
+}
+
+/// A generation directory being written. Files are fsynced as they are
+/// finished; the header comes last; nothing is visible to readers until
+/// [`commit`] switches `CURRENT` to it.
+pub(crate) struct GenerationWriter {
+    pub(crate) number: u64,
+    pub(crate) dir: PathBuf,
+    files: Vec<FileEntry>,
+    fail_after_files: Option<usize>,
+}
+
+/// The directory name of generation `number`.
+pub fn generation_name(number: u64) -> String {
+    format!("gen-{number:06}")
+}
+
+impl GenerationWriter {
+    /// Creates the directory of generation `number` in `index`, replacing what
+    /// a crashed run may have left under that name (never the live generation,
+    /// whose number is lower).
+    pub(crate) fn create(index: &Path, number: u64, fail_after_files: Option<usize>) -> Result<Self, ArchiveError> {
+        let dir = index.join(generation_name(number));
+        if dir.exists() {
+            fs::remove_dir_all(&dir).map_err(ArchiveError::io(&dir))?;
+        }
+        fs::create_dir_all(&dir).map_err(ArchiveError::io(&dir))?;
+        Ok(GenerationWriter { number, dir, files: Vec::new(), fail_after_files })
+    }
+
+    pub(crate) fn file(&self, name: &str) -> Result<FileWriter, ArchiveError> {
+        let path = self.dir.join(name);
+        let file = File::create(&path).map_err(ArchiveError::io(&path))?;
+        let buffer = Vec::with_capacity(WRITE_BUFFER_BYTES);
+        Ok(FileWriter { name: name.to_string(), path, file, buffer, crc: crc32fast::Hasher::new(), bytes: 0 })
+    }
+
+    /// Flushes and fsyncs a finished file; returns its length and checksum.
+    pub(crate) fn finish(&mut self, mut writer: FileWriter) -> Result<FileEntry, ArchiveError> {
+        writer.flush()?;
+        let FileWriter { name, path, file, crc, bytes, .. } = writer;
+        file.sync_all().map_err(ArchiveError::io(&path))?;
+        let entry = FileEntry { name, bytes, crc32: crc.finalize() };
+        self.files.push(entry.clone());
+        if self.fail_after_files.is_some_and(|n| self.files.len() >= n) {
+            return Err(ArchiveError::InjectedFailure(self.dir.clone()));
+        }
+        Ok(entry)
+    }
+
+    /// Puts an immutable file of another generation into this one: a hard
+    /// link (no copy), or a copy where the filesystem has no hard links.
+    pub(crate) fn link(&self, from_dir: &Path, name: &str) -> Result<(), ArchiveError> {
+        let (from, to) = (from_dir.join(name), self.dir.join(name));
+        if fs::hard_link(&from, &to).is_err() {
+            fs::copy(&from, &to).map_err(ArchiveError::io(&to))?;
+            File::open(&to).and_then(|f| f.sync_all()).map_err(ArchiveError::io(&to))?;
+        }
+        Ok(())
+    }
+
+    /// The fixed body files written, in the order the header lists them.
+    pub(crate) fn fixed_files(&self) -> Vec<FileEntry> {
+        BODY_FILES.iter().filter_map(|&name| self.files.iter().find(|f| f.name == name).cloned()).collect()
+    }
+
+    /// Writes the header (atomically) and fsyncs the generation directory.
+    pub(crate) fn write_header(&self, header: &Header) -> Result<(), ArchiveError> {
+        let path = self.dir.join(HEADER);
+        // Serializing a struct of plain fields cannot fail.
+        let mut text = serde_json::to_string_pretty(header).expect("header serializes");
+        text.push('\n');
+        write_atomically(&path, text.as_bytes()).map_err(ArchiveError::io(&path))?;
+        sync_dir(&self.dir)?;
+        // The header is the last file before the commit.
+        if self.fail_after_files.is_some_and(|n| n > self.files.len()) {
+            return Err(ArchiveError::InjectedFailure(self.dir.clone()));
+        }
+        Ok(())
+    }
+}
+
+/// Makes generation `number` the live one: `CURRENT` is replaced by one rename
+/// (see [`write_atomically`]) and the index directory is fsynced so that the
+/// rename itself is durable. This is the commit of `create` and `update`.
+pub(crate) fn commit(index: &Path, number: u64) -> Result<(), ArchiveError> {
+    let path = index.join(CURRENT);
+    write_atomically(&path, format!("{}\n", generation_name(number)).as_bytes()).map_err(ArchiveError::io(&path))?;
+    sync_dir(index)
+}
+
+/// Fsyncs a directory, making the entries created or renamed in it durable.
+fn sync_dir(dir: &Path) -> Result<(), ArchiveError> {
+    File::open(dir).and_then(|d| d.sync_all()).map_err(ArchiveError::io(dir))
+}
+
+/// The live generation number named by `index/CURRENT`.
+pub fn current_generation(index: &Path) -> Result<u64, ArchiveError> {
+    let path = index.join(CURRENT);
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ArchiveError::NotAnIndex(index.to_path_buf()));
+        }
+        Err(e) => return Err(ArchiveError::Io { path, source: e }),
+    };
+    text.trim()
+        .strip_prefix("gen-")
+        .and_then(|n| n.parse::<u64>().ok())
+        .ok_or_else(|| ArchiveError::Corrupt { path, message: format!("expected gen-NNNNNN, got {:?}", text.trim()) })
+}
+
+/// Removes generation directories other than `keep` (left by finished updates
+/// or by crashed ones). Best effort: a failure only leaves garbage behind.
+pub(crate) fn remove_other_generations(index: &Path, keep: u64) {
+    let Ok(entries) = fs::read_dir(index) else { return };
+    let keep = generation_name(keep);
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with("gen-") && name != keep {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_record_round_trips() {
+        let record = DocRecord {
+            chunk_start: 1 << 40,
+            chunk_count: 7,
+            distinct_chunks: 6,
+            name_start: 99,
+            name_len: 12,
+            live: true,
+            content_hash: [3; 16],
+            bytes: 12345,
+            segment: 2,
+            modified_ns: 1_700_000_000_000_000_000,
+        };
+        assert_eq!(DocRecord::decode(&record.encode()), record);
+        assert_eq!(DocRecord::decode(&[0; DOC_RECORD_BYTES]), DocRecord::default());
+    }
+
+    fn header() -> Header {
+        Header {
+            magic: MAGIC.into(),
+            format_version: FORMAT_VERSION,
+            generation: 1,
+            settings: Settings::default(),
+            docs_root: "/docs".into(),
+            scanned_ns: 0,
+            documents: 0,
+            id_slots: 0,
+            chunks: 0,
+            postings: 0,
+            directory_bits: 8,
+            files: BODY_FILES.iter().map(|n| FileEntry { name: n.to_string(), bytes: 0, crc32: 0 }).collect(),
+            segments: Vec::new(),
+            last_update: None,
+        }
+    }
+
+    #[test]
+    fn header_parse_checks_magic_then_version() {
+        let path = Path::new("idx/header.json");
+        let text = serde_json::to_string(&header()).unwrap();
+        assert_eq!(Header::parse(&text, path).unwrap(), header());
+        let old = text.replace("\"format_version\":1", "\"format_version\":0");
+        let error = Header::parse(&old, path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { expected: 1, got: 0, .. }), "{error:?}");
+        assert_eq!(error.to_string(), "idx/header.json: index format version 0, this pan-detect reads version 1");
+        let foreign = text.replace(MAGIC, "something else");
+        assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));
+        assert!(matches!(Header::parse("{\"magic\"", path), Err(ArchiveError::Corrupt { .. })));
+        let bad_bits = text.replace("\"hash_bits\":32", "\"hash_bits\":99");
+        assert!(matches!(Header::parse(&bad_bits, path), Err(ArchiveError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn mismatched_settings_name_the_flag() {
+        let given = SettingsOverride { hash_bits: Some(24), ..Default::default() };
+        let error = given.check_against(&Settings::default(), Path::new("idx")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "idx: --hash-bits 24 differs from the index's 32; the index must be rebuilt to change it"
+        );
+        let same = SettingsOverride { hash_bits: Some(32), digits: Some(true), ..Default::default() };
+        assert!(same.check_against(&Settings::default(), Path::new("idx")).is_ok());
+        assert_eq!(SettingsOverride::default().or_defaults(), Settings::default());
+    }
+
+    #[test]
+    fn keys_are_little_endian_and_sized_by_hash_bits() {
+        assert_eq!(read_key(&[1, 0, 0, 0, 9], 4), 1);
+        assert_eq!(read_key(&[0, 0, 0, 0, 1, 0, 0, 0], 8), 1 << 32);
+        assert_eq!(read_key(&[7, 1, 9], 2), 0x107);
+        assert_eq!(read_key(&[7], 0), 0);
+        assert_eq!((residue_bytes(0), residue_bytes(8), residue_bytes(9), residue_bytes(56)), (0, 1, 2, 7));
+        assert_eq!(read_key(&[1, 2, 3, 4, 5, 6], 6), 0x060504030201);
+        assert_eq!(read_key(&[1, 2, 3], 3), 0x030201);
+        let ids = [0, 1, 256, 257, 65_536, 65_537, 1 << 24, (1 << 24) + 1, 1 << 32];
+        assert_eq!(ids.map(doc_id_bytes), [1, 1, 1, 2, 2, 3, 3, 4, 4]);
+        assert_eq!(Settings { hash_bits: 33, ..Settings::default() }.key_bytes(), 8);
+        assert_eq!(directory_bits(0, 32), 8);
+        assert_eq!(directory_bits(1 << 30, 32), 24);
+        assert_eq!(directory_bits(1 << 20, 12), 12);
+    }
+}

@@ -1,0 +1,33 @@
+//! Archive mode: a persistent, incrementally updated index of every archived
+//! document, as the production systems behind the method keep (Masaryk
+//! University's information system, the Czech national theses archive).
+//!
+//! Built on the detector's stages (same tokenizer, chunker and valid
+//! intervals), one module per concern:
+//!
+//! - [`format`](mod@format): the on-disk layout, header, settings and generation commit;
+//! - [`scan`]: listing, hashing and chunking the documents;
+//! - [`builder`]: `index create`;
+//! - [`reader`]: opening an index through memory maps, lookups, verification;
+//! - [`update`](mod@update): `index update`, incremental and crash-safe;
+//! - [`check`]: what in the archive a new document is similar to, with passages;
+//! - [`similar`]: the table of document similarities.
+//!
+//! Documents are named by their path relative to the documents directory, with
+//! `/` separators; ids are internal and never printed, so every output is the
+//! same for the same archive contents whatever update history led there.
+
+pub mod builder;
+pub mod check;
+pub mod error;
+pub mod format;
+pub mod reader;
+pub mod scan;
+pub mod similar;
+pub mod update;
+
+pub use builder::{CreateSummary, create};
+pub use error::ArchiveError;
+pub use format::{Settings, SettingsOverride};
+pub use reader::ArchiveIndex;
+pub use update::{UpdateOptions, UpdateSummary, update};

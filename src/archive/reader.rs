@@ -1,0 +1,514 @@
+//! Opening an index: the header is parsed, the arrays are memory-mapped and
+//! read in place (little-endian, whatever the machine), never parsed into
+//! memory, so an index of many gigabytes opens in milliseconds.
+//!
+//! [`ArchiveIndex::open`] is cheap: it checks the header (magic, version,
+//! settings), that every file has the length the header records and the counts
+//! imply, and the document table's internal references and counts (one pass
+//! over the table, 72 bytes per document). A file cut short or overwritten
+//! with a different length is reported there. [`ArchiveIndex::verify`] also
+//! checks every file's CRC-32, which reads the whole index: `index stats
+//! --verify`, `check --verify` and `similar --verify` call it. `index update`
+//! always checks the files it reads and rewrites (postings, directory,
+//! document table: [`ArchiveIndex::verify_tables`]); the chunk-list segments
+//! it keeps are hard-linked, not read. `check` and `similar` do not verify by
+//! default, to answer within a second on an index of gigabytes; a flipped bit
+//! in the postings then goes unnoticed, but it can never make them read
+//! outside the arrays (every document id and chunk number read is
+//! bounds-checked).
+
+use std::fs::File;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+
+use super::builder::PostingsLayout;
+use super::error::ArchiveError;
+use super::format::{
+    self, DOC_RECORD_BYTES, DocRecord, FileEntry, HEADER, Header, RANGE_BYTES, Settings, read_key, read_u32,
+};
+use crate::span::CharRange;
+
+/// A read-only memory map of one file.
+#[derive(Debug)]
+struct Mapped {
+    path: PathBuf,
+    map: Mmap,
+}
+
+impl Mapped {
+    /// Maps `dir/entry.name` and checks its length against the header's.
+    fn open(dir: &Path, entry: &FileEntry) -> Result<Mapped, ArchiveError> {
+        let path = dir.join(&entry.name);
+        let file = File::open(&path).map_err(ArchiveError::io(&path))?;
+        // # Safety
+        //
+        // A memory map is undefined behaviour in Rust's model if the file is
+        // changed or truncated while it is mapped. The files of a generation
+        // are never modified after they are written: an update writes a new
+        // generation directory (hard-linking the immutable chunk-list segments
+        // it keeps) and switches `CURRENT`, then deletes the old directory,
+        // which on Unix keeps the mapped data alive until it is unmapped. Only
+        // a process that ignores this protocol and rewrites the files in place
+        // could break the assumption (reads would then see other bytes, or
+        // SIGBUS for a truncated file); every offset read from the maps is
+        // bounds-checked, so other bytes can give wrong answers but no
+        // out-of-bounds access.
+        let map = unsafe { Mmap::map(&file) }.map_err(ArchiveError::io(&path))?;
+        let got = map.len() as u64;
+        if got != entry.bytes {
+            return Err(ArchiveError::Truncated { path, expected: entry.bytes, got });
+        }
+        Ok(Mapped { path, map })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// Checks the CRC-32, hashing large files in parallel pieces.
+    fn verify(&self, expected: u32) -> Result<(), ArchiveError> {
+        const PIECE: usize = 64 << 20;
+        let crcs: Vec<(u32, u64)> = self
+            .bytes()
+            .par_chunks(PIECE)
+            .map(|piece| {
+                let mut hasher = crc32fast::Hasher::new();
+                hasher.update(piece);
+                (hasher.finalize(), piece.len() as u64)
+            })
+            .collect();
+        let mut hasher = crc32fast::Hasher::new();
+        for (crc, len) in crcs {
+            hasher.combine(&crc32fast::Hasher::new_with_initial_len(crc, len));
+        }
+        let got = hasher.finalize();
+        if got == expected {
+            Ok(())
+        } else {
+            Err(ArchiveError::ChecksumMismatch { path: self.path.clone(), expected, got })
+        }
+    }
+}
+
+/// One chunk-list segment, mapped.
+#[derive(Debug)]
+struct Segment {
+    hashes: Mapped,
+    ranges: Mapped,
+}
+
+/// An open index: the header and zero-copy views of the arrays.
+#[derive(Debug)]
+pub struct ArchiveIndex {
+    root: PathBuf,
+    generation_dir: PathBuf,
+    header: Header,
+    postings: Mapped,
+    directory: Mapped,
+    docs: Mapped,
+    names: Mapped,
+    segments: Vec<Segment>,
+    key_bytes: usize,
+    residue_bytes: usize,
+    doc_bytes: usize,
+    directory_entry_bytes: usize,
+    residue_mask: u64,
+    posting_bytes: usize,
+    shift: u32,
+}
+
+impl ArchiveIndex {
+    /// Opens the live generation of the index in `root`.
+    pub fn open(root: &Path) -> Result<ArchiveIndex, ArchiveError> {
+        let generation = format::current_generation(root)?;
+        let generation_dir = root.join(format::generation_name(generation));
+        let header_path = generation_dir.join(HEADER);
+        let text = std::fs::read_to_string(&header_path).map_err(ArchiveError::io(&header_path))?;
+        let header = Header::parse(&text, &header_path)?;
+        for (entry, implied) in header.files.iter().zip(header.expected_lengths()) {
+            if implied.is_some_and(|implied| implied != entry.bytes) {
+                return Err(ArchiveError::Corrupt {
+                    path: header_path,
+                    message: format!("{} has {} bytes, the counts imply {implied:?}", entry.name, entry.bytes),
+                });
+            }
+        }
+        let map = |entry: &FileEntry| Mapped::open(&generation_dir, entry);
+        let [postings, directory, docs, names] = [0, 1, 2, 3].map(|i| &header.files[i]);
+        let (postings, directory, docs, names) = (map(postings)?, map(directory)?, map(docs)?, map(names)?);
+        let segments = header
+            .segments
+            .iter()
+            .map(|s| Ok(Segment { hashes: map(&s.hashes)?, ranges: map(&s.ranges)? }))
+            .collect::<Result<Vec<_>, ArchiveError>>()?;
+        let shift = header.residue_bits();
+        let index = ArchiveIndex {
+            root: root.to_path_buf(),
+            generation_dir,
+            key_bytes: header.settings.key_bytes(),
+            residue_bytes: format::residue_bytes(shift),
+            doc_bytes: format::doc_id_bytes(header.id_slots),
+            directory_entry_bytes: format::directory_entry_bytes(header.postings),
+            residue_mask: if shift == 0 { 0 } else { u64::MAX >> (64 - shift) },
+            posting_bytes: header.posting_bytes(),
+            shift,
+            header,
+            postings,
+            directory,
+            docs,
+            names,
+            segments,
+        };
+        index.check_table()?;
+        Ok(index)
+    }
+
+    /// Checks the document table's references into the names and chunk lists
+    /// and its counts against the header, and that the names are UTF-8, so
+    /// that accessors can slice without fear.
+    fn check_table(&self) -> Result<(), ArchiveError> {
+        let corrupt = |message: String| ArchiveError::Corrupt { path: self.docs.path.clone(), message };
+        let Ok(names) = std::str::from_utf8(self.names.bytes()) else {
+            return Err(ArchiveError::Corrupt { path: self.names.path.clone(), message: "names are not UTF-8".into() });
+        };
+        let (mut live, mut chunks, mut postings) = (0u64, 0u64, 0u64);
+        let mut segment_chunks = vec![0u64; self.segments.len()];
+        for id in 0..self.id_slots() {
+            let record = self.record(id);
+            let name_end = record.name_start.checked_add(u64::from(record.name_len));
+            let name_ok = name_end.is_some_and(|end| {
+                end <= names.len() as u64
+                    && names.is_char_boundary(record.name_start as usize)
+                    && names.is_char_boundary(end as usize)
+            });
+            if !name_ok {
+                return Err(corrupt(format!("document {id}: name out of bounds")));
+            }
+            if !record.live {
+                continue;
+            }
+            live += 1;
+            if record.distinct_chunks > record.chunk_count {
+                return Err(corrupt(format!("document {id}: more distinct chunks than chunks")));
+            }
+            if record.chunk_count == 0 {
+                continue; // No chunk list: the segment field is not used.
+            }
+            let segment = self.header.segments.get(record.segment as usize);
+            let end = record.chunk_start.checked_add(u64::from(record.chunk_count));
+            if segment.is_none_or(|s| end.is_none_or(|end| end > s.chunks)) {
+                return Err(corrupt(format!("document {id}: chunk list out of bounds")));
+            }
+            chunks += u64::from(record.chunk_count);
+            postings += u64::from(record.distinct_chunks);
+            segment_chunks[record.segment as usize] += u64::from(record.chunk_count);
+        }
+        let header = &self.header;
+        let segments_ok = header.segments.iter().zip(&segment_chunks).all(|(s, &n)| s.live_chunks == n);
+        if live != header.documents || chunks != header.chunks || postings != header.postings || !segments_ok {
+            return Err(corrupt(format!(
+                "{live} documents, {chunks} chunks and {postings} postings, the header says {}, {} and {}",
+                header.documents, header.chunks, header.postings
+            )));
+        }
+        let directory = self.directory.bytes();
+        let width = self.directory_entry_bytes;
+        if read_key(&directory[directory.len() - width..], width) != header.postings {
+            return Err(ArchiveError::Corrupt {
+                path: self.directory.path.clone(),
+                message: "directory does not end at the last posting".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks every file's CRC-32 against the header (reads the whole index).
+    pub fn verify(&self) -> Result<(), ArchiveError> {
+        self.verify_tables()?;
+        let segments = self.segments.iter().zip(&self.header.segments);
+        segments.collect::<Vec<_>>().par_iter().try_for_each(|(mapped, entry)| {
+            mapped.hashes.verify(entry.hashes.crc32)?;
+            mapped.ranges.verify(entry.ranges.crc32)
+        })
+    }
+
+    /// Checks the CRC-32 of the postings, directory and document table: the
+    /// files an update reads (it only links the chunk-list segments it keeps).
+    pub fn verify_tables(&self) -> Result<(), ArchiveError> {
+        let fixed = [&self.postings, &self.directory, &self.docs, &self.names];
+        fixed.par_iter().zip(self.header.files.par_iter()).try_for_each(|(mapped, entry)| mapped.verify(entry.crc32))
+    }
+
+    /// The index directory this was opened from.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The live generation's directory.
+    pub fn generation_dir(&self) -> &Path {
+        &self.generation_dir
+    }
+
+    /// The parsed header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The tokenizer and chunker settings.
+    pub fn settings(&self) -> &Settings {
+        &self.header.settings
+    }
+
+    /// Records in the document table (live documents and free ids).
+    pub fn id_slots(&self) -> u32 {
+        // Ids are u32: docs.bin's length was checked against id_slots, and
+        // tables are only ever built with u32 ids.
+        u32::try_from(self.header.id_slots).unwrap_or(u32::MAX)
+    }
+
+    /// The record of document `id` (`id < id_slots()`).
+    pub fn record(&self, id: u32) -> DocRecord {
+        let at = id as usize * DOC_RECORD_BYTES;
+        let mut bytes = [0u8; DOC_RECORD_BYTES];
+        bytes.copy_from_slice(&self.docs.bytes()[at..at + DOC_RECORD_BYTES]);
+        DocRecord::decode(&bytes)
+    }
+
+    /// The name of document `id` (empty for a free id).
+    pub fn name(&self, id: u32) -> &str {
+        let record = self.record(id);
+        let start = record.name_start as usize;
+        let bytes = &self.names.bytes()[start..start + record.name_len as usize];
+        // check_table verified on opening that names.bin is UTF-8 and that every
+        // name starts and ends on a character boundary.
+        std::str::from_utf8(bytes).unwrap_or("")
+    }
+
+    /// The live document ids.
+    pub fn live_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.id_slots()).filter(|&id| self.record(id).live)
+    }
+
+    /// Number of postings.
+    pub fn postings_len(&self) -> u64 {
+        self.header.postings
+    }
+
+    /// The document of posting `i` (`i < postings_len()`).
+    #[inline]
+    pub fn posting_doc(&self, i: u64) -> u32 {
+        let at = i as usize * self.posting_bytes + self.residue_bytes;
+        // At most 4 bytes: the value fits.
+        read_key(&self.postings.bytes()[at..], self.doc_bytes) as u32
+    }
+
+    #[inline]
+    fn residue(&self, i: u64) -> u64 {
+        read_key(&self.postings.bytes()[i as usize * self.posting_bytes..], self.residue_bytes)
+    }
+
+    /// The positions of the postings of `hash`, one per document holding it,
+    /// in document order.
+    pub fn lookup(&self, hash: u64) -> Range<u64> {
+        let Range { start: low, end: high } = self.bucket_range(hash.checked_shr(self.shift).unwrap_or(0) as usize);
+        let residue = hash & self.residue_mask;
+        // The first position in low..high whose residue passes `is_after`.
+        let partition = |mut low: u64, mut high: u64, is_after: &dyn Fn(u64) -> bool| {
+            while low < high {
+                let mid = low + (high - low) / 2;
+                if is_after(self.residue(mid)) { high = mid } else { low = mid + 1 }
+            }
+            low
+        };
+        let start = partition(low, high, &|r| r >= residue);
+        start..partition(start, high, &|r| r > residue)
+    }
+
+    /// Calls `f(hash, doc)` for every posting in (hash, document) order: one
+    /// sequential pass over the postings and the directory.
+    pub(crate) fn for_each_posting(
+        &self,
+        mut f: impl FnMut(u64, u32) -> Result<(), ArchiveError>,
+    ) -> Result<(), ArchiveError> {
+        let postings = self.postings.bytes();
+        for bucket in 0..1usize << self.header.directory_bits {
+            let range = self.bucket_range(bucket);
+            let high = (bucket as u64) << self.shift;
+            let bytes = &postings[range.start as usize * self.posting_bytes..range.end as usize * self.posting_bytes];
+            for record in bytes.chunks_exact(self.posting_bytes) {
+                let key = high | read_key(record, self.residue_bytes);
+                // At most 4 bytes: the value fits.
+                f(key, read_key(&record[self.residue_bytes..], self.doc_bytes) as u32)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The stored postings, as bytes.
+    pub(crate) fn postings_bytes(&self) -> &[u8] {
+        self.postings.bytes()
+    }
+
+    /// The positions of the postings of directory bucket `bucket`.
+    pub(crate) fn bucket_range(&self, bucket: usize) -> Range<u64> {
+        let (directory, width) = (self.directory.bytes(), self.directory_entry_bytes);
+        if (bucket + 2) * width > directory.len() {
+            return 0..0;
+        }
+        let end = read_key(&directory[(bucket + 1) * width..], width).min(self.postings_len());
+        read_key(&directory[bucket * width..], width).min(end)..end
+    }
+
+    /// The bucket holding posting `i`.
+    pub(crate) fn bucket_of_posting(&self, i: u64) -> usize {
+        let (mut low, mut high) = (0usize, 1usize << self.header.directory_bits);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if self.bucket_range(mid).end <= i { low = mid + 1 } else { high = mid }
+        }
+        low
+    }
+
+    /// The byte layout of the postings.
+    pub(crate) fn postings_layout(&self) -> PostingsLayout {
+        PostingsLayout {
+            directory_bits: self.header.directory_bits,
+            residue_bytes: self.residue_bytes,
+            doc_bytes: self.doc_bytes,
+        }
+    }
+
+    /// The raw chunk-list bytes of a document (hashes, ranges).
+    pub(crate) fn chunk_list_bytes(&self, record: &DocRecord) -> (&[u8], &[u8]) {
+        let Some(segment) = self.segments.get(record.segment as usize) else { return (&[], &[]) };
+        let (start, count) = (record.chunk_start as usize, record.chunk_count as usize);
+        let hashes = &segment.hashes.bytes()[start * self.key_bytes..(start + count) * self.key_bytes];
+        let ranges = &segment.ranges.bytes()[start * RANGE_BYTES..(start + count) * RANGE_BYTES];
+        (hashes, ranges)
+    }
+
+    /// The chunk hashes of a document, in sequence order.
+    pub fn chunk_hashes(&self, record: &DocRecord) -> impl ExactSizeIterator<Item = u64> + '_ {
+        let key_bytes = self.key_bytes;
+        let (hashes, _) = self.chunk_list_bytes(record);
+        hashes.chunks_exact(key_bytes).map(move |b| read_key(b, key_bytes))
+    }
+
+    /// The character range of chunk `seq` of a document; `None` past its
+    /// chunks or for a reversed (corrupt) range.
+    pub fn chunk_range(&self, record: &DocRecord, seq: u32) -> Option<CharRange> {
+        let (_, ranges) = self.chunk_list_bytes(record);
+        let bytes = ranges.get(seq as usize * RANGE_BYTES..(seq as usize + 1) * RANGE_BYTES)?;
+        let (start, end) = (read_u32(bytes, 0), read_u32(bytes, 4));
+        (start <= end).then(|| CharRange::new(start, end))
+    }
+
+    /// Bytes of every file, by name.
+    pub fn file_sizes(&self) -> Vec<(&str, u64)> {
+        let fixed = self.header.files.iter().map(|f| (f.name.as_str(), f.bytes));
+        let segments = self.header.segments.iter().flat_map(|s| [&s.hashes, &s.ranges]);
+        fixed.chain(segments.map(|f| (f.name.as_str(), f.bytes))).collect()
+    }
+
+    /// The corrupt-index error for the postings file.
+    pub(crate) fn corrupt_postings(&self, message: String) -> ArchiveError {
+        ArchiveError::Corrupt { path: self.postings.path.clone(), message }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::archive::builder::create;
+    use crate::archive::format::POSTINGS;
+    use crate::progress::Silent;
+
+    fn build(dir: &Path, docs: &[(&str, &str)]) -> PathBuf {
+        let docs_dir = dir.join("docs");
+        for (name, text) in docs {
+            let path = docs_dir.join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        let index = dir.join("idx");
+        create(&docs_dir, &index, &Settings::default(), &Silent).unwrap();
+        index
+    }
+
+    #[test]
+    fn lookups_find_every_chunk_of_every_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let text_a = "one two three four five six seven eight nine ten eleven";
+        let text_b = "three four five six seven zzz yyy xxx www";
+        let index = build(dir.path(), &[("b.txt", text_b), ("sub/a.txt", text_a), ("empty.txt", "")]);
+        let index = ArchiveIndex::open(&index).unwrap();
+        index.verify().unwrap();
+        assert_eq!(index.header().documents, 3);
+        let names: Vec<_> = index.live_ids().map(|id| index.name(id).to_string()).collect();
+        assert_eq!(names, ["b.txt", "empty.txt", "sub/a.txt"]);
+        for id in index.live_ids() {
+            let record = index.record(id);
+            for hash in index.chunk_hashes(&record) {
+                let found: Vec<u32> = index.lookup(hash).map(|i| index.posting_doc(i)).collect();
+                assert_eq!(found.iter().filter(|&&doc| doc == id).count(), 1, "{found:?}");
+            }
+        }
+        // "three four five six seven" is in both documents.
+        let a = index.record(2);
+        let shared = index.chunk_hashes(&a).nth(2).unwrap();
+        let docs: Vec<u32> = index.lookup(shared).map(|i| index.posting_doc(i)).collect();
+        assert_eq!(docs, [0, 2]);
+        assert_eq!(index.chunk_range(&a, 0), Some(CharRange::new(0, 23)));
+        assert_eq!(index.chunk_range(&a, 99), None);
+        // The sequential walk gives every posting with its full hash.
+        let mut walked = Vec::new();
+        index
+            .for_each_posting(|key, doc| {
+                walked.push((key, doc));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(walked.len() as u64, index.postings_len());
+        assert!(walked.windows(2).all(|w| w[0] < w[1]));
+        for (key, doc) in walked {
+            assert!(index.lookup(key).any(|i| index.posting_doc(i) == doc));
+        }
+    }
+
+    #[test]
+    fn truncation_and_corruption_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = build(dir.path(), &[("a.txt", "one two three four five six seven")]);
+        let generation = ArchiveIndex::open(&root).unwrap().generation_dir().to_path_buf();
+        let postings = generation.join(POSTINGS);
+        let mut bytes = fs::read(&postings).unwrap();
+        bytes[0] ^= 0xff;
+        fs::write(&postings, &bytes).unwrap();
+        let index = ArchiveIndex::open(&root).unwrap();
+        match index.verify() {
+            Err(ArchiveError::ChecksumMismatch { path, .. }) => assert_eq!(path, postings),
+            other => panic!("{other:?}"),
+        }
+        drop(index);
+        bytes.pop();
+        fs::write(&postings, &bytes).unwrap();
+        match ArchiveIndex::open(&root) {
+            Err(ArchiveError::Truncated { path, expected, got }) => {
+                // Three postings of a 3-byte residue and a 1-byte document id.
+                assert_eq!((path, expected, got), (postings, 12, 11));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_directory_without_current_is_not_an_index() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(ArchiveIndex::open(dir.path()), Err(ArchiveError::NotAnIndex(_))));
+    }
+}

@@ -1,0 +1,183 @@
+//! `pan-detect check`: what in the archive each given file is similar to (the
+//! thesis-upload case), as text, JSON or PAN XML reports.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::ValueEnum;
+use pan_detect::archive::ArchiveIndex;
+use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
+use pan_detect::params::{self, IntervalParams, OverlapPolicy};
+use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
+use pan_detect::span::CharRange;
+
+use super::index::SettingsArgs;
+
+/// Arguments of `pan-detect check`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Index directory.
+    #[arg(long, value_name = "IDX")]
+    index: PathBuf,
+    /// Files to check.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Output: text (readable), json (stdout, stable order), pan-xml (one report per file into --out).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Directory for the PAN XML reports (with --format pan-xml).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    settings: SettingsArgs,
+    /// Archive documents sharing fewer distinct chunks with the file are not listed.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    min_common: usize,
+    /// A passage (valid interval) holds at least this many matching chunks.
+    #[arg(long, value_name = "N", default_value_t = params::DEFAULT_MIN_CHUNKS)]
+    min_chunks: usize,
+    /// At most this many unmatched chunks between neighbouring matching chunks of a passage.
+    #[arg(long, value_name = "N", default_value_t = params::DEFAULT_MAX_GAP)]
+    max_gap: usize,
+    /// Levels of the valid-interval recursion (1..=8).
+    #[arg(long, value_name = "N", default_value_t = params::DEFAULT_DEPTH)]
+    depth: usize,
+    /// Passages that overlap in the file: keep all (archive mode) or the largest (PAN).
+    #[arg(long, value_enum, default_value_t = Overlap::KeepAll)]
+    overlap: Overlap,
+    /// Check every index file's CRC-32 first (reads the whole index).
+    #[arg(long)]
+    verify: bool,
+}
+
+/// `--format` values.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Readable text.
+    Text,
+    /// One JSON document on stdout.
+    Json,
+    /// One PAN XML report per checked file, written into --out.
+    PanXml,
+}
+
+/// `--overlap` values.
+#[derive(Clone, Copy, ValueEnum)]
+enum Overlap {
+    /// Keep only the largest of overlapping passages.
+    Largest,
+    /// Keep every passage.
+    KeepAll,
+}
+
+/// Runs `pan-detect check`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.format == Format::PanXml && args.out.is_none() {
+        anyhow::bail!("--format pan-xml needs --out DIR");
+    }
+    let index = ArchiveIndex::open(&args.index)?;
+    args.settings.to_override().check_against(index.settings(), &args.index)?;
+    if args.verify {
+        index.verify()?;
+    }
+    let params = CheckParams {
+        min_common: args.min_common,
+        intervals: IntervalParams { min_chunks: args.min_chunks, max_gap: args.max_gap, depth: args.depth },
+        overlap: match args.overlap {
+            Overlap::Largest => OverlapPolicy::Largest,
+            Overlap::KeepAll => OverlapPolicy::KeepAll,
+        },
+    };
+    let mut checker = Checker::new(&index, params)?;
+    let sink = match (&args.out, args.format) {
+        (Some(out), Format::PanXml) => Some(PanXmlDirectory::create(out)?),
+        _ => None,
+    };
+    let mut reports = Vec::with_capacity(args.files.len());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for file in &args.files {
+        let display = file.display().to_string();
+        let report = checker.check_file(file, &display)?;
+        match args.format {
+            Format::Text => write_text(&mut out, &report)?,
+            Format::Json => reports.push(report),
+            Format::PanXml => {
+                if let Some(sink) = &sink {
+                    write_pan_xml(sink, file, &report)?;
+                }
+            }
+        }
+    }
+    if args.format == Format::Json {
+        serde_json::to_writer_pretty(&mut out, &JsonOutput { files: &reports })?;
+        writeln!(out)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON document of `--format json`.
+#[derive(serde::Serialize)]
+struct JsonOutput<'a> {
+    files: &'a [CheckReport],
+}
+
+fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{}: {} chunks, {} archive documents share chunks with it",
+        report.file,
+        report.chunks,
+        report.documents.len()
+    )?;
+    for doc in &report.documents {
+        writeln!(
+            out,
+            "  {}: {} common chunks, {:.2}% of the file in it, {:.2}% of it in the file, {} passages",
+            doc.document,
+            doc.common_chunks,
+            doc.file_in_document_percent,
+            doc.document_in_file_percent,
+            doc.passages.len()
+        )?;
+        for p in &doc.passages {
+            writeln!(
+                out,
+                "    file {}..{} = document {}..{} ({} matching chunks)",
+                p.file.offset,
+                p.file.offset + p.file.length,
+                p.document.offset,
+                p.document.offset + p.document.length,
+                p.matching_chunks
+            )?;
+            let show = |e: &Option<String>| e.clone().unwrap_or_else(|| "(document changed or missing)".into());
+            writeln!(out, "      file:     {}", show(&p.file.excerpt))?;
+            writeln!(out, "      document: {}", show(&p.document.excerpt))?;
+        }
+    }
+    Ok(())
+}
+
+/// One PAN XML report per checked file, named after the file, exactly as the
+/// detector writes them (the archive document's name is the source reference).
+fn write_pan_xml(sink: &PanXmlDirectory, file: &std::path::Path, report: &CheckReport) -> anyhow::Result<()> {
+    let name =
+        file.file_name().and_then(|n| n.to_str()).with_context(|| format!("{}: no file name", file.display()))?;
+    let mut detections: Vec<Detection<'_>> = report
+        .documents
+        .iter()
+        .flat_map(|doc| {
+            doc.passages.iter().map(|p| Detection {
+                this: CharRange::new(p.file.offset, p.file.offset + p.file.length),
+                source_reference: doc.document.as_str(),
+                source: CharRange::new(p.document.offset, p.document.offset + p.document.length),
+            })
+        })
+        .collect();
+    detections.sort_by(|a, b| (a.this, a.source_reference, a.source).cmp(&(b.this, b.source_reference, b.source)));
+    sink.document(name, &detections)?;
+    Ok(())
+}

@@ -1,0 +1,223 @@
+//! `pan-detect index create|update|stats`: build, update and describe the
+//! persistent archive index.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use pan_detect::archive::{self, ArchiveIndex, SettingsOverride, UpdateOptions};
+
+use crate::progress_bar::TerminalProgress;
+
+/// The environment variable that makes `index update` stop after writing that
+/// many files of the new generation, as if it had crashed (crash tests only).
+pub const FAIL_AFTER_VAR: &str = "PAN_DETECT_FAIL_AFTER";
+
+/// Arguments of `pan-detect index`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: IndexCommand,
+}
+
+#[derive(Subcommand)]
+enum IndexCommand {
+    /// Build an index from every *.txt under a directory (recursively).
+    Create(CreateArgs),
+    /// Bring an index up to date: index added and modified documents, drop deleted ones.
+    Update(UpdateArgs),
+    /// Print an index's documents, chunks, postings and bytes.
+    Stats(StatsArgs),
+}
+
+/// The tokenizer and chunker flags. `index create` takes the defaults for the
+/// flags not given; the other commands take the index's values and refuse
+/// different ones.
+#[derive(clap::Args)]
+pub struct SettingsArgs {
+    /// Count digits as word characters (default when creating).
+    #[arg(long, overrides_with = "no_digits")]
+    digits: bool,
+    /// Letters only: digits separate words and are ignored.
+    #[arg(long, overrides_with = "digits")]
+    no_digits: bool,
+    /// Ignore words shorter than this many characters (default when creating: 3).
+    #[arg(long, value_name = "N")]
+    min_word_len: Option<usize>,
+    /// Words per chunk, 1..=32 (default when creating: 5).
+    #[arg(long, value_name = "N")]
+    chunk_words: Option<usize>,
+    /// Sort the words of a chunk before hashing (default when creating).
+    #[arg(long, overrides_with = "no_sort")]
+    sort: bool,
+    /// Keep the words of a chunk in text order.
+    #[arg(long, overrides_with = "sort")]
+    no_sort: bool,
+    /// Bits of MD5 kept as a chunk's hash, 24..=64 (default when creating: 32).
+    #[arg(long, value_name = "BITS")]
+    hash_bits: Option<u32>,
+}
+
+impl SettingsArgs {
+    /// The flags given, as the library's override.
+    pub fn to_override(&self) -> SettingsOverride {
+        let flag = |yes: bool, no: bool| {
+            if yes {
+                Some(true)
+            } else if no {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        SettingsOverride {
+            digits: flag(self.digits, self.no_digits),
+            min_word_len: self.min_word_len,
+            chunk_words: self.chunk_words,
+            sorted: flag(self.sort, self.no_sort),
+            hash_bits: self.hash_bits,
+        }
+    }
+}
+
+/// Arguments of `pan-detect index create`.
+#[derive(clap::Args)]
+struct CreateArgs {
+    /// Directory of the documents: every *.txt below it, named by its relative path.
+    #[arg(long, value_name = "DIR")]
+    docs: PathBuf,
+    /// Index directory to create (must not hold an index yet).
+    #[arg(long, value_name = "IDX")]
+    index: PathBuf,
+    #[command(flatten)]
+    settings: SettingsArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Arguments of `pan-detect index update`.
+#[derive(clap::Args)]
+struct UpdateArgs {
+    /// Directory of the documents, as given to `index create`.
+    #[arg(long, value_name = "DIR")]
+    docs: PathBuf,
+    /// Index directory to update.
+    #[arg(long, value_name = "IDX")]
+    index: PathBuf,
+    #[command(flatten)]
+    settings: SettingsArgs,
+    /// Read and hash every document, also those whose size and modification
+    /// time are unchanged (after restoring files with their old times).
+    #[arg(long)]
+    rehash: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Arguments of `pan-detect index stats`.
+#[derive(clap::Args)]
+struct StatsArgs {
+    /// Index directory.
+    #[arg(long, value_name = "IDX")]
+    index: PathBuf,
+    /// Also check every file's CRC-32 (reads the whole index).
+    #[arg(long)]
+    verify: bool,
+}
+
+/// Runs `pan-detect index ...`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.command {
+        IndexCommand::Create(args) => create(args),
+        IndexCommand::Update(args) => update(args),
+        IndexCommand::Stats(args) => stats(args),
+    }
+}
+
+fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
+    crate::threads::configure(args.threads)?;
+    let settings = args.settings.to_override().or_defaults();
+    let progress = TerminalProgress::new(args.quiet);
+    let s = archive::create(&args.docs, &args.index, &settings, &progress).context("index create stopped")?;
+    let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
+    eprintln!(
+        "pan-detect: indexed {} documents ({:.1} MB){skipped}, {} chunks, {} postings, index {:.1} MB in {:.2} s \
+         (chunk {:.2} s, sort and write {:.2} s)",
+        s.documents,
+        s.text_bytes as f64 / 1e6,
+        s.chunks,
+        s.postings,
+        s.index_bytes as f64 / 1e6,
+        (s.chunking + s.writing).as_secs_f64(),
+        s.chunking.as_secs_f64(),
+        s.writing.as_secs_f64(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
+    crate::threads::configure(args.threads)?;
+    let fail_after_files = match std::env::var(FAIL_AFTER_VAR) {
+        Ok(value) => Some(value.parse().with_context(|| format!("{FAIL_AFTER_VAR}={value}: not a number"))?),
+        Err(_) => None,
+    };
+    let progress = TerminalProgress::new(args.quiet);
+    let options = UpdateOptions { fail_after_files, rehash: args.rehash };
+    let s = archive::update(&args.docs, &args.index, &args.settings.to_override(), &options, &progress)
+        .context("index update stopped")?;
+    let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
+    let what = if s.committed { "updated" } else { "up to date" };
+    eprintln!(
+        "pan-detect: index {what}: {} added, {} modified, {} deleted, {} unchanged{skipped} ({} files read); \
+         {} ids recycled; {} documents, {} chunks in {:.2} s (scan {:.2} s, write {:.2} s)",
+        s.added,
+        s.modified,
+        s.deleted,
+        s.unchanged,
+        s.hashed,
+        s.recycled_ids,
+        s.documents,
+        s.chunks,
+        (s.scanning + s.writing).as_secs_f64(),
+        s.scanning.as_secs_f64(),
+        s.writing.as_secs_f64(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
+    let index = ArchiveIndex::open(&args.index)?;
+    if args.verify {
+        index.verify()?;
+    }
+    let header = index.header();
+    let s = &header.settings;
+    let bytes: u64 = index.file_sizes().iter().map(|(_, b)| b).sum();
+    println!("index:      {} (generation {})", args.index.display(), header.generation);
+    println!("documents:  {}", header.documents);
+    println!("free ids:   {}", header.id_slots - header.documents);
+    println!("chunks:     {}", header.chunks);
+    println!("postings:   {}", header.postings);
+    println!("bytes:      {bytes}");
+    for (name, bytes) in index.file_sizes() {
+        println!("  {name:17} {bytes}");
+    }
+    println!(
+        "settings:   digits={} min-word-len={} chunk-words={} sorted={} hash-bits={}",
+        s.digits, s.min_word_len, s.chunk_words, s.sorted, s.hash_bits
+    );
+    println!("docs:       {}", header.docs_root);
+    if args.verify {
+        println!("verified:   every checksum matches");
+    }
+    Ok(ExitCode::SUCCESS)
+}
