@@ -7,17 +7,21 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::align::candidates::{CandidateWords, structure_words};
+use crate::align::sentences::Sentences;
+use crate::align::synonyms::Synonyms;
+use crate::align::{AlignedPassage, Aligner};
 use crate::chunk::{Chunker, Chunks};
 use crate::corpus::{self, DocumentFile, Loaded};
 use crate::error::Error;
 use crate::index::{ChunkIndex, ChunkKey, IndexBuilder};
 use crate::intervals::{IntervalPair, valid_intervals};
 use crate::overlap::{Passage, resolve_overlaps};
-use crate::params::DetectParams;
+use crate::params::{AlignParams, ChunkParams, DetectParams, IntervalParams, TokenizerParams};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use crate::search::{BatchLookup, Candidates, Hit};
-use crate::span::PackedRanges;
+use crate::span::{CharRange, PackedRanges};
 use crate::tokenize::{Tokenizer, Tokens};
 
 /// What a run did, for the one-line summary and the benchmarks.
@@ -37,6 +41,9 @@ pub struct Summary {
     pub suspicious_chunks: u64,
     /// Passages reported.
     pub passages: u64,
+    /// Document pairs aligned (the `best` preset's candidate pairs; 0 with the
+    /// paper's method).
+    pub candidate_pairs: u64,
     /// Time to read, tokenize and chunk the sources.
     pub read_sources: Duration,
     /// Time to sort the index.
@@ -55,26 +62,60 @@ pub fn detect(
     sink: &dyn DetectionSink,
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
+    detect_with_synonyms(source_dir, suspicious_dir, params, None, sink, progress)
+}
+
+/// [`detect`] with synonym normalisation: with the alignment stage
+/// ([`DetectParams::align`]), the words of each synonym group count as one word,
+/// both in the candidate chunks and in the sentence alignment. The paper's method
+/// ignores `synonyms`.
+pub fn detect_with_synonyms(
+    source_dir: &Path,
+    suspicious_dir: &Path,
+    params: &DetectParams,
+    synonyms: Option<&Synonyms>,
+    sink: &dyn DetectionSink,
+    progress: &dyn Progress,
+) -> Result<Summary, Error> {
     params.validate()?;
     let sources = corpus::list_text_files(source_dir)?;
     let suspicious = corpus::list_text_files(suspicious_dir)?;
+    let setup = Setup { params, synonyms };
     if params.chunks.hash_bits <= u32::WIDTH {
-        run::<u32>(&sources, &suspicious, params, sink, progress)
+        run::<u32>(&sources, &suspicious, &setup, sink, progress)
     } else {
-        run::<u64>(&sources, &suspicious, params, sink, progress)
+        run::<u64>(&sources, &suspicious, &setup, sink, progress)
+    }
+}
+
+/// The parameters of a run and the data they refer to.
+#[derive(Clone, Copy)]
+struct Setup<'a> {
+    params: &'a DetectParams,
+    synonyms: Option<&'a Synonyms>,
+}
+
+impl Setup<'_> {
+    /// The chunks that go into the index: the paper's, or the candidate chunks
+    /// of the alignment stage.
+    fn chunk_params(&self) -> ChunkParams {
+        match &self.params.align {
+            None => self.params.chunks,
+            Some(align) => ChunkParams { words: align.candidate_words, sorted: true, ..self.params.chunks },
+        }
     }
 }
 
 fn run<K: ChunkKey>(
     sources: &[DocumentFile],
     suspicious: &[DocumentFile],
-    params: &DetectParams,
+    setup: &Setup<'_>,
     sink: &dyn DetectionSink,
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     let mut summary = Summary::default();
     let started = Instant::now();
-    let (side, builder) = read_sources::<K>(sources, params, progress, &mut summary);
+    let (side, builder) = read_sources::<K>(sources, setup, progress, &mut summary);
     summary.read_sources = started.elapsed();
 
     let started = Instant::now();
@@ -84,37 +125,68 @@ fn run<K: ChunkKey>(
     summary.build_index = started.elapsed();
 
     let started = Instant::now();
-    match_suspicious(suspicious, &side, &index, params, sink, progress, &mut summary)?;
+    match_suspicious(suspicious, &side, &index, setup, sink, progress, &mut summary)?;
     summary.matching = started.elapsed();
     Ok(summary)
 }
 
 /// What the matching stage needs of the source documents besides the index.
-struct SourceSide {
+struct SourceSide<'a> {
     names: Vec<String>,
     chunk_ranges: Vec<PackedRanges>,
+    /// The source files by document number, read again to align candidate pairs.
+    files: Vec<&'a DocumentFile>,
+    /// Content chunks of each document (structure chunks follow them).
+    content_chunks: Vec<u32>,
 }
 
 /// Per-thread buffers for reading and chunking one document at a time.
-struct ChunkingState {
+struct ChunkingState<'a> {
     tokenizer: Tokenizer,
     chunker: Chunker,
     tokens: Tokens,
     chunks: Chunks,
+    /// With the alignment stage: the candidate words and their buffer.
+    candidate_words: Option<(CandidateWords<'a>, Tokens)>,
+    /// With the alignment stage: the chunker of structure words, its buffers,
+    /// and the hash bits.
+    structure: Option<(Chunker, Tokens, Chunks, u32)>,
+    /// Chunks of content words in `chunks`; structure chunks follow them.
+    content_chunks: usize,
 }
 
-impl ChunkingState {
-    fn new(params: &DetectParams) -> Self {
+impl<'a> ChunkingState<'a> {
+    fn new(setup: &Setup<'a>) -> Self {
+        let params = setup.params;
+        let min_len = params.tokenizer.min_word_len;
+        let candidate_words = params
+            .align
+            .map(|align| (CandidateWords::new(align.candidate_prefix, min_len, setup.synonyms), Tokens::default()));
+        let structure = params.align.filter(|align| align.structure_words > 0).map(|align| {
+            let chunks =
+                ChunkParams { words: align.structure_words, sorted: false, hash_bits: params.chunks.hash_bits };
+            (Chunker::new(chunks), Tokens::default(), Chunks::default(), params.chunks.hash_bits)
+        });
+        // The alignment stage needs the short function words for structure chunks;
+        // content words are held to the minimum length when they are derived.
+        let tokenizer = match params.align {
+            Some(_) => TokenizerParams { min_word_len: 1, ..params.tokenizer },
+            None => params.tokenizer,
+        };
         ChunkingState {
-            tokenizer: Tokenizer::new(params.tokenizer),
-            chunker: Chunker::new(params.chunks),
+            tokenizer: Tokenizer::new(tokenizer),
+            chunker: Chunker::new(setup.chunk_params()),
             tokens: Tokens::default(),
             chunks: Chunks::default(),
+            candidate_words,
+            structure,
+            content_chunks: 0,
         }
     }
 
-    /// Loads `file` and chunks it into `self.chunks`; `None` when it was skipped.
-    fn load_and_chunk(&mut self, file: &DocumentFile, progress: &dyn Progress) -> Option<()> {
+    /// Loads `file` and chunks it into `self.chunks`; returns the text, or
+    /// `None` when the file was skipped.
+    fn load_and_chunk(&mut self, file: &DocumentFile, progress: &dyn Progress) -> Option<String> {
         let text = match corpus::load(file) {
             Loaded::Text(text, warning) => {
                 if let Some(warning) = warning {
@@ -128,9 +200,36 @@ impl ChunkingState {
             }
         };
         self.tokenizer.tokenize(&text, &mut self.tokens);
-        self.chunker.chunk(&self.tokens, &mut self.chunks);
-        Some(())
+        match &mut self.candidate_words {
+            None => self.chunker.chunk(&self.tokens, &mut self.chunks),
+            Some((words, derived)) => {
+                words.derive(&self.tokens, derived);
+                self.chunker.chunk(derived, &mut self.chunks);
+            }
+        }
+        self.content_chunks = self.chunks.len();
+        if let Some((chunker, words, chunks, hash_bits)) = &mut self.structure {
+            structure_words(&self.tokens, words);
+            chunker.chunk(words, chunks);
+            // A separate hash space, so structure chunks never match content chunks.
+            let mask = u64::MAX >> (64 - *hash_bits);
+            self.chunks.hashes.extend(chunks.hashes.iter().map(|h| (h ^ STRUCTURE_HASH_SALT) & mask));
+            self.chunks.ranges.extend_from_slice(&chunks.ranges);
+        }
+        Some(text)
     }
+}
+
+/// XORed into the hashes of structure chunks.
+const STRUCTURE_HASH_SALT: u64 = 0x5bd1_e995_9e37_79b9;
+
+/// A loaded and chunked document.
+struct ChunkedDoc {
+    chunks: Chunks,
+    /// The text, when asked for.
+    text: Option<String>,
+    /// Content chunks at the start of `chunks` (all of them with the paper's method).
+    content_chunks: u32,
 }
 
 /// Bytes of text chunked per parallel batch, per thread: bounds the chunk lists
@@ -161,39 +260,52 @@ fn batch_bytes() -> u64 {
 }
 
 /// Loads and chunks a batch of documents in parallel; `None` for skipped files.
-fn chunk_batch(batch: &[DocumentFile], params: &DetectParams, progress: &dyn Progress) -> Vec<Option<Chunks>> {
+/// With `keep_text` the texts are kept beside the chunks (for the alignment stage).
+fn chunk_batch(
+    batch: &[DocumentFile],
+    setup: &Setup<'_>,
+    keep_text: bool,
+    progress: &dyn Progress,
+) -> Vec<Option<ChunkedDoc>> {
     batch
         .par_iter()
         .map_init(
-            || ChunkingState::new(params),
+            || ChunkingState::new(setup),
             |state, file| {
                 let loaded = state.load_and_chunk(file, progress);
                 progress.advance(file.bytes);
-                loaded.map(|()| state.chunks.clone())
+                loaded.map(|text| ChunkedDoc {
+                    chunks: state.chunks.clone(),
+                    text: keep_text.then_some(text),
+                    content_chunks: state.content_chunks as u32,
+                })
             },
         )
         .collect()
 }
 
-fn read_sources<K: ChunkKey>(
-    sources: &[DocumentFile],
-    params: &DetectParams,
+fn read_sources<'f, K: ChunkKey>(
+    sources: &'f [DocumentFile],
+    setup: &Setup<'_>,
     progress: &dyn Progress,
     summary: &mut Summary,
-) -> (SourceSide, IndexBuilder<K>) {
+) -> (SourceSide<'f>, IndexBuilder<K>) {
     progress.start(Stage::ReadSources, sources.iter().map(|f| f.bytes).sum());
-    let mut side = SourceSide { names: Vec::new(), chunk_ranges: Vec::new() };
-    let mut builder = IndexBuilder::<K>::new(params.chunks.hash_bits);
+    let mut side =
+        SourceSide { names: Vec::new(), chunk_ranges: Vec::new(), files: Vec::new(), content_chunks: Vec::new() };
+    let mut builder = IndexBuilder::<K>::new(setup.params.chunks.hash_bits);
     for batch in batches(sources, batch_bytes()) {
-        for (file, chunks) in batch.iter().zip(chunk_batch(batch, params, progress)) {
+        for (file, chunks) in batch.iter().zip(chunk_batch(batch, setup, false, progress)) {
             summary.input_bytes += file.bytes;
-            let Some(chunks) = chunks else {
+            let Some(ChunkedDoc { chunks, content_chunks, .. }) = chunks else {
                 summary.skipped_files += 1;
                 continue;
             };
             builder.add_document(side.names.len() as u32, &chunks.hashes);
             summary.source_chunks += chunks.len() as u64;
             side.names.push(file.name.clone());
+            side.files.push(file);
+            side.content_chunks.push(content_chunks);
             side.chunk_ranges.push(PackedRanges::new(&chunks.ranges));
         }
     }
@@ -202,19 +314,49 @@ fn read_sources<K: ChunkKey>(
     (side, builder)
 }
 
-/// Per-thread buffers of the interval and report step.
-#[derive(Default)]
-struct PassageState {
+/// Per-thread buffers of the interval (or alignment) and report step.
+struct PassageState<'a> {
     candidates: Candidates,
     intervals: Vec<IntervalPair>,
     passages: Vec<Passage>,
+    /// With the alignment stage: the aligner and its buffers.
+    aligner: Option<AlignState<'a>>,
+}
+
+/// Per-thread buffers of the alignment stage.
+struct AlignState<'a> {
+    aligner: Aligner<'a>,
+    params: AlignParams,
+    /// Candidate source documents with the windows of the suspicious and the
+    /// source document where they share chunks.
+    candidate_docs: Vec<(u32, CharRange, CharRange, std::ops::Range<usize>)>,
+    /// Ranges of the structure chunks each candidate pair shares.
+    anchors: Vec<(CharRange, CharRange)>,
+    suspicious: Sentences,
+    source: Sentences,
+    aligned: Vec<AlignedPassage>,
+}
+
+impl<'a> PassageState<'a> {
+    fn new(setup: &Setup<'a>) -> Self {
+        let aligner = setup.params.align.map(|params| AlignState {
+            aligner: Aligner::new(setup.params.tokenizer, params, setup.synonyms),
+            params,
+            candidate_docs: Vec::new(),
+            anchors: Vec::new(),
+            suspicious: Sentences::default(),
+            source: Sentences::default(),
+            aligned: Vec::new(),
+        });
+        PassageState { candidates: Candidates::default(), intervals: Vec::new(), passages: Vec::new(), aligner }
+    }
 }
 
 fn match_suspicious<K: ChunkKey>(
     suspicious: &[DocumentFile],
-    side: &SourceSide,
+    side: &SourceSide<'_>,
     index: &ChunkIndex<K>,
-    params: &DetectParams,
+    setup: &Setup<'_>,
     sink: &dyn DetectionSink,
     progress: &dyn Progress,
     summary: &mut Summary,
@@ -223,23 +365,29 @@ fn match_suspicious<K: ChunkKey>(
     let mut lookup = BatchLookup::default();
     let mut result = Ok(());
     for batch in batches(suspicious, batch_bytes()) {
-        let chunked = chunk_batch(batch, params, progress);
-        let hashes: Vec<&[u64]> = chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.hashes[..])).collect();
-        let hits = lookup.hits(index, &hashes);
+        let chunked = chunk_batch(batch, setup, setup.params.align.is_some(), progress);
+        let hashes: Vec<&[u64]> =
+            chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
+        let hits = match &setup.params.align {
+            None => lookup.hits(index, &hashes),
+            Some(align) => lookup.hits_capped(index, &hashes, align.candidate_max_postings),
+        };
         summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
         summary.skipped_files += chunked.iter().filter(|c| c.is_none()).count();
-        summary.suspicious_chunks += chunked.iter().flatten().map(|c| c.len() as u64).sum::<u64>();
+        summary.suspicious_chunks += chunked.iter().flatten().map(|c| c.chunks.len() as u64).sum::<u64>();
         let passages =
             batch.par_iter().zip(chunked).zip(hits).filter_map(|((file, chunks), hits)| Some((file, chunks?, hits)));
-        let reported: Result<Vec<u64>, Error> = passages
-            .map_init(PassageState::default, |state, (file, chunks, mut hits)| {
-                report_document(state, file, &chunks, &mut hits, side, params, sink)
-            })
+        let reported: Result<Vec<(u64, u64)>, Error> = passages
+            .map_init(
+                || PassageState::new(setup),
+                |state, (file, doc, mut hits)| report_document(state, file, &doc, &mut hits, side, setup.params, sink),
+            )
             .collect();
         match reported {
             Ok(counts) => {
                 summary.suspicious_documents += counts.len();
-                summary.passages += counts.iter().sum::<u64>();
+                summary.passages += counts.iter().map(|c| c.0).sum::<u64>();
+                summary.candidate_pairs += counts.iter().map(|c| c.1).sum::<u64>();
             }
             Err(error) => {
                 result = Err(error);
@@ -252,28 +400,37 @@ fn match_suspicious<K: ChunkKey>(
 }
 
 /// Finds the passages of one suspicious document among its hits, resolves
-/// overlaps, and reports them; returns how many were reported.
+/// overlaps, and reports them; returns how many were reported and how many
+/// document pairs were aligned.
+#[allow(clippy::too_many_arguments)]
 fn report_document(
-    state: &mut PassageState,
+    state: &mut PassageState<'_>,
     file: &DocumentFile,
-    chunks: &Chunks,
+    doc: &ChunkedDoc,
     hits: &mut [Hit],
-    side: &SourceSide,
+    side: &SourceSide<'_>,
     params: &DetectParams,
     sink: &dyn DetectionSink,
-) -> Result<u64, Error> {
-    let PassageState { candidates, intervals, passages } = state;
+) -> Result<(u64, u64), Error> {
+    let PassageState { candidates, intervals, passages, aligner } = state;
+    let chunks = &doc.chunks;
     passages.clear();
-    candidates.for_each(hits, params.min_common, |source_doc, matches| {
-        intervals.clear();
-        valid_intervals(matches, &params.intervals, intervals);
-        let source_ranges = &side.chunk_ranges[source_doc as usize];
-        passages.extend(intervals.iter().map(|&IntervalPair { suspicious, source, .. }| Passage {
-            suspicious: chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]),
-            source_doc,
-            source: source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize)),
-        }));
-    });
+    let mut aligned_pairs = 0;
+    match (aligner, doc.text.as_deref()) {
+        (Some(align), Some(text)) => {
+            aligned_pairs = align_document(align, text, doc, hits, side, candidates, intervals, passages);
+        }
+        _ => candidates.for_each(hits, params.min_common, |source_doc, matches| {
+            intervals.clear();
+            valid_intervals(matches, &params.intervals, intervals);
+            let source_ranges = &side.chunk_ranges[source_doc as usize];
+            passages.extend(intervals.iter().map(|&IntervalPair { suspicious, source, .. }| Passage {
+                suspicious: chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]),
+                source_doc,
+                source: source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize)),
+            }));
+        }),
+    }
     resolve_overlaps(passages, params.overlap);
     let detections: Vec<Detection<'_>> = passages
         .iter()
@@ -284,5 +441,90 @@ fn report_document(
         })
         .collect();
     sink.document(&file.name, &detections)?;
-    Ok(detections.len() as u64)
+    Ok((detections.len() as u64, aligned_pairs))
+}
+
+/// Characters added on each side of the region where a candidate pair shares
+/// chunks before it is aligned: the chunks of a heavily obfuscated passage may
+/// miss its first and last sentences.
+const WINDOW_MARGIN_CHARS: u32 = 2000;
+
+/// The alignment stage for one suspicious document: aligns it with every source
+/// document that shares enough candidate chunks, in the regions where they share
+/// them, and appends the passages. Returns the number of candidate pairs.
+#[allow(clippy::too_many_arguments)]
+fn align_document(
+    state: &mut AlignState<'_>,
+    text: &str,
+    doc: &ChunkedDoc,
+    hits: &mut [Hit],
+    side: &SourceSide<'_>,
+    candidates: &mut Candidates,
+    intervals: &mut Vec<IntervalPair>,
+    passages: &mut Vec<Passage>,
+) -> u64 {
+    let AlignState { aligner, params, candidate_docs, anchors, suspicious, source, aligned } = state;
+    let chunks = &doc.chunks;
+    candidate_docs.clear();
+    anchors.clear();
+    let interval_params =
+        IntervalParams { min_chunks: params.candidate_min_common, max_gap: params.candidate_max_gap, depth: 2 };
+    candidates.for_each(hits, params.candidate_min_common, |source_doc, matches| {
+        intervals.clear();
+        valid_intervals(matches, &interval_params, intervals);
+        let source_ranges = &side.chunk_ranges[source_doc as usize];
+        let windows = intervals.iter().map(|&IntervalPair { suspicious, source, .. }| {
+            let this = chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]);
+            (this, source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize)))
+        });
+        // Structure chunks alone do not make a candidate: function-word runs are
+        // common enough to join unrelated documents; some content must be shared.
+        let content = matches.iter().filter(|m| m.suspicious < doc.content_chunks).count();
+        if content < params.candidate_min_content {
+            return;
+        }
+        if let Some((this, source)) = windows.reduce(|a, b| (a.0.cover(&b.0), a.1.cover(&b.1))) {
+            // Structure chunks shared by the pair anchor seeds where the content
+            // words were replaced.
+            let first_anchor = anchors.len();
+            let source_content = side.content_chunks[source_doc as usize];
+            anchors.extend(
+                matches
+                    .iter()
+                    .filter(|m| m.suspicious >= doc.content_chunks && m.source >= source_content)
+                    .map(|m| (chunks.ranges[m.suspicious as usize], source_ranges.get(m.source as usize))),
+            );
+            candidate_docs.push((source_doc, widen(this), widen(source), first_anchor..anchors.len()));
+        }
+    });
+    if candidate_docs.is_empty() {
+        return 0;
+    }
+    if params.report_candidates {
+        let whole = CharRange::new(0, text.chars().count() as u32);
+        passages.extend(candidate_docs.iter().map(|&(source_doc, ..)| {
+            // Characters are at most bytes: the range covers the whole source.
+            let bytes = side.files[source_doc as usize].bytes.min(u64::from(u32::MAX)) as u32;
+            Passage { suspicious: whole, source_doc, source: CharRange::new(0, bytes) }
+        }));
+        return candidate_docs.len() as u64;
+    }
+    for (source_doc, this_window, source_window, pair_anchors) in candidate_docs.iter() {
+        let (source_doc, this_window, source_window) = (*source_doc, *this_window, *source_window);
+        // A source that cannot be read again (deleted since) is left out: it was
+        // readable when indexed, and one file must not stop the run.
+        let Loaded::Text(source_text, _) = corpus::load(side.files[source_doc as usize]) else { continue };
+        aligner.analyse_window(&source_text, source_window, source);
+        aligner.analyse_window(text, this_window, suspicious);
+        aligned.clear();
+        aligner.align(suspicious, source, &anchors[pair_anchors.clone()], aligned);
+        passages.extend(aligned.iter().map(|p| Passage { suspicious: p.suspicious, source_doc, source: p.source }));
+    }
+    candidate_docs.len() as u64
+}
+
+/// `range` with [`WINDOW_MARGIN_CHARS`] more on each side (the end may pass the
+/// end of the text).
+fn widen(range: CharRange) -> CharRange {
+    CharRange::new(range.start.saturating_sub(WINDOW_MARGIN_CHARS), range.end.saturating_add(WINDOW_MARGIN_CHARS))
 }

@@ -49,13 +49,28 @@ impl BatchLookup {
     /// the hash of chunk `seq` of document `d`) and returns each document's hits,
     /// repeated occurrences included, in no particular order.
     pub fn hits<K: ChunkKey>(&mut self, index: &ChunkIndex<K>, docs: &[&[u64]]) -> Vec<Vec<Hit>> {
+        self.hits_capped(index, docs, usize::MAX)
+    }
+
+    /// Like [`hits`](Self::hits), but a chunk with more than `max_postings`
+    /// occurrences in the index yields no hit: such a chunk is too common to
+    /// tell documents apart (a stop chunk), and its hits would dominate the work.
+    pub fn hits_capped<K: ChunkKey>(
+        &mut self,
+        index: &ChunkIndex<K>,
+        docs: &[&[u64]],
+        max_postings: usize,
+    ) -> Vec<Vec<Hit>> {
         self.lookups.clear();
         for (doc, hashes) in (0u32..).zip(docs) {
             self.lookups.extend((0u32..).zip(hashes.iter()).map(|(seq, &hash)| Lookup { hash, doc, seq }));
         }
         bucket_sort::sort_by_hash(&mut self.lookups, index.hash_bits(), |lookup| lookup.hash);
-        let found: Vec<Vec<(u32, Hit)>> =
-            self.lookups.par_chunks(LOOKUPS_PER_TASK).map(|sorted| lookup_sorted(index, sorted)).collect();
+        let found: Vec<Vec<(u32, Hit)>> = self
+            .lookups
+            .par_chunks(LOOKUPS_PER_TASK)
+            .map(|sorted| lookup_sorted(index, sorted, max_postings))
+            .collect();
         let mut per_doc: Vec<Vec<Hit>> = vec![Vec::new(); docs.len()];
         for (doc, hit) in found.into_iter().flatten() {
             per_doc[doc as usize].push(hit);
@@ -64,8 +79,9 @@ impl BatchLookup {
     }
 }
 
-/// Looks up `sorted` (sorted by hash) in order, prefetching ahead.
-fn lookup_sorted<K: ChunkKey>(index: &ChunkIndex<K>, sorted: &[Lookup]) -> Vec<(u32, Hit)> {
+/// Looks up `sorted` (sorted by hash) in order, prefetching ahead; skips chunks
+/// with more than `max_postings` postings.
+fn lookup_sorted<K: ChunkKey>(index: &ChunkIndex<K>, sorted: &[Lookup], max_postings: usize) -> Vec<(u32, Hit)> {
     let mut found = Vec::new();
     for (i, lookup) in sorted.iter().enumerate() {
         if let Some(later) = sorted.get(i + PREFETCH_DISTANCE) {
@@ -74,7 +90,11 @@ fn lookup_sorted<K: ChunkKey>(index: &ChunkIndex<K>, sorted: &[Lookup]) -> Vec<(
         if let Some(sooner) = sorted.get(i + PREFETCH_DISTANCE / 2) {
             index.prefetch_bucket(sooner.hash);
         }
-        found.extend(index.lookup(lookup.hash).iter().map(|posting| {
+        let postings = index.lookup(lookup.hash);
+        if postings.len() > max_postings {
+            continue;
+        }
+        found.extend(postings.iter().map(|posting| {
             (
                 lookup.doc,
                 Hit { source_doc: posting.doc, chunk: ChunkMatch { suspicious: lookup.seq, source: posting.seq } },
@@ -156,6 +176,18 @@ mod tests {
         let mut all = Vec::new();
         Candidates::default().for_each(&mut hits, 1, |doc, _| all.push(doc));
         assert_eq!(all, [0, 1, 2]);
+    }
+
+    #[test]
+    fn capped_lookups_skip_common_chunks() {
+        let mut builder = IndexBuilder::<u32>::new(32);
+        builder.add_document(0, &[1, 2, 2, 2]);
+        builder.add_document(1, &[2, 3]);
+        let index = builder.build();
+        let hits = BatchLookup::default().hits_capped(&index, &[&[1, 2, 3]], 2).remove(0);
+        let mut found: Vec<(u32, u32)> = hits.iter().map(|h| (h.source_doc, h.chunk.suspicious)).collect();
+        found.sort_unstable();
+        assert_eq!(found, [(0, 0), (1, 2)], "chunk 2 occurs four times: skipped");
     }
 
     #[test]

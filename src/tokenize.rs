@@ -88,6 +88,24 @@ impl Tokens {
         &self.ranges
     }
 
+    /// Replaces the content with words derived from `from`: for each word,
+    /// `derive(seq, folded, out)` appends a new folded form to `out` and returns
+    /// true to keep it (under the original word's range), or returns false to drop
+    /// the word. Used by the alignment preset to chunk stop-word-free, truncated
+    /// words with the ordinary chunker.
+    pub fn derive_from(&mut self, from: &Tokens, mut derive: impl FnMut(usize, &str, &mut String) -> bool) {
+        self.clear();
+        for seq in 0..from.len() {
+            let folded_start = self.folded.len();
+            if derive(seq, from.word(seq), &mut self.folded) && self.folded.len() > folded_start {
+                self.finish_word(folded_start, from.range(seq), 1);
+            } else {
+                self.folded.truncate(folded_start);
+            }
+        }
+        self.folded.extend(std::iter::repeat_n('\0', WORD_WINDOW));
+    }
+
     fn clear(&mut self) {
         self.folded.clear();
         self.folded_ends.clear();

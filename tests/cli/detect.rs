@@ -74,6 +74,8 @@ fn verbatim_passage_is_found_with_exact_character_boundaries() {
         "--out",
         out.to_str().unwrap(),
         "--quiet",
+        "--preset",
+        "pan09",
     ]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 
@@ -104,7 +106,7 @@ fn too_short_a_copy_is_not_reported() {
     let passage = prose(2, 23);
     fs::write(src.join("s.txt"), format!("{}{passage}{}", prose(1, 100), prose(3, 100))).unwrap();
     fs::write(susp.join("t.txt"), format!("{}{passage}{}", prose(4, 100), prose(5, 100))).unwrap();
-    let args = ["--source-dir", src.to_str().unwrap(), "--suspicious-dir", susp.to_str().unwrap()];
+    let args = ["--preset", "pan09", "--source-dir", src.to_str().unwrap(), "--suspicious-dir", susp.to_str().unwrap()];
     let output = run(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
     assert!(output.status.success());
     assert!(read_report(&out.join("t.xml")).features.is_empty());
@@ -135,6 +137,8 @@ fn summary_line_counts_documents_and_passages() {
         out.to_str().unwrap(),
         "--threads",
         "1",
+        "--preset",
+        "pan09",
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
@@ -175,6 +179,8 @@ fn fixture_corpus_verbatim_cases_are_found_and_clean_documents_stay_clean() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let output = run(&[
+        "--preset",
+        "pan09",
         "--source-dir",
         corpus.join("source-documents").to_str().unwrap(),
         "--suspicious-dir",

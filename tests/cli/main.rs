@@ -1,5 +1,6 @@
 //! Integration tests: run the `pan-detect` binary as a user would.
 
+mod align;
 mod archive;
 mod corpus;
 mod detect;

@@ -23,7 +23,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Find plagiarised passages and write PAN XML reports (the default command).
-    Detect(cmd::detect::Args),
+    Detect(Box<cmd::detect::Args>),
     /// Evaluate detections against ground truth with PAN's measures.
     Eval(cmd::eval::Args),
     /// Build a PAN-style corpus with known plagiarism cases.
@@ -39,7 +39,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse_from(with_default_subcommand(std::env::args_os().collect()));
     let result = match cli.command {
-        Command::Detect(args) => cmd::detect::run(args),
+        Command::Detect(args) => cmd::detect::run(*args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Corpus(args) => cmd::corpus::run(args),
         Command::Index(args) => cmd::index::run(args),

@@ -1,0 +1,354 @@
+//! Extension: seeds → passages.
+//!
+//! Seeds are clustered by proximity on both sides at once, the way the PAN'09
+//! valid intervals alternate between the documents: sort by suspicious sentence
+//! and cut where more than `max_gap` sentences separate neighbours, then do the
+//! same on the source side inside each part, and so on until neither side cuts.
+//! A cluster becomes a fragment spanning its first to its last sentence on each
+//! side. A fragment whose two sides are not alike as wholes (tf-idf cosine) is
+//! clustered again with a smaller gap (Sanchez-Perez et al.'s adaptive gap), so
+//! that a stray seed cannot glue two passages together. Finally neighbouring
+//! fragments are merged when the gaps between them on both sides are small
+//! compared with the fragments (a gap that grows with the passage: a 5000-word
+//! case may have a whole paragraph without a seed), provided the merged passage
+//! is still alike as a whole.
+
+use std::cell::RefCell;
+
+use crate::align::seed::{Idf, Seed};
+use crate::align::sentences::Sentences;
+use crate::span::CharRange;
+
+/// A run of sentences on each side, first and last inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Fragment {
+    /// First and last sentence in the suspicious document.
+    pub suspicious: (u32, u32),
+    /// First and last sentence in the source document.
+    pub source: (u32, u32),
+    /// Seeds inside.
+    pub seeds: u32,
+    /// Seeds inside found by shared structure chunks.
+    pub structural: u32,
+}
+
+/// Structural seeds that vouch for a fragment whose words were replaced.
+pub const MIN_STRUCTURAL_SEEDS: u32 = 3;
+/// Least tf-idf cosine of a fragment vouched for by structural seeds: some
+/// content words survive any paraphrase, while repetitive texts (lists,
+/// scripture) share function-word runs and nothing else.
+pub const MIN_STRUCTURAL_COSINE: f32 = 0.1;
+
+impl Fragment {
+    /// True when enough structural seeds support the fragment, whose sides have
+    /// tf-idf cosine `cosine`: at least [`MIN_STRUCTURAL_SEEDS`] and one per
+    /// three suspicious sentences, about as many sentences on both sides (at most
+    /// twice as many, plus two), and a cosine of [`MIN_STRUCTURAL_COSINE`].
+    pub fn structurally_supported(&self, cosine: f32) -> bool {
+        let this = self.suspicious.1 - self.suspicious.0 + 1;
+        let source = self.source.1 - self.source.0 + 1;
+        let balanced = this.max(source) <= 2 * this.min(source) + 2;
+        self.structural >= MIN_STRUCTURAL_SEEDS
+            && self.structural * 3 >= this
+            && balanced
+            && cosine >= MIN_STRUCTURAL_COSINE
+    }
+}
+
+/// What extension needs to know.
+#[derive(Debug, Clone, Copy)]
+pub struct ExtendParams {
+    /// Largest number of sentences without a seed inside a cluster.
+    pub max_gap: usize,
+    /// Least tf-idf cosine of a fragment's two sides.
+    pub min_cosine: f32,
+    /// Merge when both gaps are at most this share of the shorter fragment ...
+    pub merge_gap_ratio: f64,
+    /// ... or at most this many characters.
+    pub merge_gap_chars: u32,
+}
+
+/// Word pairs for [`Pair::pair_overlap`]: each word with the next two.
+pub const PAIR_REACH: usize = 2;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Suspicious,
+    Source,
+}
+
+fn position(seed: &Seed, side: Side) -> u32 {
+    match side {
+        Side::Suspicious => seed.suspicious,
+        Side::Source => seed.source,
+    }
+}
+
+/// The documents of a pair, their idf, and buffers to score fragments.
+pub struct Pair<'a> {
+    /// The suspicious document's sentences.
+    pub suspicious: &'a Sentences,
+    /// The source document's sentences.
+    pub source: &'a Sentences,
+    /// Idf over both.
+    pub idf: &'a Idf,
+    /// Dense term numbers of `suspicious.terms` and `source.terms`.
+    ids: (Vec<u32>, Vec<u32>),
+    /// Per-term counts of the two sides of a fragment, and the terms touched.
+    counts: RefCell<(Vec<f32>, Vec<f32>, Vec<u32>)>,
+}
+
+impl<'a> Pair<'a> {
+    /// A pair whose `idf` was computed over `suspicious` and `source`.
+    pub fn new(suspicious: &'a Sentences, source: &'a Sentences, idf: &'a Idf) -> Self {
+        let ids = |s: &Sentences| s.terms.iter().map(|t| idf.id(t.term).unwrap_or(0)).collect::<Vec<u32>>();
+        let counts = RefCell::new((vec![0.0; idf.len()], vec![0.0; idf.len()], Vec::new()));
+        Pair { suspicious, source, idf, ids: (ids(suspicious), ids(source)), counts }
+    }
+
+    /// Tf-idf cosine of the fragment's two sides (summed term counts of its
+    /// sentences), in time proportional to the fragment's terms.
+    pub fn cosine(&self, fragment: &Fragment) -> f32 {
+        let mut counts = self.counts.borrow_mut();
+        let (a, b, touched) = &mut *counts;
+        let mut add = |s: &Sentences, ids: &[u32], (first, last): (u32, u32), side: &mut Vec<f32>, other: &[f32]| {
+            let terms = s.sentences[first as usize].terms.start..s.sentences[last as usize].terms.end;
+            for (term, &id) in s.terms[terms.clone()].iter().zip(&ids[terms]) {
+                if side[id as usize] == 0.0 && other[id as usize] == 0.0 {
+                    touched.push(id);
+                }
+                side[id as usize] += term.count as f32;
+            }
+        };
+        add(self.suspicious, &self.ids.0, fragment.suspicious, a, b);
+        add(self.source, &self.ids.1, fragment.source, b, a);
+        let (mut dot, mut norm_a, mut norm_b) = (0.0f32, 0.0f32, 0.0f32);
+        for &id in touched.iter() {
+            let idf = self.idf.by_id(id);
+            let (x, y) = (a[id as usize] * idf, b[id as usize] * idf);
+            dot += x * y;
+            norm_a += x * x;
+            norm_b += y * y;
+            a[id as usize] = 0.0;
+            b[id as usize] = 0.0;
+        }
+        touched.clear();
+        let denominator = (norm_a * norm_b).sqrt();
+        if denominator > 0.0 { dot / denominator } else { 0.0 }
+    }
+
+    /// Share of the word pairs of the fragment's shorter side (two content words
+    /// at most [`PAIR_REACH`] apart, in either order) that occur on the other
+    /// side too. Copies keep many such pairs even when a third of the words
+    /// change; texts on the same topic share words but seldom pairs.
+    pub fn pair_overlap(&self, fragment: &Fragment) -> f32 {
+        let pairs = |s: &Sentences, (first, last): (u32, u32)| {
+            let words = &s.sequence[s.sentences[first as usize].words.start..s.sentences[last as usize].words.end];
+            let mut pairs: Vec<u64> = Vec::with_capacity(words.len() * PAIR_REACH);
+            for (i, &a) in words.iter().enumerate() {
+                for &b in words.iter().skip(i + 1).take(PAIR_REACH) {
+                    let (low, high) = if a <= b { (a, b) } else { (b, a) };
+                    pairs.push(low.rotate_left(17) ^ high);
+                }
+            }
+            pairs.sort_unstable();
+            pairs.dedup();
+            pairs
+        };
+        let (a, b) = (pairs(self.suspicious, fragment.suspicious), pairs(self.source, fragment.source));
+        let (small, large) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+        if small.is_empty() {
+            return 0.0;
+        }
+        let shared = small.iter().filter(|p| large.binary_search(p).is_ok()).count();
+        shared as f32 / small.len() as f32
+    }
+
+    /// Characters of the fragment in the suspicious and the source document.
+    pub fn ranges(&self, fragment: &Fragment) -> (CharRange, CharRange) {
+        let range = |s: &Sentences, (first, last): (u32, u32)| {
+            s.sentences[first as usize].range.cover(&s.sentences[last as usize].range)
+        };
+        (range(self.suspicious, fragment.suspicious), range(self.source, fragment.source))
+    }
+}
+
+/// Turns `seeds` (reordered in place) into fragments.
+pub fn extend(pair: &Pair<'_>, seeds: &mut [Seed], params: &ExtendParams) -> Vec<Fragment> {
+    let mut fragments = Vec::new();
+    cluster_validated(pair, seeds, params.max_gap, params, &mut fragments);
+    merge_neighbours(pair, &mut fragments, params);
+    fragments
+}
+
+fn cluster_validated(
+    pair: &Pair<'_>,
+    seeds: &mut [Seed],
+    max_gap: usize,
+    params: &ExtendParams,
+    out: &mut Vec<Fragment>,
+) {
+    let mut clusters = Vec::new();
+    cluster(seeds, max_gap, Side::Suspicious, false, &mut clusters);
+    for (start, end) in clusters {
+        let part = &mut seeds[start..end];
+        let fragment = fragment_of(part);
+        let cosine = pair.cosine(&fragment);
+        if cosine >= params.min_cosine || fragment.structurally_supported(cosine) {
+            out.push(fragment);
+        } else if max_gap > 0 {
+            cluster_validated(pair, part, max_gap - 1, params, out);
+        }
+    }
+}
+
+/// Cuts `seeds` into clusters (index ranges into `seeds`, which is reordered)
+/// whose neighbours are at most `max_gap` sentences apart on both sides.
+/// `other_stable` tells that the other side did not cut the slice last time.
+fn cluster(seeds: &mut [Seed], max_gap: usize, side: Side, other_stable: bool, out: &mut Vec<(usize, usize)>) {
+    let base = out.len();
+    cluster_at(seeds, 0, max_gap, side, other_stable, out);
+    debug_assert!(out[base..].iter().all(|&(a, b)| a < b));
+}
+
+fn cluster_at(
+    seeds: &mut [Seed],
+    offset: usize,
+    max_gap: usize,
+    side: Side,
+    other_stable: bool,
+    out: &mut Vec<(usize, usize)>,
+) {
+    if seeds.is_empty() {
+        return;
+    }
+    seeds.sort_unstable_by_key(|s| (position(s, side), position(s, other(side))));
+    let mut cuts = vec![0];
+    for i in 1..seeds.len() {
+        let unmatched = position(&seeds[i], side).saturating_sub(position(&seeds[i - 1], side) + 1);
+        if unmatched as usize > max_gap {
+            cuts.push(i);
+        }
+    }
+    cuts.push(seeds.len());
+    if cuts.len() == 2 && other_stable {
+        out.push((offset, offset + seeds.len()));
+        return;
+    }
+    let stable = cuts.len() == 2;
+    let mut rest = seeds;
+    let mut at = 0;
+    for window in cuts.windows(2) {
+        let (part, tail) = rest.split_at_mut(window[1] - window[0]);
+        cluster_at(part, offset + at, max_gap, other(side), stable, out);
+        at += part.len();
+        rest = tail;
+    }
+}
+
+fn other(side: Side) -> Side {
+    match side {
+        Side::Suspicious => Side::Source,
+        Side::Source => Side::Suspicious,
+    }
+}
+
+fn fragment_of(seeds: &[Seed]) -> Fragment {
+    let bounds = |side: Side| {
+        let positions = seeds.iter().map(|s| position(s, side));
+        (positions.clone().min().unwrap_or(0), positions.max().unwrap_or(0))
+    };
+    Fragment {
+        suspicious: bounds(Side::Suspicious),
+        source: bounds(Side::Source),
+        seeds: seeds.len() as u32,
+        structural: seeds.iter().filter(|s| s.structural).count() as u32,
+    }
+}
+
+/// Characters between two ranges (0 when they overlap or touch).
+fn distance(a: CharRange, b: CharRange) -> u32 {
+    b.start.saturating_sub(a.end).max(a.start.saturating_sub(b.end))
+}
+
+/// Merges fragments whose gaps on both sides are small for their size.
+fn merge_neighbours(pair: &Pair<'_>, fragments: &mut Vec<Fragment>, params: &ExtendParams) {
+    loop {
+        fragments.sort_unstable();
+        let mut merged_any = false;
+        let mut i = 0;
+        while i + 1 < fragments.len() {
+            let (a, b) = (fragments[i], fragments[i + 1]);
+            let ((a_this, a_source), (b_this, b_source)) = (pair.ranges(&a), pair.ranges(&b));
+            let shorter = a_this.len().min(b_this.len()).min(a_source.len()).min(b_source.len());
+            let allowed = (params.merge_gap_ratio * f64::from(shorter)) as u32;
+            let allowed = allowed.max(params.merge_gap_chars);
+            if distance(a_this, b_this) <= allowed && distance(a_source, b_source) <= allowed {
+                let merged = Fragment {
+                    suspicious: (a.suspicious.0.min(b.suspicious.0), a.suspicious.1.max(b.suspicious.1)),
+                    source: (a.source.0.min(b.source.0), a.source.1.max(b.source.1)),
+                    seeds: a.seeds + b.seeds,
+                    structural: a.structural + b.structural,
+                };
+                let cosine = pair.cosine(&merged);
+                if cosine >= params.min_cosine || merged.structurally_supported(cosine) {
+                    fragments[i] = merged;
+                    fragments.remove(i + 1);
+                    merged_any = true;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        if !merged_any {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seeds(pairs: &[(u32, u32)]) -> Vec<Seed> {
+        pairs.iter().map(|&(suspicious, source)| Seed { suspicious, source, structural: false }).collect()
+    }
+
+    fn clusters(pairs: &[(u32, u32)], max_gap: usize) -> Vec<Fragment> {
+        let mut seeds = seeds(pairs);
+        let mut ranges = Vec::new();
+        cluster(&mut seeds, max_gap, Side::Suspicious, false, &mut ranges);
+        let mut fragments: Vec<Fragment> = ranges.iter().map(|&(a, b)| fragment_of(&seeds[a..b])).collect();
+        fragments.sort_unstable();
+        fragments
+    }
+
+    #[test]
+    fn seeds_within_the_gap_on_both_sides_form_one_fragment() {
+        let found = clusters(&[(10, 100), (12, 103), (16, 104), (17, 109)], 4);
+        assert_eq!(found, [Fragment { suspicious: (10, 17), source: (100, 109), seeds: 4, structural: 0 }]);
+    }
+
+    #[test]
+    fn a_gap_on_either_side_cuts() {
+        // Close in the suspicious document, but the source jumps by 50 sentences.
+        let found = clusters(&[(10, 100), (11, 101), (12, 150), (13, 151)], 4);
+        assert_eq!(
+            found,
+            [
+                Fragment { suspicious: (10, 11), source: (100, 101), seeds: 2, structural: 0 },
+                Fragment { suspicious: (12, 13), source: (150, 151), seeds: 2, structural: 0 },
+            ]
+        );
+        // Five unmatched sentences in the suspicious document are one too many for gap 4.
+        assert_eq!(clusters(&[(0, 0), (6, 1)], 4).len(), 2);
+        assert_eq!(clusters(&[(0, 0), (5, 1)], 4).len(), 1);
+    }
+
+    #[test]
+    fn distance_between_ranges() {
+        assert_eq!(distance(CharRange::new(0, 10), CharRange::new(15, 20)), 5);
+        assert_eq!(distance(CharRange::new(15, 20), CharRange::new(0, 10)), 5);
+        assert_eq!(distance(CharRange::new(0, 10), CharRange::new(5, 20)), 0);
+    }
+}

@@ -1,0 +1,74 @@
+//! Filtering: drop the passages too short or too thinly seeded to be plagiarism.
+//!
+//! PAN's measures punish every false detection in precision and every extra
+//! piece of a case in granularity, so a fragment must span `min_chars`
+//! characters on both sides (Sanchez-Perez et al. use 150), and one resting on
+//! fewer than `min_seeds` sentence pairs must be twice as long: a single pair of
+//! alike sentences is more often a common phrase than a copied passage.
+//! Overlaps between the passages of all sources of a document are resolved after
+//! this by [`crate::overlap::resolve_overlaps`].
+
+use crate::span::CharRange;
+
+/// Filtering thresholds.
+#[derive(Debug, Clone, Copy)]
+pub struct FilterParams {
+    /// Least characters on each side.
+    pub min_chars: u32,
+    /// Least seeds of a passage shorter than `2 * min_chars`.
+    pub min_seeds: u32,
+    /// Least share of shared nearby word pairs ...
+    pub min_pair_overlap: f32,
+    /// ... unless the passage's sides have at least this cosine.
+    pub waiver_cosine: f32,
+}
+
+/// What the filter looks at.
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate {
+    /// Characters in the suspicious document.
+    pub suspicious: CharRange,
+    /// Characters in the source document.
+    pub source: CharRange,
+    /// Seed sentence pairs inside.
+    pub seeds: u32,
+    /// Tf-idf cosine of the two sides.
+    pub cosine: f32,
+    /// Share of shared nearby word pairs.
+    pub pair_overlap: f32,
+    /// Enough structural seeds (words replaced, sentence structure kept).
+    pub structural: bool,
+}
+
+/// True when the passage is kept.
+pub fn keep(c: &Candidate, params: &FilterParams) -> bool {
+    let shorter = c.suspicious.len().min(c.source.len());
+    shorter >= params.min_chars
+        && (c.seeds >= params.min_seeds || shorter >= 2 * params.min_chars)
+        && (c.pair_overlap >= params.min_pair_overlap || c.cosine >= params.waiver_cosine || c.structural)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_thinly_seeded_or_topical_passages_are_dropped() {
+        let params = FilterParams { min_chars: 150, min_seeds: 2, min_pair_overlap: 0.2, waiver_cosine: 0.7 };
+        let range = |len: u32| CharRange::new(1000, 1000 + len);
+        let candidate = |a, b, seeds, cosine, pair_overlap| Candidate {
+            suspicious: range(a),
+            source: range(b),
+            seeds,
+            cosine,
+            pair_overlap,
+            structural: false,
+        };
+        assert!(keep(&candidate(200, 180, 2, 0.5, 0.3), &params));
+        assert!(!keep(&candidate(200, 149, 5, 0.5, 0.3), &params), "too short on the source side");
+        assert!(!keep(&candidate(250, 250, 1, 0.5, 0.3), &params), "one seed needs twice the length");
+        assert!(keep(&candidate(300, 310, 1, 0.5, 0.3), &params));
+        assert!(!keep(&candidate(300, 310, 3, 0.5, 0.1), &params), "shared words but few shared pairs: same topic");
+        assert!(keep(&candidate(300, 310, 3, 0.8, 0.1), &params), "shuffled words: alike as bags");
+    }
+}

@@ -1,0 +1,286 @@
+//! Text alignment for obfuscated and paraphrased passages (the `best` preset).
+//!
+//! PAN's two-stage design: the chunk index finds *candidate* document pairs
+//! fast (with permissive chunks, see [`candidates`]); this module then aligns the
+//! sentences of each candidate pair, after the strongest PAN 2012–2015 text
+//! alignment systems (Sanchez-Perez, Sidorov and Gelbukh 2014; Torrejón and
+//! Ramos; Glinos):
+//!
+//! 1. [`sentences`]: each document as sentences with character ranges, each
+//!    sentence a bag of stemmed content words ([`crate::stem`], optional
+//!    [`synonyms`]);
+//! 2. [`seed`]: sentence pairs with tf-idf cosine and Dice coefficient above
+//!    their thresholds;
+//! 3. [`extend`]: seeds clustered into passages on both sides with a gap that
+//!    shrinks until the passage is alike as a whole, and neighbouring passages
+//!    merged over gaps that grow with their length;
+//! 4. [`filter`]: short and thinly seeded passages dropped.
+//!
+//! A passage runs from its first sentence's first character to its last
+//! sentence's last, on each side.
+
+pub mod candidates;
+pub mod extend;
+pub mod filter;
+pub mod seed;
+pub mod sentences;
+pub mod synonyms;
+
+use crate::params::{AlignParams, LanguageSetting, TokenizerParams};
+use crate::span::CharRange;
+use crate::stem::{Language, WordStemmer, guess_language};
+use crate::tokenize::{Tokenizer, Tokens};
+
+use extend::{ExtendParams, Pair, extend};
+use filter::{Candidate, FilterParams, keep};
+use seed::{Idf, Seed, SeedScratch, seeds};
+use sentences::{Sentences, Terms, sentences_of};
+use synonyms::Synonyms;
+
+/// Words of a document read to guess its language.
+const LANGUAGE_SAMPLE_WORDS: usize = 2000;
+
+/// An aligned passage: its range in the suspicious and in the source document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct AlignedPassage {
+    /// Characters in the suspicious document.
+    pub suspicious: CharRange,
+    /// Characters in the source document.
+    pub source: CharRange,
+}
+
+/// Prepares documents and aligns pairs of them; one per thread, to reuse its
+/// buffers and stemmers.
+#[derive(Debug)]
+pub struct Aligner<'a> {
+    params: AlignParams,
+    tokenizer: Tokenizer,
+    synonyms: Option<&'a Synonyms>,
+    terms: Vec<Terms<'a>>,
+    tokens: Tokens,
+    idf: Idf,
+    scratch: SeedScratch,
+    seeds: Vec<Seed>,
+}
+
+impl<'a> Aligner<'a> {
+    /// An aligner with validated parameters.
+    pub fn new(tokenizer: TokenizerParams, params: AlignParams, synonyms: Option<&'a Synonyms>) -> Self {
+        Aligner {
+            params,
+            tokenizer: Tokenizer::new(tokenizer),
+            synonyms,
+            terms: Vec::new(),
+            tokens: Tokens::default(),
+            idf: Idf::default(),
+            scratch: SeedScratch::default(),
+            seeds: Vec::new(),
+        }
+    }
+
+    fn terms(&mut self, language: Option<Language>) -> &mut Terms<'a> {
+        let index = match self.terms.iter().position(|t| t.language() == language) {
+            Some(index) => index,
+            None => {
+                self.terms.push(Terms::new(WordStemmer::new(language), self.synonyms));
+                self.terms.len() - 1
+            }
+        };
+        &mut self.terms[index]
+    }
+
+    /// Cuts `text` into sentences of stemmed content words.
+    pub fn analyse(&mut self, text: &str, out: &mut Sentences) {
+        self.tokenizer.tokenize(text, &mut self.tokens);
+        let language = match self.params.language {
+            LanguageSetting::Auto => guess_language(&self.tokens, LANGUAGE_SAMPLE_WORDS),
+            LanguageSetting::None => None,
+            LanguageSetting::Fixed(language) => Some(language),
+        };
+        let min_words = self.params.min_sentence_words;
+        let tokens = std::mem::take(&mut self.tokens);
+        sentences_of(text, &tokens, self.terms(language), min_words, out);
+        self.tokens = tokens;
+    }
+
+    /// Like [`analyse`](Self::analyse) for the characters `window` of `text` only
+    /// (the window may run past the end of the text); ranges still count from
+    /// the start of `text`.
+    pub fn analyse_window(&mut self, text: &str, window: CharRange, out: &mut Sentences) {
+        let (start, slice) = char_window(text, window);
+        self.analyse(slice, out);
+        out.shift(start);
+    }
+
+    /// Appends to `out` the passages of `suspicious` aligned with `source`.
+    /// `anchors` are the ranges of structure chunks the two share; each makes a
+    /// seed of the sentences it starts in.
+    pub fn align(
+        &mut self,
+        suspicious: &Sentences,
+        source: &Sentences,
+        anchors: &[(CharRange, CharRange)],
+        out: &mut Vec<AlignedPassage>,
+    ) {
+        if suspicious.is_empty() || source.is_empty() {
+            return;
+        }
+        let params = &self.params;
+        self.idf.compute(suspicious, source);
+        self.seeds.clear();
+        let (min_cosine, min_dice) = (params.seed_cosine as f32, params.seed_dice as f32);
+        seeds(suspicious, source, &self.idf, min_cosine, min_dice, &mut self.scratch, &mut self.seeds);
+        for (a, b) in anchors {
+            if let (Some(i), Some(j)) = (sentence_at(suspicious, a.start), sentence_at(source, b.start)) {
+                self.seeds.push(Seed { suspicious: i, source: j, structural: true });
+            }
+        }
+        // One seed per sentence pair; structural when any of its duplicates is.
+        self.seeds.sort_unstable_by_key(|s| (s.suspicious, s.source, std::cmp::Reverse(s.structural)));
+        self.seeds.dedup_by_key(|s| (s.suspicious, s.source));
+        if self.seeds.is_empty() {
+            return;
+        }
+        let pair = Pair::new(suspicious, source, &self.idf);
+        let extend_params = ExtendParams {
+            max_gap: params.max_gap,
+            min_cosine: params.min_passage_cosine as f32,
+            merge_gap_ratio: params.merge_gap_ratio,
+            merge_gap_chars: params.merge_gap_chars,
+        };
+        let filter = FilterParams {
+            min_chars: params.min_passage_chars,
+            min_seeds: params.min_seeds as u32,
+            min_pair_overlap: params.min_pair_overlap as f32,
+            waiver_cosine: params.pair_overlap_waiver_cosine as f32,
+        };
+        for fragment in extend(&pair, &mut self.seeds, &extend_params) {
+            let (this, source) = pair.ranges(&fragment);
+            let cosine = pair.cosine(&fragment);
+            let candidate = Candidate {
+                suspicious: this,
+                source,
+                seeds: fragment.seeds,
+                cosine,
+                pair_overlap: pair.pair_overlap(&fragment),
+                structural: fragment.structurally_supported(cosine),
+            };
+            if keep(&candidate, &filter) {
+                out.push(AlignedPassage { suspicious: this, source });
+            }
+        }
+    }
+}
+
+/// The sentence that holds character `at`.
+fn sentence_at(sentences: &Sentences, at: u32) -> Option<u32> {
+    let after = sentences.sentences.partition_point(|s| s.range.start <= at);
+    let index = after.checked_sub(1)?;
+    (sentences.sentences[index].range.end > at).then_some(index as u32)
+}
+
+/// The characters `window` of `text`, clipped to the text, and the character
+/// offset where they start.
+fn char_window(text: &str, window: CharRange) -> (u32, &str) {
+    let mut bytes = text.char_indices().map(|(byte, _)| byte).chain(std::iter::once(text.len()));
+    let Some(start) = bytes.nth(window.start as usize) else { return (0, "") };
+    let end = if window.is_empty() { Some(start) } else { bytes.nth((window.len() - 1) as usize) };
+    (window.start, &text[start..end.unwrap_or(text.len())])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::char_slice;
+
+    fn align(suspicious: &str, source: &str) -> Vec<(String, String)> {
+        align_with(suspicious, source, AlignParams::default())
+    }
+
+    fn align_with(suspicious: &str, source: &str, params: AlignParams) -> Vec<(String, String)> {
+        let mut aligner = Aligner::new(TokenizerParams::default(), params, None);
+        let (mut a, mut b) = (Sentences::default(), Sentences::default());
+        aligner.analyse(suspicious, &mut a);
+        aligner.analyse(source, &mut b);
+        let mut out = Vec::new();
+        aligner.align(&a, &b, &[], &mut out);
+        out.iter()
+            .map(|p| {
+                (
+                    char_slice(suspicious, p.suspicious).unwrap().to_string(),
+                    char_slice(source, p.source).unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    const ORIGINAL: &str = "Hamilton spent twenty years studying pulsars at the observatory near Parkes. \
+        He recalls one occasion when his team used the big telescope to take a second look at a strange signal. \
+        \"We actually discovered this pulsar, a very interesting object, in the middle of a thunderstorm,\" he says. \
+        The discovery was announced in a famous journal the following spring. \
+        Astronomers across the country wanted to measure the rotation of the newly found star.";
+
+    /// The same passage paraphrased: words replaced, inserted, dropped and swapped
+    /// inside sentences (about a third of them).
+    const PARAPHRASE: &str = "Over twenty years Hamilton was studying pulsars near Parkes at the observatory. \
+        He remembers an occasion when the team used the large telescope for a second look at a strange radio signal. \
+        \"We discovered this interesting pulsar, an object, actually in the middle of a big storm,\" he says. \
+        The discovery was published in a famous journal during the following spring. \
+        Many astronomers in the country wanted to measure how fast the newly discovered star rotated.";
+
+    const OTHER: &[&str] = &[
+        "The bakery on the corner sells bread and pastries every morning before dawn.",
+        "Children walked to school along the river, counting ducks and throwing pebbles.",
+        "Parliament debated the new tax on imported machinery for three long afternoons.",
+        "A storm of letters followed the decision, most of them angry and some of them funny.",
+        "The gardener planted tulips, roses and a row of small apple trees behind the house.",
+        "Nobody remembered who had left the bicycle leaning against the library wall.",
+    ];
+
+    const OTHER_SOURCE: &[&str] = &[
+        "Fishermen mended their nets on the quay while gulls circled over the harbour.",
+        "The orchestra rehearsed the symphony twice before the conductor was satisfied.",
+        "Snow closed the mountain pass for a week, and the village ran short of flour.",
+        "Her grandmother kept every letter in a tin box under the kitchen stairs.",
+    ];
+
+    fn padded(before: &[&str], passage: &str, after: &[&str]) -> (String, usize) {
+        let prefix = before.join(" ") + " ";
+        (format!("{prefix}{passage} {}", after.join(" ")), prefix.chars().count())
+    }
+
+    #[test]
+    fn a_paraphrased_passage_is_aligned_to_its_sentence_boundaries() {
+        let (suspicious, _) = padded(&OTHER[..3], PARAPHRASE, &OTHER[3..]);
+        let (source, _) = padded(&OTHER_SOURCE[..2], ORIGINAL, &OTHER_SOURCE[2..]);
+        let found = align(&suspicious, &source);
+        assert_eq!(found, [(PARAPHRASE.to_string(), ORIGINAL.to_string())]);
+        // With English stems and stop words dropped, too.
+        let english = AlignParams { language: LanguageSetting::Fixed(Language::English), ..AlignParams::default() };
+        assert_eq!(align_with(&suspicious, &source, english), found);
+        let guessed = AlignParams { language: LanguageSetting::Auto, ..AlignParams::default() };
+        assert_eq!(align_with(&suspicious, &source, guessed), found);
+    }
+
+    #[test]
+    fn unrelated_documents_align_nothing() {
+        let (suspicious, _) = padded(OTHER, ORIGINAL, &[]);
+        let source = OTHER_SOURCE.join(" ");
+        assert!(align(&suspicious, &source).is_empty());
+    }
+
+    #[test]
+    fn two_copies_from_distant_places_stay_two_passages() {
+        let first: Vec<&str> = ORIGINAL.split_inclusive(". ").collect();
+        let (a, b) = (first[..3].concat(), first[3..].concat());
+        let filler: String =
+            (0..30).map(|i| format!("Filler sentence number {i} talks about weather and crops. ")).collect();
+        let source = format!("{a}{filler}{b}");
+        let suspicious = format!("{} {} {}", OTHER[0], b.trim_end(), a.trim_end());
+        // The second part is two sentences, shorter than the default minimum.
+        let found = align_with(&suspicious, &source, AlignParams { min_passage_chars: 100, ..AlignParams::default() });
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].1.trim_end(), b.trim_end());
+        assert_eq!(found[1].1.trim_end(), a.trim_end());
+    }
+}

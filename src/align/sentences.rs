@@ -1,0 +1,321 @@
+//! Documents as sentences of stemmed content words, each sentence with its
+//! character range.
+//!
+//! A sentence ends at `.`, `!`, `?` (and their CJK forms) followed by white space,
+//! or at a line break; its range runs from its first non-space character to the
+//! last non-space character before the break, so it includes the opening quote and
+//! the final full stop. Sentences with fewer than `min_words` content words are
+//! joined to the next one (headings, "he says."), and very long ones are cut after
+//! [`MAX_SENTENCE_TERMS`] content words (texts without punctuation). A sentence's
+//! terms are the 64-bit hashes of the stems of its words that are not stop words,
+//! after synonym normalisation.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use crate::align::seed::TermHasher;
+use crate::align::synonyms::Synonyms;
+use crate::span::CharRange;
+use crate::stem::{Language, WordStemmer};
+use crate::tokenize::Tokens;
+
+/// A sentence holds at most this many content words; longer runs are cut.
+pub const MAX_SENTENCE_TERMS: usize = 60;
+
+/// One term of a sentence and how often it occurs there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TermCount {
+    /// Hash of the stem.
+    pub term: u64,
+    /// Occurrences in the sentence.
+    pub count: u32,
+}
+
+/// A sentence: its character range and its terms (`terms` indexes
+/// [`Sentences::terms`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sentence {
+    /// Characters of the sentence in the document.
+    pub range: CharRange,
+    /// Its distinct terms, sorted by hash, in [`Sentences::terms`].
+    pub terms: std::ops::Range<usize>,
+    /// Its terms in text order, in [`Sentences::sequence`].
+    pub words: std::ops::Range<usize>,
+}
+
+/// The sentences of one document.
+#[derive(Debug, Clone, Default)]
+pub struct Sentences {
+    /// Sentences in text order.
+    pub sentences: Vec<Sentence>,
+    /// Terms of all sentences, one sorted run per sentence.
+    pub terms: Vec<TermCount>,
+    /// Terms of all sentences in text order.
+    pub sequence: Vec<u64>,
+}
+
+impl Sentences {
+    /// The distinct terms of sentence `i`.
+    pub fn terms_of(&self, i: usize) -> &[TermCount] {
+        &self.terms[self.sentences[i].terms.clone()]
+    }
+
+    /// Moves every range `offset` characters on (for a text cut out of a longer one).
+    pub fn shift(&mut self, offset: u32) {
+        for sentence in &mut self.sentences {
+            sentence.range = CharRange::new(sentence.range.start + offset, sentence.range.end + offset);
+        }
+    }
+
+    /// Number of sentences.
+    pub fn len(&self) -> usize {
+        self.sentences.len()
+    }
+
+    /// True when the document has no sentence with a content word.
+    pub fn is_empty(&self) -> bool {
+        self.sentences.is_empty()
+    }
+}
+
+/// FNV-1a, 64 bits: terms are compared by hash; a collision between two stems
+/// of one document pair merely adds a spurious common word.
+fn term_hash(stem: &str) -> u64 {
+    stem.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+fn is_terminator(c: char) -> bool {
+    matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '…')
+}
+
+/// What lies between two words (or before the first, after the last).
+#[derive(Debug, Clone, Copy)]
+struct Gap {
+    /// End of the previous sentence when the gap breaks one: one past the last
+    /// non-space character before the break.
+    sentence_end: Option<u32>,
+    /// Where the next sentence starts when the gap breaks one: its first
+    /// non-space character after the break.
+    sentence_start: Option<u32>,
+    /// One past the previous word's trailing punctuation (first space after it).
+    trail: u32,
+    /// Start of the next word's leading punctuation (after the last space).
+    lead: u32,
+}
+
+/// Scans `chars` (positioned at character `from`) up to character `to` and
+/// describes the gap.
+fn scan_gap(chars: &mut std::str::Chars<'_>, from: u32, to: u32) -> Gap {
+    let mut gap = Gap { sentence_end: None, sentence_start: None, trail: to, lead: from };
+    let mut last_non_space_end = from;
+    let mut pending_terminator = false;
+    let mut seen_space = false;
+    for pos in from..to {
+        let Some(c) = chars.next() else {
+            // The text ended (the gap after the last word).
+            if !seen_space {
+                gap.trail = pos;
+            }
+            break;
+        };
+        if c.is_whitespace() {
+            if !seen_space {
+                gap.trail = pos;
+                seen_space = true;
+            }
+            gap.lead = pos + 1;
+            if c == '\n' || c == '\r' || pending_terminator {
+                gap.sentence_end = Some(last_non_space_end);
+                gap.sentence_start = None;
+                pending_terminator = false;
+            }
+        } else {
+            if gap.sentence_end.is_some() && gap.sentence_start.is_none() {
+                gap.sentence_start = Some(pos);
+            }
+            pending_terminator = is_terminator(c) || (pending_terminator && !c.is_alphanumeric());
+            last_non_space_end = pos + 1;
+        }
+    }
+    if gap.sentence_end.is_some() && gap.sentence_start.is_none() {
+        gap.sentence_start = Some(to);
+    }
+    gap
+}
+
+/// Words remembered by a [`Terms`] before it starts afresh.
+const TERM_CACHE_WORDS: usize = 1 << 19;
+
+/// Folded word → term (`None` for a stop word) for one language, remembered:
+/// words repeat (Zipf's law) and stemming is the costly part of alignment.
+#[derive(Debug)]
+pub struct Terms<'a> {
+    stemmer: WordStemmer,
+    synonyms: Option<&'a Synonyms>,
+    cache: HashMap<Box<str>, Option<u64>, BuildHasherDefault<TermHasher>>,
+}
+
+impl<'a> Terms<'a> {
+    /// Terms with `stemmer`'s language, after synonym normalisation.
+    pub fn new(stemmer: WordStemmer, synonyms: Option<&'a Synonyms>) -> Self {
+        Terms { stemmer, synonyms, cache: HashMap::default() }
+    }
+
+    /// The language of the stemmer.
+    pub fn language(&self) -> Option<Language> {
+        self.stemmer.language()
+    }
+
+    /// The term of a folded word, `None` for a stop word.
+    pub fn term(&mut self, word: &str) -> Option<u64> {
+        if self.stemmer.language().is_none() {
+            // Nothing to stem and no stop words: hashing is cheaper than the cache.
+            return Some(term_hash(self.synonyms.map_or(word, |s| s.canonical(word))));
+        }
+        if let Some(&term) = self.cache.get(word) {
+            return term;
+        }
+        let term = if self.stemmer.is_stop_word(word) {
+            None
+        } else {
+            let canonical = self.synonyms.map_or(word, |s| s.canonical(word));
+            Some(term_hash(&self.stemmer.stem(canonical)))
+        };
+        if self.cache.len() >= TERM_CACHE_WORDS {
+            self.cache.clear();
+        }
+        self.cache.insert(word.into(), term);
+        term
+    }
+}
+
+/// Builds the sentences of `text`, whose words are `tokens`.
+pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_words: usize, out: &mut Sentences) {
+    out.sentences.clear();
+    out.terms.clear();
+    out.sequence.clear();
+    let mut chars = text.chars();
+    let mut pos: u32 = 0;
+    let mut open: Option<u32> = None; // start of the sentence being built
+    let mut open_terms = out.terms.len();
+    let mut last_word_end = 0;
+    for seq in 0..tokens.len() {
+        let range = tokens.range(seq);
+        let gap = scan_gap(&mut chars, pos, range.start);
+        // Skip the word's own characters.
+        for _ in range.start..range.end {
+            chars.next();
+        }
+        pos = range.end;
+        let long = out.terms.len() - open_terms >= MAX_SENTENCE_TERMS;
+        if let Some(start) = open {
+            let (end, next_start) = match (gap.sentence_end, gap.sentence_start) {
+                (Some(end), Some(next)) => (Some(end), next),
+                _ if long => (Some(gap.trail), gap.lead),
+                _ => (None, 0),
+            };
+            if let Some(end) = end {
+                if out.terms.len() - open_terms >= min_words || long {
+                    let words = out.sequence.len() - (out.terms.len() - open_terms)..out.sequence.len();
+                    close(out, CharRange::new(start, end.max(start)), open_terms, words);
+                    open_terms = out.terms.len();
+                    open = Some(next_start.max(end).min(range.start));
+                }
+            }
+        } else {
+            open = Some(gap.lead.min(range.start));
+        }
+        if let Some(term) = terms.term(tokens.word(seq)) {
+            out.terms.push(TermCount { term, count: 1 });
+            out.sequence.push(term);
+        }
+        last_word_end = range.end;
+    }
+    if let Some(start) = open {
+        let tail = scan_gap(&mut chars, pos, u32::MAX);
+        let end = tail.trail.max(last_word_end);
+        if out.terms.len() > open_terms || out.sentences.is_empty() {
+            if out.terms.len() - open_terms < min_words && !out.sentences.is_empty() {
+                // A short last sentence joins the previous one, whose terms are
+                // stored just before its own.
+                let previous = out.sentences.pop().expect("checked non-empty");
+                let words = previous.words.start..out.sequence.len();
+                close(out, CharRange::new(previous.range.start, end), previous.terms.start, words);
+            } else {
+                let words = out.sequence.len() - (out.terms.len() - open_terms)..out.sequence.len();
+                close(out, CharRange::new(start, end), open_terms, words);
+            }
+        }
+    }
+}
+
+/// Ends the sentence whose terms were pushed since `first_term`: sorts them and
+/// merges repeats into counts.
+fn close(out: &mut Sentences, range: CharRange, first_term: usize, words: std::ops::Range<usize>) {
+    let terms = &mut out.terms[first_term..];
+    terms.sort_unstable();
+    let mut kept = first_term;
+    for i in first_term..out.terms.len() {
+        if kept > first_term && out.terms[kept - 1].term == out.terms[i].term {
+            out.terms[kept - 1].count += out.terms[i].count;
+        } else {
+            out.terms[kept] = out.terms[i];
+            kept += 1;
+        }
+    }
+    out.terms.truncate(kept);
+    if kept > first_term {
+        out.sentences.push(Sentence { range, terms: first_term..kept, words });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::TokenizerParams;
+    use crate::span::char_slice;
+    use crate::tokenize::Tokenizer;
+
+    fn split(text: &str, min_words: usize) -> (Vec<String>, Sentences) {
+        let mut tokens = Tokens::default();
+        Tokenizer::new(TokenizerParams::default()).tokenize(text, &mut tokens);
+        let mut out = Sentences::default();
+        let mut terms = Terms::new(WordStemmer::new(Some(Language::English)), None);
+        sentences_of(text, &tokens, &mut terms, min_words, &mut out);
+        let texts = out.sentences.iter().map(|s| char_slice(text, s.range).unwrap().to_string()).collect();
+        (texts, out)
+    }
+
+    #[test]
+    fn sentences_keep_quotes_and_full_stops_and_count_characters() {
+        let text = "  Žluťoučký kůň úpěl ďábelské ódy. \"Telescopes found pulsars quickly!\" he said.\nNew line here";
+        let (texts, sentences) = split(text, 1);
+        // "he said." has no content word and joins the next sentence.
+        assert_eq!(
+            texts,
+            ["Žluťoučký kůň úpěl ďábelské ódy.", "\"Telescopes found pulsars quickly!\"", "he said.\nNew line here"]
+        );
+        assert_eq!(sentences.sentences[0].range, CharRange::new(2, 34));
+    }
+
+    #[test]
+    fn short_sentences_join_the_next_and_stems_are_counted() {
+        let text = "Chapter one. The telescopes found the pulsar and another telescope found it quickly. End.";
+        let (texts, sentences) = split(text, 3);
+        assert_eq!(
+            texts,
+            ["Chapter one. The telescopes found the pulsar and another telescope found it quickly. End."],
+            "the heading joins the next sentence, the short last one the previous"
+        );
+        let counts: Vec<u32> = sentences.terms_of(0).iter().map(|t| t.count).collect();
+        // chapter, telescop ×2, found ×2, pulsar, quick, end ("one", "the", "another" are stop words)
+        assert_eq!(counts.iter().sum::<u32>(), 8);
+        assert_eq!(counts.len(), 6);
+    }
+
+    #[test]
+    fn text_without_words_has_no_sentences() {
+        assert!(split("... !!! 12", 1).1.is_empty());
+        assert!(split("", 1).1.is_empty());
+    }
+}

@@ -1,0 +1,279 @@
+//! The presets: `pan09` is the paper's method flag for flag; `best` (the default) aligns paraphrases.
+
+use std::fs;
+use std::path::Path;
+
+use pan_detect::pan_xml::PanDocument;
+
+use crate::run;
+
+fn read_report(path: &Path) -> PanDocument {
+    let xml = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    PanDocument::parse(&xml).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Runs detection on `corpus` into `out` with `flags` and returns the reports'
+/// bytes by file name.
+fn reports(corpus: &Path, out: &Path, flags: &[&str]) -> Vec<(String, Vec<u8>)> {
+    let mut args: Vec<String> = vec![
+        "--source-dir".to_string(),
+        corpus.join("source-documents").to_str().unwrap().to_string(),
+        "--suspicious-dir".to_string(),
+        corpus.join("suspicious-documents").to_str().unwrap().to_string(),
+        "--out".to_string(),
+        out.to_str().unwrap().to_string(),
+    ];
+    args.extend(flags.iter().map(|f| f.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = run(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(out)
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            (path.file_name().unwrap().to_str().unwrap().to_string(), fs::read(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn preset_pan09_equals_the_papers_explicit_flags() {
+    let corpus = crate::fixtures().join("pan");
+    let dir = tempfile::tempdir().unwrap();
+    let preset = reports(&corpus, &dir.path().join("preset"), &["--preset", "pan09"]);
+    let explicit = reports(
+        &corpus,
+        &dir.path().join("explicit"),
+        &[
+            "--preset",
+            "pan09",
+            "--digits",
+            "--min-word-len",
+            "3",
+            "--chunk-words",
+            "5",
+            "--hash-bits",
+            "32",
+            "--min-common",
+            "20",
+            "--min-chunks",
+            "20",
+            "--max-gap",
+            "49",
+            "--depth",
+            "2",
+            "--overlap",
+            "largest",
+        ],
+    );
+    assert_eq!(preset.len(), explicit.len());
+    for ((name, a), (other, b)) in preset.iter().zip(&explicit) {
+        assert_eq!(name, other);
+        assert!(a == b, "{name} differs:\n{}\nvs\n{}", String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+    }
+    // The alignment flags do not touch the paper's method.
+    let ignored = reports(&corpus, &dir.path().join("ignored"), &["--preset", "pan09", "--seed-cosine", "0.9"]);
+    assert_eq!(preset, ignored);
+}
+
+const ORIGINAL: &str = "Hamilton spent twenty years studying pulsars at the observatory near Parkes. \
+    He recalls one occasion when his team used the big telescope to take a second look at a strange signal. \
+    \"We actually discovered this pulsar, a very interesting object, in the middle of a thunderstorm,\" he says. \
+    The discovery was announced in a famous journal the following spring. \
+    Astronomers across the country wanted to measure the rotation of the newly found star.";
+
+/// About a third of the words replaced, inserted, dropped or swapped inside sentences.
+const PARAPHRASE: &str = "Over twenty years Hamilton was studying pulsars near Parkes at the observatory. \
+    He remembers an occasion when the team used the large telescope for a second look at a strange radio signal. \
+    \"We discovered this interesting pulsar, an object, actually in the middle of a big storm,\" he says. \
+    The discovery was published in a famous journal during the following spring. \
+    Many astronomers in the country wanted to measure how fast the newly discovered star rotated.";
+
+const SUSPICIOUS_TEXT: &[&str] = &[
+    "Žluťoučký kůň úpěl ďábelské ódy na zahradě u starého mlýna.",
+    "The bakery on the corner sells bread and pastries every morning before dawn.",
+    "Children walked to school along the river, counting ducks and throwing pebbles.",
+    "Parliament debated the new tax on imported machinery for three long afternoons.",
+    "A storm of letters followed the decision, most of them angry and some of them funny.",
+];
+
+const SOURCE_TEXT: &[&str] = &[
+    "Fishermen mended their nets on the quay while gulls circled over the harbour.",
+    "The orchestra rehearsed the symphony twice before the conductor was satisfied.",
+    "Snow closed the mountain pass for a week, and the village ran short of flour.",
+    "Her grandmother kept every letter in a tin box under the kitchen stairs.",
+];
+
+fn chars(text: &str) -> u64 {
+    text.chars().count() as u64
+}
+
+#[test]
+fn best_preset_finds_a_paraphrase_to_its_sentence_boundaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    let suspicious_before = SUSPICIOUS_TEXT[..3].join(" ") + " ";
+    let suspicious = format!("{suspicious_before}{PARAPHRASE}\n\n{}", SUSPICIOUS_TEXT[3..].join(" "));
+    let source_before = SOURCE_TEXT[..2].join(" ") + "\n";
+    let source = format!("{source_before}{ORIGINAL} {}", SOURCE_TEXT[2..].join(" "));
+    fs::write(src.join("source.txt"), &source).unwrap();
+    fs::write(src.join("unrelated.txt"), SOURCE_TEXT.join(" ").repeat(3)).unwrap();
+    fs::write(susp.join("suspicious.txt"), &suspicious).unwrap();
+    fs::write(susp.join("clean.txt"), SUSPICIOUS_TEXT.join(" ")).unwrap();
+
+    let output = run(&[
+        "--source-dir",
+        src.to_str().unwrap(),
+        "--suspicious-dir",
+        susp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("pairs aligned"), "{stderr}");
+
+    let report = read_report(&out.join("suspicious.xml"));
+    assert_eq!(report.features.len(), 1, "{report:?}");
+    let feature = &report.features[0];
+    assert_eq!(feature.get("source_reference"), Some("source.txt"));
+    let this_start = chars(&suspicious_before);
+    assert_ne!(this_start, suspicious_before.len() as u64, "the test needs multi-byte text");
+    assert_eq!(feature.this_range().unwrap(), (this_start, this_start + chars(PARAPHRASE)));
+    let source_start = chars(&source_before);
+    assert_eq!(feature.source_range().unwrap(), (source_start, source_start + chars(ORIGINAL)));
+    assert!(read_report(&out.join("clean.xml")).features.is_empty());
+
+    // The paper's method needs 20 matching five-word chunks: it finds nothing.
+    let output = run(&[
+        "--source-dir",
+        src.to_str().unwrap(),
+        "--suspicious-dir",
+        susp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--preset",
+        "pan09",
+    ]);
+    assert!(output.status.success());
+    assert!(read_report(&out.join("suspicious.xml")).features.is_empty());
+}
+
+#[test]
+fn synonyms_file_joins_replaced_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    // Every content word of the copy is replaced by its partner in the synonym list.
+    let pairs = [
+        ("hamilton", "hammond"),
+        ("spent", "passed"),
+        ("twenty", "score"),
+        ("years", "winters"),
+        ("studying", "examining"),
+        ("pulsars", "neutronstars"),
+        ("observatory", "lookout"),
+        ("near", "close"),
+        ("parkes", "parkesville"),
+        ("recalls", "remembers"),
+        ("occasion", "instance"),
+        ("team", "crew"),
+        ("used", "employed"),
+        ("big", "large"),
+        ("telescope", "scope"),
+        ("take", "grab"),
+        ("second", "further"),
+        ("look", "glance"),
+        ("strange", "odd"),
+        ("signal", "beacon"),
+        ("actually", "really"),
+        ("discovered", "found"),
+        ("pulsar", "neutronstar"),
+        ("very", "highly"),
+        ("interesting", "curious"),
+        ("object", "body"),
+        ("middle", "centre"),
+        ("thunderstorm", "tempest"),
+        ("says", "states"),
+        ("discovery", "finding"),
+        ("announced", "published"),
+        ("famous", "renowned"),
+        ("journal", "periodical"),
+        ("following", "next"),
+        ("spring", "springtime"),
+        ("astronomers", "stargazers"),
+        ("across", "throughout"),
+        ("country", "nation"),
+        ("wanted", "wished"),
+        ("measure", "gauge"),
+        ("rotation", "spin"),
+        ("newly", "freshly"),
+        ("found", "located"),
+        ("star", "sun"),
+    ];
+    let synonyms: String = pairs.iter().map(|(a, b)| format!("{a}, {b}\n")).collect();
+    fs::write(dir.path().join("synonyms.txt"), synonyms).unwrap();
+    let replaced: String = ORIGINAL
+        .split(' ')
+        .map(|token| {
+            let word: String = token.chars().filter(|c| c.is_alphabetic()).collect::<String>().to_lowercase();
+            match pairs.iter().find(|(a, _)| *a == word) {
+                Some((_, b)) => token.to_lowercase().replace(&word, b),
+                None => token.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    fs::write(src.join("source.txt"), format!("{} {ORIGINAL} {}", SOURCE_TEXT[0], SOURCE_TEXT[1])).unwrap();
+    fs::write(susp.join("suspicious.txt"), format!("{} {replaced} {}", SUSPICIOUS_TEXT[1], SUSPICIOUS_TEXT[2]))
+        .unwrap();
+    let base = [
+        "--source-dir",
+        src.to_str().unwrap(),
+        "--suspicious-dir",
+        susp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        // Only the synonyms should explain the copy, not its function words.
+        "--structure-words",
+        "0",
+    ];
+    let output = run(&base);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(read_report(&out.join("suspicious.xml")).features.is_empty(), "no shared content word");
+    let synonyms_path = dir.path().join("synonyms.txt");
+    let output = run(&[&base[..], &["--synonyms", synonyms_path.to_str().unwrap()]].concat());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = read_report(&out.join("suspicious.xml"));
+    assert_eq!(report.features.len(), 1, "{report:?}");
+    let start = chars(SUSPICIOUS_TEXT[1]) + 1;
+    assert_eq!(report.features[0].this_range().unwrap(), (start, start + chars(&replaced)));
+}
+
+#[test]
+fn bad_language_and_synonyms_are_reported_by_name() {
+    let corpus = crate::fixtures().join("pan");
+    let dir = tempfile::tempdir().unwrap();
+    let base = [
+        "--source-dir".to_string(),
+        corpus.join("source-documents").to_str().unwrap().to_string(),
+        "--suspicious-dir".to_string(),
+        corpus.join("suspicious-documents").to_str().unwrap().to_string(),
+        "--out".to_string(),
+        dir.path().join("out").to_str().unwrap().to_string(),
+    ];
+    let base: Vec<&str> = base.iter().map(String::as_str).collect();
+    let output = run(&[&base[..], &["--language", "xx"]].concat());
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown language 'xx'"));
+    let missing = dir.path().join("missing-synonyms.txt");
+    let output = run(&[&base[..], &["--synonyms", missing.to_str().unwrap()]].concat());
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("missing-synonyms.txt"));
+}
