@@ -3,14 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use pan_detect::pan_xml::PanDocument;
-
-use crate::run;
-
-fn read_report(path: &Path) -> PanDocument {
-    let xml = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    PanDocument::parse(&xml).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use crate::{detect, read_report, run};
 
 /// Runs detection on `corpus` into `out` with `flags` and returns the reports'
 /// bytes by file name.
@@ -125,15 +118,7 @@ fn best_preset_finds_a_paraphrase_to_its_sentence_boundaries() {
     fs::write(susp.join("suspicious.txt"), &suspicious).unwrap();
     fs::write(susp.join("clean.txt"), SUSPICIOUS_TEXT.join(" ")).unwrap();
 
-    let output = run(&[
-        "--source-dir",
-        src.to_str().unwrap(),
-        "--suspicious-dir",
-        susp.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let output = detect(&src, &susp, &out, &["--quiet"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("pairs aligned"), "{stderr}");
@@ -150,16 +135,7 @@ fn best_preset_finds_a_paraphrase_to_its_sentence_boundaries() {
     assert!(read_report(&out.join("clean.xml")).features.is_empty());
 
     // The paper's method needs 20 matching five-word chunks: it finds nothing.
-    let output = run(&[
-        "--source-dir",
-        src.to_str().unwrap(),
-        "--suspicious-dir",
-        susp.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--preset",
-        "pan09",
-    ]);
+    let output = detect(&src, &susp, &out, &["--preset", "pan09"]);
     assert!(output.status.success());
     assert!(read_report(&out.join("suspicious.xml")).features.is_empty());
 }
@@ -233,22 +209,13 @@ fn synonyms_file_joins_replaced_words() {
     fs::write(src.join("source.txt"), format!("{} {ORIGINAL} {}", SOURCE_TEXT[0], SOURCE_TEXT[1])).unwrap();
     fs::write(susp.join("suspicious.txt"), format!("{} {replaced} {}", SUSPICIOUS_TEXT[1], SUSPICIOUS_TEXT[2]))
         .unwrap();
-    let base = [
-        "--source-dir",
-        src.to_str().unwrap(),
-        "--suspicious-dir",
-        susp.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        // Only the synonyms should explain the copy, not its function words.
-        "--structure-words",
-        "0",
-    ];
-    let output = run(&base);
+    // Only the synonyms should explain the copy, not its function words.
+    let base = ["--structure-words", "0"];
+    let output = detect(&src, &susp, &out, &base);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(read_report(&out.join("suspicious.xml")).features.is_empty(), "no shared content word");
     let synonyms_path = dir.path().join("synonyms.txt");
-    let output = run(&[&base[..], &["--synonyms", synonyms_path.to_str().unwrap()]].concat());
+    let output = detect(&src, &susp, &out, &[&base[..], &["--synonyms", synonyms_path.to_str().unwrap()]].concat());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = read_report(&out.join("suspicious.xml"));
     assert_eq!(report.features.len(), 1, "{report:?}");

@@ -6,27 +6,7 @@ use std::process::Output;
 
 use pan_detect::pan_xml::PanDocument;
 
-use crate::{pan_detect, run};
-
-/// Deterministic text of `words` pseudo-words with Czech diacritics; different
-/// seeds share no five-word run (as in `detect.rs`).
-fn prose(seed: u64, words: usize) -> String {
-    const SYLLABLES: [&str; 16] =
-        ["ka", "ře", "lo", "mů", "ti", "sa", "ně", "po", "vý", "dr", "ul", "če", "ba", "zi", "ho", "fy"];
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let mut next = || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
-    let mut text = String::new();
-    for i in 0..words {
-        let syllables = 2 + next() % 3;
-        let word: String = (0..syllables).map(|_| SYLLABLES[next() % SYLLABLES.len()]).collect();
-        text.push_str(&word);
-        text.push_str(if i % 11 == 10 { ". " } else { " " });
-    }
-    text
-}
+use crate::{pan_detect, prose, run};
 
 fn ok(output: Output) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr);

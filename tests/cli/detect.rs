@@ -1,32 +1,10 @@
 //! Detection end to end: exact passage boundaries, nothing for unrelated documents, valid XML.
 
 use std::fs;
-use std::path::Path;
 
 use pan_detect::pan_xml::PanDocument;
 
-use crate::run;
-
-/// Deterministic text of `words` pseudo-words (with Czech diacritics, so that
-/// character offsets differ from byte offsets); different seeds share no
-/// five-word run.
-fn prose(seed: u64, words: usize) -> String {
-    const SYLLABLES: [&str; 16] =
-        ["ka", "ře", "lo", "mů", "ti", "sa", "ně", "po", "vý", "dr", "ul", "če", "ba", "zi", "ho", "fy"];
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let mut next = || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
-    let mut text = String::new();
-    for i in 0..words {
-        let syllables = 2 + next() % 3;
-        let word: String = (0..syllables).map(|_| SYLLABLES[next() % SYLLABLES.len()]).collect();
-        text.push_str(&word);
-        text.push_str(if i % 11 == 10 { ". " } else { " " });
-    }
-    text
-}
+use crate::{detect, prose, read_report};
 
 fn char_len(text: &str) -> u64 {
     text.chars().count() as u64
@@ -36,11 +14,6 @@ struct Case {
     suspicious_offset: u64,
     source_offset: u64,
     length: u64,
-}
-
-fn read_report(path: &Path) -> PanDocument {
-    let xml = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    PanDocument::parse(&xml).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
@@ -66,17 +39,7 @@ fn verbatim_passage_is_found_with_exact_character_boundaries() {
     };
     assert_ne!(suspicious_before.len() as u64, expected.suspicious_offset, "the test needs multi-byte text");
 
-    let output = run(&[
-        "--source-dir",
-        src.to_str().unwrap(),
-        "--suspicious-dir",
-        susp.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-        "--preset",
-        "pan09",
-    ]);
+    let output = detect(&src, &susp, &out, &["--quiet", "--preset", "pan09"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 
     let report = read_report(&out.join("suspicious-a.xml"));
@@ -106,15 +69,14 @@ fn too_short_a_copy_is_not_reported() {
     let passage = prose(2, 23);
     fs::write(src.join("s.txt"), format!("{}{passage}{}", prose(1, 100), prose(3, 100))).unwrap();
     fs::write(susp.join("t.txt"), format!("{}{passage}{}", prose(4, 100), prose(5, 100))).unwrap();
-    let args = ["--preset", "pan09", "--source-dir", src.to_str().unwrap(), "--suspicious-dir", susp.to_str().unwrap()];
-    let output = run(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+    let output = detect(&src, &susp, &out, &["--preset", "pan09"]);
     assert!(output.status.success());
     assert!(read_report(&out.join("t.xml")).features.is_empty());
     // With 24 words (20 chunks) it is.
     let passage = prose(2, 24);
     fs::write(susp.join("t.txt"), format!("{}{passage}{}", prose(4, 100), prose(5, 100))).unwrap();
     fs::write(src.join("s.txt"), format!("{}{passage}{}", prose(1, 100), prose(3, 100))).unwrap();
-    let output = run(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+    let output = detect(&src, &susp, &out, &["--preset", "pan09"]);
     assert!(output.status.success());
     assert_eq!(read_report(&out.join("t.xml")).features.len(), 1);
 }
@@ -128,18 +90,7 @@ fn summary_line_counts_documents_and_passages() {
     let passage = prose(9, 60);
     fs::write(src.join("s.txt"), format!("{}{passage}", prose(1, 50))).unwrap();
     fs::write(susp.join("t.txt"), format!("{passage}{}", prose(2, 50))).unwrap();
-    let output = run(&[
-        "--source-dir",
-        src.to_str().unwrap(),
-        "--suspicious-dir",
-        susp.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--threads",
-        "1",
-        "--preset",
-        "pan09",
-    ]);
+    let output = detect(&src, &susp, &out, &["--threads", "1", "--preset", "pan09"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -178,16 +129,8 @@ fn fixture_corpus_verbatim_cases_are_found_and_clean_documents_stay_clean() {
     let corpus = crate::fixtures().join("pan");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let output = run(&[
-        "--preset",
-        "pan09",
-        "--source-dir",
-        corpus.join("source-documents").to_str().unwrap(),
-        "--suspicious-dir",
-        corpus.join("suspicious-documents").to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let output =
+        detect(&corpus.join("source-documents"), &corpus.join("suspicious-documents"), &out, &["--preset", "pan09"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 
     let mut verbatim = 0;

@@ -7,8 +7,11 @@ mod detect;
 mod errors;
 mod eval;
 
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use pan_detect::pan_xml::PanDocument;
 
 /// The `pan-detect` binary built for these tests.
 pub fn pan_detect() -> Command {
@@ -23,4 +26,41 @@ pub fn run(args: &[&str]) -> Output {
 /// The bundled fixture corpus.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus-fixtures")
+}
+
+/// Runs detection over `src` and `susp` into `out`, with `extra` flags.
+pub fn detect(src: &Path, susp: &Path, out: &Path, extra: &[&str]) -> Output {
+    let dirs = ["--source-dir", path_str(src), "--suspicious-dir", path_str(susp), "--out", path_str(out)];
+    run(&[&dirs[..], extra].concat())
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("test paths are UTF-8")
+}
+
+/// Reads and parses a PAN XML report, naming the file on failure.
+pub fn read_report(path: &Path) -> PanDocument {
+    let xml = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    PanDocument::parse(&xml).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Deterministic text of `words` pseudo-words (with Czech diacritics, so that
+/// character offsets differ from byte offsets); different seeds share no
+/// five-word run.
+pub fn prose(seed: u64, words: usize) -> String {
+    const SYLLABLES: [&str; 16] =
+        ["ka", "ře", "lo", "mů", "ti", "sa", "ně", "po", "vý", "dr", "ul", "če", "ba", "zi", "ho", "fy"];
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let mut text = String::new();
+    for i in 0..words {
+        let syllables = 2 + next() % 3;
+        let word: String = (0..syllables).map(|_| SYLLABLES[next() % SYLLABLES.len()]).collect();
+        text.push_str(&word);
+        text.push_str(if i % 11 == 10 { ". " } else { " " });
+    }
+    text
 }
