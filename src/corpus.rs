@@ -50,6 +50,26 @@ pub fn list_text_files(dir: &Path) -> Result<Vec<DocumentFile>, Error> {
     Ok(files)
 }
 
+/// Splits `items` into consecutive batches of at most `max_bytes` each by
+/// `bytes_of` (at least one item per batch), so that a parallel stage holds a
+/// bounded amount of text and buffers at once.
+pub fn batches_by_bytes<T>(items: &[T], max_bytes: u64, bytes_of: impl Fn(&T) -> u64) -> impl Iterator<Item = &[T]> {
+    let mut rest = items;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut bytes = 0;
+        let fitting = rest.iter().take_while(|item| {
+            bytes += bytes_of(item);
+            bytes <= max_bytes
+        });
+        let (batch, tail) = rest.split_at(fitting.count().max(1));
+        rest = tail;
+        Some(batch)
+    })
+}
+
 /// A document's text, or why it was skipped.
 #[derive(Debug)]
 pub enum Loaded {
@@ -107,6 +127,14 @@ mod tests {
         fs::create_dir(dir.path().join("sub.txt")).unwrap();
         let names: Vec<_> = list_text_files(dir.path()).unwrap().into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["a.txt", "b.txt"]);
+    }
+
+    #[test]
+    fn batches_hold_at_most_max_bytes_and_at_least_one_item() {
+        let sizes = [3u64, 4, 10, 1, 1, 1, 2];
+        let batches: Vec<&[u64]> = batches_by_bytes(&sizes, 7, |&b| b).collect();
+        assert_eq!(batches, [&[3, 4][..], &[10], &[1, 1, 1, 2]]);
+        assert_eq!(batches_by_bytes(&[] as &[u64], 7, |&b| b).count(), 0);
     }
 
     #[test]

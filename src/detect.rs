@@ -236,25 +236,6 @@ struct ChunkedDoc {
 /// and lookups held at once (about 5 bytes of buffers per byte of text).
 const BATCH_BYTES_PER_THREAD: u64 = 4 << 20;
 
-/// Splits `files` into consecutive batches of about `max_bytes` each (at least
-/// one file per batch).
-fn batches(files: &[DocumentFile], max_bytes: u64) -> impl Iterator<Item = &[DocumentFile]> {
-    let mut rest = files;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let mut bytes = 0;
-        let len = rest.iter().take_while(|f| {
-            bytes += f.bytes;
-            bytes <= max_bytes
-        });
-        let (batch, tail) = rest.split_at(len.count().max(1));
-        rest = tail;
-        Some(batch)
-    })
-}
-
 fn batch_bytes() -> u64 {
     BATCH_BYTES_PER_THREAD * rayon::current_num_threads() as u64
 }
@@ -294,7 +275,7 @@ fn read_sources<'f, K: ChunkKey>(
     let mut side =
         SourceSide { names: Vec::new(), chunk_ranges: Vec::new(), files: Vec::new(), content_chunks: Vec::new() };
     let mut builder = IndexBuilder::<K>::new(setup.params.chunks.hash_bits);
-    for batch in batches(sources, batch_bytes()) {
+    for batch in corpus::batches_by_bytes(sources, batch_bytes(), |f| f.bytes) {
         for (file, chunks) in batch.iter().zip(chunk_batch(batch, setup, false, progress)) {
             summary.input_bytes += file.bytes;
             let Some(ChunkedDoc { chunks, content_chunks, .. }) = chunks else {
@@ -364,7 +345,7 @@ fn match_suspicious<K: ChunkKey>(
     progress.start(Stage::Match, suspicious.iter().map(|f| f.bytes).sum());
     let mut lookup = BatchLookup::default();
     let mut result = Ok(());
-    for batch in batches(suspicious, batch_bytes()) {
+    for batch in corpus::batches_by_bytes(suspicious, batch_bytes(), |f| f.bytes) {
         let chunked = chunk_batch(batch, setup, setup.params.align.is_some(), progress);
         let hashes: Vec<&[u64]> =
             chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();

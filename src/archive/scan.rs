@@ -188,20 +188,7 @@ const BATCH_BYTES_PER_THREAD: u64 = 8 << 20;
 /// threads bytes (at least one file per batch).
 pub(crate) fn batches(files: &[ListedDocument]) -> impl Iterator<Item = &[ListedDocument]> {
     let max_bytes = BATCH_BYTES_PER_THREAD * rayon::current_num_threads() as u64;
-    let mut rest = files;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let mut bytes = 0;
-        let len = rest.iter().take_while(|f| {
-            bytes += f.file.bytes;
-            bytes <= max_bytes
-        });
-        let (batch, tail) = rest.split_at(len.count().max(1));
-        rest = tail;
-        Some(batch)
-    })
+    crate::corpus::batches_by_bytes(files, max_bytes, |f| f.file.bytes)
 }
 
 /// Reads and chunks a batch in parallel; `None` for skipped files.
