@@ -13,29 +13,9 @@
 # detection) and `--overlap keep-all`, then compares document pairs.
 set -euo pipefail
 
-usage() { sed -n '2,13s/^# \{0,1\}//p' "$0"; }
-if [[ $# -lt 1 ]]; then
-    usage >&2
-    exit 2
-elif [[ $1 == -h || $1 == --help ]]; then
-    usage
-    exit 0
-fi
-corpus=$1
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+setup_corpus_run "$@"
 shift
-for dir in "$corpus/source-documents" "$corpus/suspicious-documents"; do
-    if [[ ! -d $dir ]]; then
-        echo "eval/candidate-recall.sh: $dir: no such directory (expected a PAN-layout corpus)" >&2
-        exit 2
-    fi
-done
-
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-binary=${CARGO_TARGET_DIR:-$root/target}/release/pan-detect
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pan-detect-candidates.XXXXXX")
-trap 'rm -rf -- "$tmp"' EXIT
 "$binary" --source-dir "$corpus/source-documents" --suspicious-dir "$corpus/suspicious-documents" \
     --out "$tmp/candidates" --quiet --report-candidates --overlap keep-all "$@"
 

@@ -18,29 +18,9 @@
 # removed on exit.
 set -euo pipefail
 
-usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
-if [[ $# -lt 1 ]]; then
-    usage >&2
-    exit 2
-elif [[ $1 == -h || $1 == --help ]]; then
-    usage
-    exit 0
-fi
-corpus=$1
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+setup_corpus_run "$@"
 shift
-for dir in "$corpus/source-documents" "$corpus/suspicious-documents"; do
-    if [[ ! -d $dir ]]; then
-        echo "eval/run.sh: $dir: no such directory (expected a PAN-layout corpus)" >&2
-        exit 2
-    fi
-done
-
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-binary=${CARGO_TARGET_DIR:-$root/target}/release/pan-detect
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pan-detect-eval.XXXXXX")
-trap 'rm -rf -- "$tmp"' EXIT
 out=$tmp/detections
 detect=("$binary" --source-dir "$corpus/source-documents" --suspicious-dir "$corpus/suspicious-documents"
     --out "$out" --quiet "$@")

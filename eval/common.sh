@@ -1,0 +1,34 @@
+# Shared by the eval/ scripts that take a PAN-layout corpus: argument checks,
+# the release build and a temporary directory. Source it after
+# `set -euo pipefail`, then call `setup_corpus_run "$@"` and `shift`.
+
+# Prints the script's leading comment block (its usage text).
+usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
+
+# setup_corpus_run CORPUS [...]: prints the usage for no arguments or -h/--help;
+# checks that CORPUS holds source-documents/ and suspicious-documents/; builds
+# the release binary. Sets `corpus`, `binary` and `tmp` (a temporary directory
+# removed on exit).
+setup_corpus_run() {
+    if [[ $# -lt 1 ]]; then
+        usage >&2
+        exit 2
+    elif [[ $1 == -h || $1 == --help ]]; then
+        usage
+        exit 0
+    fi
+    corpus=$1
+    local dir
+    for dir in "$corpus/source-documents" "$corpus/suspicious-documents"; do
+        if [[ ! -d $dir ]]; then
+            echo "eval/$(basename "$0"): $dir: no such directory (expected a PAN-layout corpus)" >&2
+            exit 2
+        fi
+    done
+    local root
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+    binary=${CARGO_TARGET_DIR:-$root/target}/release/pan-detect
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/pan-detect-$(basename "$0" .sh).XXXXXX")
+    trap 'rm -rf -- "$tmp"' EXIT
+}
