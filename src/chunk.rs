@@ -2,20 +2,21 @@
 //!
 //! The words of a chunk are sorted before hashing (unless `--no-sort`), so that a
 //! passage whose words were swapped still yields the same chunks; the sorted words
-//! are joined by one space and hashed with MD5, of which the top `hash_bits` bits
-//! are kept. A chunk's sequence number is its first word's; it covers the
+//! are joined by one space and hashed with MD5 (or XXH3, see [`ChunkHash`]), of
+//! which the top `hash_bits` bits are kept. A chunk's sequence number is its first word's; it covers the
 //! characters from its first word's start to its last word's end.
 
 use md5::{Digest, Md5};
+use xxhash_rust::xxh3::xxh3_64;
 
-use crate::params::{ChunkParams, MAX_CHUNK_WORDS};
+use crate::params::{ChunkHash, ChunkParams, MAX_CHUNK_WORDS};
 use crate::span::CharRange;
 use crate::tokenize::{Tokens, WORD_WINDOW};
 
 /// The chunks of one text, as parallel arrays indexed by sequence number.
 #[derive(Debug, Default, Clone)]
 pub struct Chunks {
-    /// Hash of each chunk: the top `hash_bits` bits of MD5, right-aligned.
+    /// Hash of each chunk: its top `hash_bits` bits, right-aligned.
     pub hashes: Vec<u64>,
     /// Character range each chunk covers.
     pub ranges: Vec<CharRange>,
@@ -72,12 +73,14 @@ impl Chunker {
         }
     }
 
-    /// MD5 of the words `order` (sequence numbers) joined by one space, cut to
-    /// the top `hash_bits` bits.
+    /// The hash of the words `order` (sequence numbers) joined by one space,
+    /// cut to the top `hash_bits` bits.
     fn hash_in_order(&mut self, tokens: &Tokens, order: &[usize]) -> u64 {
-        let digest = match single_block(tokens, order) {
-            Some((block, len)) => md5_single_block(block, len),
-            None => {
+        let bits = self.params.hash_bits;
+        match (self.params.hash, single_block(tokens, order)) {
+            (ChunkHash::Md5, Some((block, len))) => top_bits(&md5_single_block(block, len), bits),
+            (ChunkHash::Xxh3, Some((block, len))) => xxh3_64(&block[..len]) >> (64 - bits),
+            (hash, None) => {
                 self.joined.clear();
                 for (i, &seq) in order.iter().enumerate() {
                     if i > 0 {
@@ -85,10 +88,12 @@ impl Chunker {
                     }
                     self.joined.extend_from_slice(tokens.word_bytes(seq));
                 }
-                Md5::digest(&self.joined).into()
+                match hash {
+                    ChunkHash::Md5 => top_bits(&Md5::digest(&self.joined), bits),
+                    ChunkHash::Xxh3 => xxh3_64(&self.joined) >> (64 - bits),
+                }
             }
-        };
-        top_bits(&digest, self.params.hash_bits)
+        }
     }
 }
 
@@ -225,6 +230,18 @@ mod tests {
                 window.sort();
                 let digest = Md5::digest(window.join(" ").as_bytes());
                 proptest::prop_assert_eq!(hash, top_bits(&digest, 64));
+            }
+        }
+
+        #[test]
+        fn xxh3_hashes_are_the_top_bits_of_xxh3_of_the_sorted_joined_words(words in proptest::collection::vec("[a-c]{3,9}|[a-z]{12,20}", 5..12)) {
+            let text = words.join(" ");
+            let params = ChunkParams { hash_bits: 40, hash: ChunkHash::Xxh3, ..ChunkParams::default() };
+            let chunks = chunks_of(&text, params);
+            for (first, &hash) in chunks.hashes.iter().enumerate() {
+                let mut window: Vec<&str> = words[first..first + 5].iter().map(String::as_str).collect();
+                window.sort();
+                proptest::prop_assert_eq!(hash, xxh3_64(window.join(" ").as_bytes()) >> 24);
             }
         }
     }

@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::index::{ChunkIndex, ChunkKey, IndexBuilder};
 use crate::intervals::{IntervalPair, valid_intervals};
 use crate::overlap::{Passage, resolve_overlaps};
-use crate::params::{AlignParams, ChunkParams, DetectParams, IntervalParams, TokenizerParams};
+use crate::params::{AlignParams, ChunkHash, ChunkParams, DetectParams, IntervalParams, TokenizerParams};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use crate::search::{BatchLookup, Candidates, Hit};
@@ -101,7 +101,12 @@ impl Setup<'_> {
     fn chunk_params(&self) -> ChunkParams {
         match &self.params.align {
             None => self.params.chunks,
-            Some(align) => ChunkParams { words: align.candidate_words, sorted: true, ..self.params.chunks },
+            Some(align) => ChunkParams {
+                words: align.candidate_words,
+                sorted: true,
+                hash: ChunkHash::Xxh3,
+                ..self.params.chunks
+            },
         }
     }
 }
@@ -163,8 +168,12 @@ impl<'a> ChunkingState<'a> {
             .align
             .map(|align| (CandidateWords::new(align.candidate_prefix, min_len, setup.synonyms), Tokens::default()));
         let structure = params.align.filter(|align| align.structure_words > 0).map(|align| {
-            let chunks =
-                ChunkParams { words: align.structure_words, sorted: false, hash_bits: params.chunks.hash_bits };
+            let chunks = ChunkParams {
+                words: align.structure_words,
+                sorted: false,
+                hash_bits: params.chunks.hash_bits,
+                hash: ChunkHash::Xxh3,
+            };
             (Chunker::new(chunks), Tokens::default(), Chunks::default(), params.chunks.hash_bits)
         });
         // The alignment stage needs the short function words for structure chunks;

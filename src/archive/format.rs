@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ArchiveError;
 use crate::output::write_atomically;
-use crate::params::{ChunkParams, DetectParams, TokenizerParams};
+use crate::params::{ChunkHash, ChunkParams, DetectParams, TokenizerParams};
 
 /// The header's `magic` value.
 pub const MAGIC: &str = "pan-detect archive index";
@@ -117,7 +117,7 @@ impl Settings {
 
     /// The chunker parameters.
     pub fn chunks(&self) -> ChunkParams {
-        ChunkParams { words: self.chunk_words, sorted: self.sorted, hash_bits: self.hash_bits }
+        ChunkParams { words: self.chunk_words, sorted: self.sorted, hash_bits: self.hash_bits, hash: ChunkHash::Md5 }
     }
 
     /// Checks the values with the detector's validation.
