@@ -50,10 +50,40 @@ impl CharRange {
 ///
 /// Returns `None` when the range runs past the end of the text.
 pub fn char_slice(text: &str, range: CharRange) -> Option<&str> {
-    let mut indices = text.char_indices().map(|(byte, _)| byte).chain(std::iter::once(text.len()));
-    let start = indices.nth(range.start as usize)?;
-    let end = if range.is_empty() { start } else { indices.nth((range.len() - 1) as usize)? };
+    let start = skip_chars(text, 0, range.start as usize)?;
+    let end = skip_chars(text, start, range.len() as usize)?;
     Some(&text[start..end])
+}
+
+/// The byte offset `chars` characters after byte offset `from` of `text` (a
+/// character boundary), or `None` when the text ends first; the end of the text
+/// counts as a boundary.
+///
+/// Counts the bytes that start a character, 64 at a time (a loop the compiler
+/// vectorises), then byte by byte in the last block.
+pub fn skip_chars(text: &str, from: usize, chars: usize) -> Option<usize> {
+    const BLOCK: usize = 64;
+    let bytes = text.as_bytes();
+    let starts_char = |b: &u8| (*b as i8) >= -0x40;
+    let (mut at, mut counted) = (from, 0);
+    while let Some(block) = bytes.get(at..at + BLOCK) {
+        let starts = block.iter().filter(|b| starts_char(b)).count();
+        if counted + starts > chars {
+            break;
+        }
+        counted += starts;
+        at += BLOCK;
+    }
+    while at < bytes.len() {
+        if starts_char(&bytes[at]) {
+            if counted == chars {
+                return Some(at);
+            }
+            counted += 1;
+        }
+        at += 1;
+    }
+    (counted == chars).then_some(bytes.len())
 }
 
 /// A list of ranges stored in 6 bytes each instead of 8: the start as `u32` and
@@ -126,6 +156,16 @@ mod tests {
         assert_eq!(char_slice(text, CharRange::new(14, 18)), Some("úpěl"));
         assert_eq!(char_slice(text, CharRange::new(18, 18)), Some(""));
         assert_eq!(char_slice(text, CharRange::new(14, 19)), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn skip_chars_agrees_with_char_indices(text in "([a-z ]{0,70}|[čřž€𝄞]{0,5}){0,8}", from in 0usize..400, chars in 0usize..400) {
+            let boundaries: Vec<usize> = text.char_indices().map(|(b, _)| b).chain([text.len()]).collect();
+            let from = boundaries[from % boundaries.len()];
+            let first = boundaries.iter().position(|&b| b == from).unwrap();
+            proptest::prop_assert_eq!(skip_chars(&text, from, chars), boundaries.get(first + chars).copied());
+        }
     }
 
     #[test]

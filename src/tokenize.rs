@@ -129,10 +129,12 @@ impl Tokens {
     }
 }
 
-fn sort_key(word: &[u8]) -> u64 {
+/// The sort key of a folded word (see [`Tokens::sort_key`]): its first 8 bytes,
+/// big-endian, zero-padded.
+pub const fn sort_key(word: &[u8]) -> u64 {
     let mut prefix = [0u8; 8];
-    let len = word.len().min(8);
-    prefix[..len].copy_from_slice(&word[..len]);
+    let len = if word.len() < 8 { word.len() } else { 8 };
+    prefix.split_at_mut(len).0.copy_from_slice(word.split_at(len).0);
     u64::from_be_bytes(prefix)
 }
 

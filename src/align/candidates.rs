@@ -9,7 +9,7 @@
 
 use crate::align::synonyms::Synonyms;
 use crate::stem::LANGUAGES;
-use crate::tokenize::Tokens;
+use crate::tokenize::{Tokens, sort_key};
 
 /// Function words whose order survives when the content words are replaced by
 /// synonyms (Stamatatos 2011, "Plagiarism detection using stopword n-grams": the
@@ -69,23 +69,27 @@ impl<'a> CandidateWords<'a> {
     }
 }
 
+/// The tokenizer's sort keys of [`STRUCTURE_WORDS`] (each word is shorter than
+/// 8 bytes, so its key identifies it), in the same order.
+const STRUCTURE_KEYS: [u64; STRUCTURE_WORDS.len()] = {
+    let mut keys = [0; STRUCTURE_WORDS.len()];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = sort_key(STRUCTURE_WORDS[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
+
 /// Writes the [`STRUCTURE_WORDS`] of `tokens` into `out`, in text order.
 pub fn structure_words(tokens: &Tokens, out: &mut Tokens) {
-    out.derive_from(tokens, |_, word, folded| {
-        let keep = word.len() <= 5 && STRUCTURE_WORDS.binary_search(&word).is_ok();
+    out.derive_from(tokens, |seq, word, folded| {
+        let keep = word.len() <= 5 && STRUCTURE_KEYS.binary_search(&tokens.sort_key(seq)).is_ok();
         if keep {
             folded.push_str(word);
         }
         keep
     });
-}
-
-/// The tokenizer's sort key of a word: its first 8 bytes, big-endian, zero-padded.
-fn sort_key(word: &[u8]) -> u64 {
-    let mut prefix = [0u8; 8];
-    let len = word.len().min(8);
-    prefix[..len].copy_from_slice(&word[..len]);
-    u64::from_be_bytes(prefix)
 }
 
 #[cfg(test)]
@@ -113,6 +117,7 @@ mod tests {
     #[test]
     fn structure_words_keep_their_order_and_offsets() {
         assert!(STRUCTURE_WORDS.windows(2).all(|w| w[0] < w[1]), "sorted for binary search");
+        assert!(STRUCTURE_KEYS.windows(2).all(|k| k[0] < k[1]), "keys in the words' order");
         let mut tokens = Tokens::default();
         let text = "It is one of the finest films of the year";
         Tokenizer::new(TokenizerParams { min_word_len: 1, ..TokenizerParams::default() }).tokenize(text, &mut tokens);

@@ -27,7 +27,7 @@ pub mod sentences;
 pub mod synonyms;
 
 use crate::params::{AlignParams, LanguageSetting, TokenizerParams};
-use crate::span::CharRange;
+use crate::span::{CharRange, skip_chars};
 use crate::stem::{Language, WordStemmer, guess_language};
 use crate::tokenize::{Tokenizer, Tokens};
 
@@ -182,10 +182,9 @@ fn sentence_at(sentences: &Sentences, at: u32) -> Option<u32> {
 /// The characters `window` of `text`, clipped to the text, and the character
 /// offset where they start.
 fn char_window(text: &str, window: CharRange) -> (u32, &str) {
-    let mut bytes = text.char_indices().map(|(byte, _)| byte).chain(std::iter::once(text.len()));
-    let Some(start) = bytes.nth(window.start as usize) else { return (0, "") };
-    let end = if window.is_empty() { Some(start) } else { bytes.nth((window.len() - 1) as usize) };
-    (window.start, &text[start..end.unwrap_or(text.len())])
+    let Some(start) = skip_chars(text, 0, window.start as usize) else { return (0, "") };
+    let end = skip_chars(text, start, window.len() as usize).unwrap_or(text.len());
+    (window.start, &text[start..end])
 }
 
 #[cfg(test)]
