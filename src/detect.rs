@@ -131,6 +131,7 @@ fn run<K: ChunkKey>(
 
     let started = Instant::now();
     match_suspicious(suspicious, &side, &index, setup, sink, progress, &mut summary)?;
+    sink.finish()?;
     summary.matching = started.elapsed();
     Ok(summary)
 }

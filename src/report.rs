@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::output::write_atomically;
+use crate::output::{sync_filesystem, write_atomically_unsynced};
 use crate::pan_xml::{Feature, PanDocument};
 use crate::span::CharRange;
 
@@ -26,10 +26,16 @@ pub trait DetectionSink: Sync {
     /// All detections of the suspicious document `suspicious` (its file name),
     /// ordered by position; empty when nothing was found.
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error>;
+
+    /// Called once after the last document of a successful run.
+    fn finish(&self) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// Writes one PAN XML report per suspicious document into a directory, named
-/// like the document with `.xml` instead of `.txt`.
+/// like the document with `.xml` instead of `.txt`. Each report replaces the old
+/// one whole (temporary file, then rename); all are synced to disk at the end.
 #[derive(Debug, Clone)]
 pub struct PanXmlDirectory {
     dir: PathBuf,
@@ -58,7 +64,14 @@ impl DetectionSink for PanXmlDirectory {
         let mut report = PanDocument::new(suspicious);
         report.features.extend(detections.iter().map(|d| Feature::detection(d.this, d.source_reference, d.source)));
         let path = self.report_path(suspicious);
-        write_atomically(&path, report.to_xml().as_bytes()).map_err(|source| Error::WriteReport { path, source })
+        write_atomically_unsynced(&path, report.to_xml().as_bytes())
+            .map_err(|source| Error::WriteReport { path, source })
+    }
+
+    /// Puts all reports on disk with one filesystem sync: an fsync per report
+    /// cost more than writing it (1.2 s of a 20 s run on 3937 reports).
+    fn finish(&self) -> Result<(), Error> {
+        sync_filesystem(&self.dir).map_err(|source| Error::WriteReport { path: self.dir.clone(), source })
     }
 }
 

@@ -115,6 +115,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         serde_json::to_writer_pretty(&mut out, &JsonOutput { files: &reports })?;
         writeln!(out)?;
     }
+    if let Some(sink) = &sink {
+        sink.finish()?;
+    }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
