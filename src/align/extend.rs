@@ -10,8 +10,12 @@
 //! that a stray seed cannot glue two passages together. Finally neighbouring
 //! fragments are merged when the gaps between them on both sides are small
 //! compared with the fragments (a gap that grows with the passage: a 5000-word
-//! case may have a whole paragraph without a seed), provided the merged passage
-//! is still alike as a whole.
+//! case may have a whole paragraph without a seed), or when they follow each
+//! other on both sides with gaps of about the same size (one diagonal of the
+//! dot plot: the pieces of one heavily obfuscated passage), provided the merged
+//! passage is still alike as a whole. A fragment may merge with any fragment in
+//! reach, not only the next one, since stray one-sentence fragments pointing
+//! elsewhere lie between the pieces.
 
 use std::cell::RefCell;
 
@@ -271,32 +275,73 @@ fn distance(a: CharRange, b: CharRange) -> u32 {
     b.start.saturating_sub(a.end).max(a.start.saturating_sub(b.end))
 }
 
-/// Merges fragments whose gaps on both sides are small for their size.
+/// Largest gap between two fragments on one diagonal ([`on_one_diagonal`]):
+/// the longer fragment's length, but at least ...
+const DIAGONAL_GAP_MIN: u32 = 1000;
+/// ... and at most this many characters.
+const DIAGONAL_GAP_MAX: u32 = 3000;
+/// How much the two gaps may differ: this share of the larger ...
+const DIAGONAL_SKEW_RATIO: f64 = 0.25;
+/// ... plus this many characters.
+const DIAGONAL_SKEW_CHARS: u32 = 200;
+
+fn diagonal_reach(a: CharRange, b: CharRange) -> u32 {
+    a.len().max(b.len()).clamp(DIAGONAL_GAP_MIN, DIAGONAL_GAP_MAX)
+}
+
+/// True when fragment `b` follows fragment `a` on both sides with gaps of about
+/// the same size (the pieces of one heavily obfuscated passage, whose seedless
+/// stretches can be long), and the gaps are within [`diagonal_reach`].
+fn on_one_diagonal((a_this, a_source): (CharRange, CharRange), (b_this, b_source): (CharRange, CharRange)) -> bool {
+    let gap = |a: CharRange, b: CharRange| i64::from(b.start) - i64::from(a.end);
+    let (this_gap, source_gap) = (gap(a_this, b_this), gap(a_source, b_source));
+    let (larger, smaller) = (this_gap.max(source_gap), this_gap.min(source_gap));
+    let skew = (DIAGONAL_SKEW_RATIO * larger as f64) as i64 + i64::from(DIAGONAL_SKEW_CHARS);
+    smaller >= 0
+        && larger - smaller <= skew
+        && this_gap <= i64::from(diagonal_reach(a_this, b_this))
+        && source_gap <= i64::from(diagonal_reach(a_source, b_source))
+}
+
+/// Merges fragments whose gaps on both sides are small for their size. A
+/// fragment may merge with any later one in reach in the suspicious document,
+/// not only the next: stray one-sentence fragments that point elsewhere in the
+/// source often lie between the pieces of one obfuscated passage.
 fn merge_neighbours(pair: &Pair<'_>, fragments: &mut Vec<Fragment>, params: &ExtendParams) {
+    let allowed_gap = |shorter: u32| ((params.merge_gap_ratio * f64::from(shorter)) as u32).max(params.merge_gap_chars);
     loop {
         fragments.sort_unstable();
         let mut merged_any = false;
         let mut i = 0;
-        while i + 1 < fragments.len() {
-            let (a, b) = (fragments[i], fragments[i + 1]);
-            let ((a_this, a_source), (b_this, b_source)) = (pair.ranges(&a), pair.ranges(&b));
-            let shorter = a_this.len().min(b_this.len()).min(a_source.len()).min(b_source.len());
-            let allowed = (params.merge_gap_ratio * f64::from(shorter)) as u32;
-            let allowed = allowed.max(params.merge_gap_chars);
-            if distance(a_this, b_this) <= allowed && distance(a_source, b_source) <= allowed {
-                let merged = Fragment {
-                    suspicious: (a.suspicious.0.min(b.suspicious.0), a.suspicious.1.max(b.suspicious.1)),
-                    source: (a.source.0.min(b.source.0), a.source.1.max(b.source.1)),
-                    seeds: a.seeds + b.seeds,
-                    structural: a.structural + b.structural,
-                };
-                let cosine = pair.cosine(&merged);
-                if cosine >= params.min_cosine || merged.structurally_supported(cosine) {
-                    fragments[i] = merged;
-                    fragments.remove(i + 1);
-                    merged_any = true;
-                    continue;
+        while i < fragments.len() {
+            let mut j = i + 1;
+            while j < fragments.len() {
+                let (a, b) = (fragments[i], fragments[j]);
+                let ((a_this, a_source), (b_this, b_source)) = (pair.ranges(&a), pair.ranges(&b));
+                // Later fragments start later: none in reach after the first too far.
+                if distance(a_this, b_this) > allowed_gap(a_this.len()).max(diagonal_reach(a_this, b_this)) {
+                    break;
                 }
+                let shorter = a_this.len().min(b_this.len()).min(a_source.len()).min(b_source.len());
+                let allowed = allowed_gap(shorter);
+                let close = distance(a_this, b_this) <= allowed && distance(a_source, b_source) <= allowed;
+                if close || on_one_diagonal((a_this, a_source), (b_this, b_source)) {
+                    let merged = Fragment {
+                        suspicious: (a.suspicious.0.min(b.suspicious.0), a.suspicious.1.max(b.suspicious.1)),
+                        source: (a.source.0.min(b.source.0), a.source.1.max(b.source.1)),
+                        seeds: a.seeds + b.seeds,
+                        structural: a.structural + b.structural,
+                    };
+                    let cosine = pair.cosine(&merged);
+                    if cosine >= params.min_cosine || merged.structurally_supported(cosine) {
+                        fragments[i] = merged;
+                        fragments.remove(j);
+                        merged_any = true;
+                        j = i + 1;
+                        continue;
+                    }
+                }
+                j += 1;
             }
             i += 1;
         }
@@ -343,6 +388,24 @@ mod tests {
         // Five unmatched sentences in the suspicious document are one too many for gap 4.
         assert_eq!(clusters(&[(0, 0), (6, 1)], 4).len(), 2);
         assert_eq!(clusters(&[(0, 0), (5, 1)], 4).len(), 1);
+    }
+
+    #[test]
+    fn fragments_on_one_diagonal_follow_each_other_with_gaps_of_about_one_size() {
+        let r = CharRange::new;
+        let a = (r(1000, 1600), r(5000, 5700));
+        // Gaps of 555 and 869 characters: skew 314 <= 0.25 * 869 + 200.
+        assert!(on_one_diagonal(a, (r(2155, 2800), r(6569, 7200))));
+        // The same gap in the suspicious document but the source jumps back.
+        assert!(!on_one_diagonal(a, (r(2155, 2800), r(4000, 4600))));
+        // Gaps too different: 555 against 1400.
+        assert!(!on_one_diagonal(a, (r(2155, 2800), r(7100, 7600))));
+        // Gaps beyond the reach (1000 characters for fragments this short).
+        assert!(!on_one_diagonal(a, (r(2700, 3300), r(6800, 7400))));
+        // Long fragments reach further, up to 3000 characters.
+        let long = (r(0, 9000), r(0, 9000));
+        assert!(on_one_diagonal(long, (r(11_500, 12_000), r(11_600, 12_100))));
+        assert!(!on_one_diagonal(long, (r(12_500, 13_000), r(12_500, 13_000))));
     }
 
     #[test]
