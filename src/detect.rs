@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::align::candidates::{CandidateWords, structure_words};
+use crate::align::candidates::{CandidateWords, dense_structure_chunks, structure_words};
 use crate::align::sentences::Sentences;
 use crate::align::synonyms::Synonyms;
 use crate::align::{AlignedPassage, Aligner};
@@ -101,12 +101,9 @@ impl Setup<'_> {
     fn chunk_params(&self) -> ChunkParams {
         match &self.params.align {
             None => self.params.chunks,
-            Some(align) => ChunkParams {
-                words: align.candidate_words,
-                sorted: true,
-                hash: ChunkHash::Xxh3,
-                ..self.params.chunks
-            },
+            Some(align) => {
+                ChunkParams { words: align.candidate_words, sorted: true, hash: ChunkHash::Xxh3, ..self.params.chunks }
+            }
         }
     }
 }
@@ -223,8 +220,10 @@ impl<'a> ChunkingState<'a> {
             chunker.chunk(words, chunks);
             // A separate hash space, so structure chunks never match content chunks.
             let mask = u64::MAX >> (64 - *hash_bits);
-            self.chunks.hashes.extend(chunks.hashes.iter().map(|h| (h ^ STRUCTURE_HASH_SALT) & mask));
-            self.chunks.ranges.extend_from_slice(&chunks.ranges);
+            for (hash, range) in dense_structure_chunks(chunks) {
+                self.chunks.hashes.push((hash ^ STRUCTURE_HASH_SALT) & mask);
+                self.chunks.ranges.push(range);
+            }
         }
         Some(text)
     }

@@ -22,11 +22,14 @@ pub struct Passage {
 /// With [`OverlapPolicy::Largest`] passages are taken from the longest (in the
 /// suspicious document; ties: longer source range, then lower document number,
 /// then earlier position) and a passage is dropped when it overlaps one already
-/// taken. With [`OverlapPolicy::KeepAll`] only exact duplicates are dropped.
+/// taken. [`OverlapPolicy::Trim`] takes them in the same order but cuts a
+/// passage down to its longest stretch that no passage taken before covers,
+/// and drops it only when that is less than half of it. With
+/// [`OverlapPolicy::KeepAll`] only exact duplicates are dropped.
 pub fn resolve_overlaps(passages: &mut Vec<Passage>, policy: OverlapPolicy) {
     match policy {
         OverlapPolicy::KeepAll => {}
-        OverlapPolicy::Largest => {
+        OverlapPolicy::Largest | OverlapPolicy::Trim => {
             passages.sort_unstable_by_key(|p| {
                 (
                     std::cmp::Reverse(p.suspicious.len()),
@@ -38,8 +41,14 @@ pub fn resolve_overlaps(passages: &mut Vec<Passage>, policy: OverlapPolicy) {
             });
             let mut kept: Vec<Passage> = Vec::with_capacity(passages.len());
             for passage in passages.drain(..) {
-                if !kept.iter().any(|k| k.suspicious.overlaps(&passage.suspicious)) {
+                let overlapped = kept.iter().any(|k| k.suspicious.overlaps(&passage.suspicious));
+                if !overlapped {
                     kept.push(passage);
+                } else if policy == OverlapPolicy::Trim {
+                    let free = longest_uncovered(passage.suspicious, kept.iter().map(|k| k.suspicious));
+                    if free.len() * 2 >= passage.suspicious.len() {
+                        kept.push(passage.restricted_to(free));
+                    }
                 }
             }
             *passages = kept;
@@ -47,6 +56,42 @@ pub fn resolve_overlaps(passages: &mut Vec<Passage>, policy: OverlapPolicy) {
     }
     passages.sort_unstable();
     passages.dedup();
+}
+
+/// The longest part of `range` that none of `taken` overlaps (the first of
+/// equally long parts; empty when all of it is covered).
+fn longest_uncovered(range: CharRange, taken: impl Iterator<Item = CharRange>) -> CharRange {
+    let mut covering: Vec<CharRange> = taken.filter(|t| t.overlaps(&range)).collect();
+    covering.sort_unstable_by_key(|t| t.start);
+    let mut best = CharRange::new(range.start, range.start);
+    let mut free_from = range.start;
+    for taken in covering.iter().chain(std::iter::once(&CharRange::new(range.end, range.end))) {
+        if taken.start > free_from {
+            let part = CharRange::new(free_from, taken.start.min(range.end));
+            if part.len() > best.len() {
+                best = part;
+            }
+        }
+        free_from = free_from.max(taken.end).min(range.end);
+    }
+    best
+}
+
+impl Passage {
+    /// The passage cut to `part` of its suspicious range, with the source range
+    /// cut in proportion (the two sides of a passage run in parallel).
+    fn restricted_to(&self, part: CharRange) -> Passage {
+        let (this, source) = (self.suspicious, self.source);
+        let scale = |at: u32| {
+            let share = f64::from(at - this.start) / f64::from(this.len().max(1));
+            source.start + (share * f64::from(source.len())).round() as u32
+        };
+        Passage {
+            suspicious: part,
+            source_doc: self.source_doc,
+            source: CharRange::new(scale(part.start), scale(part.end)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -76,6 +121,29 @@ mod tests {
         let mut passages = vec![passage(0, 100, 7), passage(0, 100, 3)];
         resolve_overlaps(&mut passages, OverlapPolicy::Largest);
         assert_eq!(passages, vec![passage(0, 100, 3)]);
+    }
+
+    #[test]
+    fn trim_cuts_overlapped_passages_to_their_free_part() {
+        let mut passages = vec![
+            passage(0, 1000, 1),
+            passage(1500, 2100, 4),
+            // Overlaps the first by 100 of its 400 characters: cut to 1000..1300,
+            // and its source range in proportion.
+            Passage { suspicious: CharRange::new(900, 1300), source_doc: 2, source: CharRange::new(5000, 5800) },
+            // Covered by more than half: dropped.
+            passage(600, 1100, 3),
+            // Both ends covered once the others are taken: the middle is kept.
+            passage(1200, 1600, 5),
+        ];
+        resolve_overlaps(&mut passages, OverlapPolicy::Trim);
+        let expected = vec![
+            passage(0, 1000, 1),
+            Passage { suspicious: CharRange::new(1000, 1300), source_doc: 2, source: CharRange::new(5200, 5800) },
+            passage(1300, 1500, 5),
+            passage(1500, 2100, 4),
+        ];
+        assert_eq!(passages, expected);
     }
 
     #[test]

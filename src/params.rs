@@ -87,6 +87,10 @@ pub struct IntervalParams {
 pub enum OverlapPolicy {
     /// Keep only the largest of overlapping passages (PAN mode).
     Largest,
+    /// Keep the largest, and cut the overlapped part out of the others (the
+    /// `best` preset: a neighbouring passage that runs a sentence too far must
+    /// not remove a whole case).
+    Trim,
     /// Keep every passage (archive mode).
     KeepAll,
 }
@@ -266,7 +270,11 @@ impl DetectParams {
     pub fn preset(preset: Preset) -> Self {
         match preset {
             Preset::Pan09 => DetectParams::default(),
-            Preset::Best => DetectParams { align: Some(AlignParams::default()), ..DetectParams::default() },
+            Preset::Best => DetectParams {
+                align: Some(AlignParams::default()),
+                overlap: OverlapPolicy::Trim,
+                ..DetectParams::default()
+            },
         }
     }
 }
@@ -335,12 +343,13 @@ mod tests {
     }
 
     #[test]
-    fn presets_are_the_paper_and_the_paper_plus_alignment() {
+    fn presets_are_the_paper_and_the_paper_plus_alignment_and_trimming() {
         assert_eq!(DetectParams::preset(Preset::Pan09), DetectParams::default());
         assert_eq!(DetectParams::default().align, None);
         let best = DetectParams::preset(Preset::Best);
         assert_eq!(best.validate(), Ok(()));
-        assert_eq!(DetectParams { align: None, ..best }, DetectParams::default());
+        assert_eq!(best.overlap, OverlapPolicy::Trim);
+        assert_eq!(DetectParams { align: None, overlap: OverlapPolicy::Largest, ..best }, DetectParams::default());
         assert_eq!(best.align, Some(AlignParams::default()));
     }
 

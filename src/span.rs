@@ -40,6 +40,11 @@ impl CharRange {
         self.start < other.end && other.start < self.end
     }
 
+    /// Characters the two ranges share.
+    pub fn overlap_len(&self, other: &CharRange) -> u32 {
+        self.end.min(other.end).saturating_sub(self.start.max(other.start))
+    }
+
     /// The smallest range covering both.
     pub fn cover(&self, other: &CharRange) -> CharRange {
         CharRange::new(self.start.min(other.start), self.end.max(other.end))
@@ -186,6 +191,10 @@ mod tests {
 
     #[test]
     fn overlap_and_cover() {
+        assert_eq!(CharRange::new(0, 10).overlap_len(&CharRange::new(6, 20)), 4);
+        assert_eq!(CharRange::new(6, 20).overlap_len(&CharRange::new(0, 10)), 4);
+        assert_eq!(CharRange::new(0, 10).overlap_len(&CharRange::new(10, 20)), 0);
+        assert_eq!(CharRange::new(0, 10).overlap_len(&CharRange::new(30, 40)), 0);
         let a = CharRange::new(0, 10);
         let b = CharRange::new(10, 20);
         let c = CharRange::new(5, 15);

@@ -194,7 +194,11 @@ fn cluster_validated(
 ) {
     let mut clusters = Vec::new();
     cluster(seeds, max_gap, Side::Suspicious, false, &mut clusters);
+    let mut chains = Vec::new();
     for (start, end) in clusters {
+        split_diagonals(&mut seeds[start..end], start, max_gap, &mut chains);
+    }
+    for (start, end) in chains {
         let part = &mut seeds[start..end];
         let fragment = fragment_of(part);
         let cosine = pair.cosine(&fragment);
@@ -250,6 +254,76 @@ fn cluster_at(
     }
 }
 
+/// Most a chain's diagonal may shift between two of its seeds, in sentences (a
+/// sentence split or joined by the obfuscation, or one without a seed).
+const MAX_DIAGONAL_SHIFT: i64 = 2;
+
+/// Cuts a cluster of seeds (at `offset` in the whole list; reordered) into
+/// chains that each follow one diagonal, appending their index ranges to `out`.
+///
+/// Seeds are taken in suspicious order, a sentence at a time; each joins the
+/// chain whose end is at most `max_gap` sentences before it on both sides and
+/// off its diagonal by at most [`MAX_DIAGONAL_SHIFT`], the closest one, or
+/// starts a new chain. A chain's new end is its seed in that sentence closest
+/// to its diagonal, so that a stray seed does not lead it astray. Two
+/// passages copied from one source in another order (or one source passage
+/// copied twice) interleave within `max_gap` and would otherwise make one
+/// cluster; a stray seed among the seeds of a passage makes a chain of its own
+/// instead of breaking the passage.
+fn split_diagonals(seeds: &mut [Seed], offset: usize, max_gap: usize, out: &mut Vec<(usize, usize)>) {
+    seeds.sort_unstable_by_key(|s| (s.suspicious, s.source));
+    let reach = max_gap as i64 + 1;
+    let position = |seed: &Seed| (i64::from(seed.suspicious), i64::from(seed.source));
+    // Per chain: its end, and the best candidate for its next end with its shift.
+    let mut ends: Vec<(i64, i64)> = Vec::new();
+    let mut next_ends: Vec<Option<(i64, (i64, i64))>> = Vec::new();
+    let mut chain_of: Vec<(usize, Seed)> = Vec::with_capacity(seeds.len());
+    for sentence in seeds.chunk_by(|a, b| a.suspicious == b.suspicious) {
+        for seed in sentence {
+            let (this, source) = position(seed);
+            let closest = ends
+                .iter()
+                .enumerate()
+                .map(|(chain, &(t, s))| (chain, this - t, source - s))
+                .filter(|&(_, dt, ds)| dt <= reach && ds.abs() <= reach && (ds - dt).abs() <= MAX_DIAGONAL_SHIFT)
+                .min_by_key(|&(_, dt, ds)| (ds - dt).abs());
+            let (chain, shift) = match closest {
+                Some((chain, dt, ds)) => (chain, (ds - dt).abs()),
+                None => {
+                    ends.push((this, source));
+                    next_ends.push(None);
+                    (ends.len() - 1, 0)
+                }
+            };
+            if next_ends[chain].is_none_or(|(best, _)| shift < best) {
+                next_ends[chain] = Some((shift, (this, source)));
+            }
+            chain_of.push((chain, *seed));
+        }
+        for (end, next) in ends.iter_mut().zip(next_ends.iter_mut()) {
+            if let Some((_, position)) = next.take() {
+                *end = position;
+            }
+        }
+    }
+    chain_of.sort_by_key(|&(chain, _)| chain);
+    for (slot, (_, seed)) in seeds.iter_mut().zip(&chain_of) {
+        *slot = *seed;
+    }
+    for (start, end) in chain_ranges(&chain_of) {
+        out.push((offset + start, offset + end));
+    }
+}
+
+/// Index ranges of the runs of equal chain numbers.
+fn chain_ranges(chain_of: &[(usize, Seed)]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut start = 0;
+    chain_of.chunk_by(|a, b| a.0 == b.0).map(move |run| {
+        start += run.len();
+        (start - run.len(), start)
+    })
+}
+
 fn other(side: Side) -> Side {
     match side {
         Side::Suspicious => Side::Source,
@@ -303,6 +377,19 @@ fn on_one_diagonal((a_this, a_source): (CharRange, CharRange), (b_this, b_source
         && source_gap <= i64::from(diagonal_reach(a_source, b_source))
 }
 
+/// Share of the shorter source range that two fragments may share and still
+/// merge (a sentence cut between two fragments), unless they overlap as much in
+/// the suspicious document.
+const MAX_SHARED_SOURCE: f64 = 0.2;
+
+/// True when two fragments share more of the source than of the suspicious
+/// document: one source passage copied to two places, which are two cases.
+fn same_source_twice((a_this, a_source): (CharRange, CharRange), (b_this, b_source): (CharRange, CharRange)) -> bool {
+    let shared_source = a_source.overlap_len(&b_source);
+    let shorter = a_source.len().min(b_source.len());
+    f64::from(shared_source) > MAX_SHARED_SOURCE * f64::from(shorter) && shared_source > a_this.overlap_len(&b_this)
+}
+
 /// Merges fragments whose gaps on both sides are small for their size. A
 /// fragment may merge with any later one in reach in the suspicious document,
 /// not only the next: stray one-sentence fragments that point elsewhere in the
@@ -325,7 +412,8 @@ fn merge_neighbours(pair: &Pair<'_>, fragments: &mut Vec<Fragment>, params: &Ext
                 let shorter = a_this.len().min(b_this.len()).min(a_source.len()).min(b_source.len());
                 let allowed = allowed_gap(shorter);
                 let close = distance(a_this, b_this) <= allowed && distance(a_source, b_source) <= allowed;
-                if close || on_one_diagonal((a_this, a_source), (b_this, b_source)) {
+                let joinable = close || on_one_diagonal((a_this, a_source), (b_this, b_source));
+                if joinable && !same_source_twice((a_this, a_source), (b_this, b_source)) {
                     let merged = Fragment {
                         suspicious: (a.suspicious.0.min(b.suspicious.0), a.suspicious.1.max(b.suspicious.1)),
                         source: (a.source.0.min(b.source.0), a.source.1.max(b.source.1)),
@@ -406,6 +494,60 @@ mod tests {
         let long = (r(0, 9000), r(0, 9000));
         assert!(on_one_diagonal(long, (r(11_500, 12_000), r(11_600, 12_100))));
         assert!(!on_one_diagonal(long, (r(12_500, 13_000), r(12_500, 13_000))));
+    }
+
+    fn chains(pairs: &[(u32, u32)], max_gap: usize) -> Vec<Fragment> {
+        let mut seeds = seeds(pairs);
+        let mut ranges = Vec::new();
+        split_diagonals(&mut seeds, 0, max_gap, &mut ranges);
+        let mut fragments: Vec<Fragment> = ranges.iter().map(|&(a, b)| fragment_of(&seeds[a..b])).collect();
+        fragments.sort_unstable();
+        fragments
+    }
+
+    #[test]
+    fn interleaved_diagonals_become_separate_chains() {
+        // Sentences 10-13 copy source 50-53, sentences 14-17 copy source 20-23: one
+        // cluster for the gap rule (all within 3 sentences on both sides), two
+        // passages.
+        let found = chains(&[(10, 50), (11, 51), (12, 52), (13, 53), (14, 20), (15, 21), (16, 22), (17, 23)], 3);
+        assert_eq!(
+            found,
+            [
+                Fragment { suspicious: (10, 13), source: (50, 53), seeds: 4, structural: 0 },
+                Fragment { suspicious: (14, 17), source: (20, 23), seeds: 4, structural: 0 },
+            ]
+        );
+        // One source passage copied twice, close together.
+        let twice = chains(&[(10, 50), (11, 51), (12, 52), (14, 50), (15, 51), (16, 52)], 3);
+        assert_eq!(twice.len(), 2, "{twice:?}");
+    }
+
+    #[test]
+    fn a_stray_seed_neither_breaks_nor_leads_a_chain() {
+        // Sentence 12 also matches source sentence 54 (two off the diagonal); the
+        // chain goes on from 52, and a far stray seed makes its own chain.
+        let found = chains(&[(10, 50), (11, 51), (12, 52), (12, 54), (13, 53), (13, 90), (14, 54)], 3);
+        assert_eq!(
+            found,
+            [
+                Fragment { suspicious: (10, 14), source: (50, 54), seeds: 6, structural: 0 },
+                Fragment { suspicious: (13, 13), source: (90, 90), seeds: 1, structural: 0 },
+            ]
+        );
+        // A sentence split in two by the obfuscation shifts the diagonal by one.
+        assert_eq!(chains(&[(10, 50), (11, 51), (13, 52), (14, 53)], 3).len(), 1);
+    }
+
+    #[test]
+    fn fragments_sharing_their_source_are_two_copies() {
+        let r = CharRange::new;
+        // The second copies 200 of the first's 300 source characters again.
+        assert!(same_source_twice((r(0, 300), r(1000, 1300)), (r(400, 700), r(1100, 1400))));
+        // A shared sentence boundary of 20 characters is not a second copy.
+        assert!(!same_source_twice((r(0, 300), r(1000, 1300)), (r(300, 600), r(1280, 1580))));
+        // Overlapping as much on both sides: one passage seen twice, not two copies.
+        assert!(!same_source_twice((r(0, 300), r(1000, 1300)), (r(100, 400), r(1100, 1400))));
     }
 
     #[test]

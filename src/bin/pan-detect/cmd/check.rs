@@ -9,7 +9,9 @@ use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::archive::ArchiveIndex;
 use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
-use pan_detect::params::{self, IntervalParams, OverlapPolicy};
+use pan_detect::params::{self, IntervalParams};
+
+use super::args::Overlap;
 use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
 use pan_detect::span::CharRange;
 
@@ -44,7 +46,8 @@ pub struct Args {
     /// Levels of the valid-interval recursion (1..=8).
     #[arg(long, value_name = "N", default_value_t = params::DEFAULT_DEPTH)]
     depth: usize,
-    /// Passages that overlap in the file: keep all (archive mode) or the largest (PAN).
+    /// Passages that overlap in the file: keep all (archive mode), the largest (PAN), or
+    /// the largest with the others trimmed.
     #[arg(long, value_enum, default_value_t = Overlap::KeepAll)]
     overlap: Overlap,
     /// Check every index file's CRC-32 first (reads the whole index).
@@ -63,15 +66,6 @@ enum Format {
     PanXml,
 }
 
-/// `--overlap` values.
-#[derive(Clone, Copy, ValueEnum)]
-enum Overlap {
-    /// Keep only the largest of overlapping passages.
-    Largest,
-    /// Keep every passage.
-    KeepAll,
-}
-
 /// Runs `pan-detect check`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.format == Format::PanXml && args.out.is_none() {
@@ -85,10 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let params = CheckParams {
         min_common: args.min_common,
         intervals: IntervalParams { min_chunks: args.min_chunks, max_gap: args.max_gap, depth: args.depth },
-        overlap: match args.overlap {
-            Overlap::Largest => OverlapPolicy::Largest,
-            Overlap::KeepAll => OverlapPolicy::KeepAll,
-        },
+        overlap: args.overlap.into(),
     };
     let mut checker = Checker::new(&index, params)?;
     let sink = match (&args.out, args.format) {

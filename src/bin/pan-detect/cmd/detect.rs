@@ -8,10 +8,11 @@ use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::align::synonyms::Synonyms;
 use pan_detect::detect::{Summary, detect_with_synonyms};
-use pan_detect::params::{DetectParams, LanguageSetting, OverlapPolicy, Preset};
+use pan_detect::params::{DetectParams, LanguageSetting, Preset};
 use pan_detect::report::PanXmlDirectory;
 use pan_detect::stem::Language;
 
+use super::args::Overlap;
 use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect detect`.
@@ -66,9 +67,11 @@ pub struct Args {
     /// document, 2 both (1..=8) [default: 2].
     #[arg(long, value_name = "N")]
     depth: Option<usize>,
-    /// Passages that overlap in a suspicious document: keep the largest (PAN) or all (archive).
-    #[arg(long, value_enum, default_value_t = Overlap::Largest)]
-    overlap: Overlap,
+    /// Passages that overlap in a suspicious document: keep the largest (PAN), trim
+    /// the others to their free part, or keep all (archive) [default: largest with
+    /// pan09, trim with best].
+    #[arg(long, value_enum)]
+    overlap: Option<Overlap>,
     /// best: words per candidate chunk (stop words removed) [default: 3].
     #[arg(long, value_name = "N")]
     candidate_words: Option<usize>,
@@ -171,15 +174,6 @@ fn unit_interval(value: &str) -> Result<f64, String> {
     }
 }
 
-/// `--overlap` values.
-#[derive(Clone, Copy, ValueEnum)]
-enum Overlap {
-    /// Keep only the largest of overlapping passages.
-    Largest,
-    /// Keep every passage.
-    KeepAll,
-}
-
 impl Args {
     fn params(&self) -> DetectParams {
         let mut params = DetectParams::preset(match self.preset {
@@ -195,10 +189,9 @@ impl Args {
         set(&mut params.intervals.min_chunks, self.min_chunks);
         set(&mut params.intervals.max_gap, self.max_gap);
         set(&mut params.intervals.depth, self.depth);
-        params.overlap = match self.overlap {
-            Overlap::Largest => OverlapPolicy::Largest,
-            Overlap::KeepAll => OverlapPolicy::KeepAll,
-        };
+        if let Some(overlap) = self.overlap {
+            params.overlap = overlap.into();
+        }
         if let Some(align) = &mut params.align {
             set(&mut align.candidate_words, self.candidate_words);
             set(&mut align.candidate_prefix, self.candidate_prefix);

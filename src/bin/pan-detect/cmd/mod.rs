@@ -1,5 +1,6 @@
 //! One module per subcommand, each with its `Args` and `run`.
 
+pub mod args;
 pub mod check;
 pub mod corpus;
 pub mod detect;
