@@ -54,7 +54,7 @@ fn synthetic_text(bytes: usize, seed: u64) -> String {
         // A number suffix makes the vocabulary large, as in real text.
         text.push_str(&format!("{}", state % 5000));
         count += 1;
-        text.push_str(if count % 12 == 0 { ". " } else { " " });
+        text.push_str(if count.is_multiple_of(12) { ". " } else { " " });
     }
     text
 }
