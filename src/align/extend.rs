@@ -359,22 +359,35 @@ const DIAGONAL_SKEW_RATIO: f64 = 0.25;
 /// ... plus this many characters.
 const DIAGONAL_SKEW_CHARS: u32 = 200;
 
-fn diagonal_reach(a: CharRange, b: CharRange) -> u32 {
-    a.len().max(b.len()).clamp(DIAGONAL_GAP_MIN, DIAGONAL_GAP_MAX)
+/// Largest gap on one diagonal when a fragment has a single seed: a lone
+/// sentence pair that happens to lie on a passage's diagonal (texts from one
+/// book share many) must not stretch it over a neighbouring case.
+const LONE_SEED_GAP_MAX: u32 = 600;
+
+fn diagonal_reach(a: CharRange, b: CharRange, lone_seed: bool) -> u32 {
+    match lone_seed {
+        true => LONE_SEED_GAP_MAX,
+        false => a.len().max(b.len()).clamp(DIAGONAL_GAP_MIN, DIAGONAL_GAP_MAX),
+    }
 }
 
 /// True when fragment `b` follows fragment `a` on both sides with gaps of about
 /// the same size (the pieces of one heavily obfuscated passage, whose seedless
-/// stretches can be long), and the gaps are within [`diagonal_reach`].
-fn on_one_diagonal((a_this, a_source): (CharRange, CharRange), (b_this, b_source): (CharRange, CharRange)) -> bool {
+/// stretches can be long), and the gaps are within [`diagonal_reach`];
+/// `lone_seed` tells that one of them has a single seed.
+fn on_one_diagonal(
+    (a_this, a_source): (CharRange, CharRange),
+    (b_this, b_source): (CharRange, CharRange),
+    lone_seed: bool,
+) -> bool {
     let gap = |a: CharRange, b: CharRange| i64::from(b.start) - i64::from(a.end);
     let (this_gap, source_gap) = (gap(a_this, b_this), gap(a_source, b_source));
     let (larger, smaller) = (this_gap.max(source_gap), this_gap.min(source_gap));
     let skew = (DIAGONAL_SKEW_RATIO * larger as f64) as i64 + i64::from(DIAGONAL_SKEW_CHARS);
     smaller >= 0
         && larger - smaller <= skew
-        && this_gap <= i64::from(diagonal_reach(a_this, b_this))
-        && source_gap <= i64::from(diagonal_reach(a_source, b_source))
+        && this_gap <= i64::from(diagonal_reach(a_this, b_this, lone_seed))
+        && source_gap <= i64::from(diagonal_reach(a_source, b_source, lone_seed))
 }
 
 /// Share of the shorter source range that two fragments may share and still
@@ -406,13 +419,14 @@ fn merge_neighbours(pair: &Pair<'_>, fragments: &mut Vec<Fragment>, params: &Ext
                 let (a, b) = (fragments[i], fragments[j]);
                 let ((a_this, a_source), (b_this, b_source)) = (pair.ranges(&a), pair.ranges(&b));
                 // Later fragments start later: none in reach after the first too far.
-                if distance(a_this, b_this) > allowed_gap(a_this.len()).max(diagonal_reach(a_this, b_this)) {
+                if distance(a_this, b_this) > allowed_gap(a_this.len()).max(diagonal_reach(a_this, b_this, false)) {
                     break;
                 }
                 let shorter = a_this.len().min(b_this.len()).min(a_source.len()).min(b_source.len());
                 let allowed = allowed_gap(shorter);
                 let close = distance(a_this, b_this) <= allowed && distance(a_source, b_source) <= allowed;
-                let joinable = close || on_one_diagonal((a_this, a_source), (b_this, b_source));
+                let lone_seed = a.seeds.min(b.seeds) < 2;
+                let joinable = close || on_one_diagonal((a_this, a_source), (b_this, b_source), lone_seed);
                 if joinable && !same_source_twice((a_this, a_source), (b_this, b_source)) {
                     let merged = Fragment {
                         suspicious: (a.suspicious.0.min(b.suspicious.0), a.suspicious.1.max(b.suspicious.1)),
@@ -483,17 +497,20 @@ mod tests {
         let r = CharRange::new;
         let a = (r(1000, 1600), r(5000, 5700));
         // Gaps of 555 and 869 characters: skew 314 <= 0.25 * 869 + 200.
-        assert!(on_one_diagonal(a, (r(2155, 2800), r(6569, 7200))));
+        assert!(on_one_diagonal(a, (r(2155, 2800), r(6569, 7200)), false));
         // The same gap in the suspicious document but the source jumps back.
-        assert!(!on_one_diagonal(a, (r(2155, 2800), r(4000, 4600))));
+        assert!(!on_one_diagonal(a, (r(2155, 2800), r(4000, 4600)), false));
         // Gaps too different: 555 against 1400.
-        assert!(!on_one_diagonal(a, (r(2155, 2800), r(7100, 7600))));
+        assert!(!on_one_diagonal(a, (r(2155, 2800), r(7100, 7600)), false));
         // Gaps beyond the reach (1000 characters for fragments this short).
-        assert!(!on_one_diagonal(a, (r(2700, 3300), r(6800, 7400))));
+        assert!(!on_one_diagonal(a, (r(2700, 3300), r(6800, 7400)), false));
         // Long fragments reach further, up to 3000 characters.
         let long = (r(0, 9000), r(0, 9000));
-        assert!(on_one_diagonal(long, (r(11_500, 12_000), r(11_600, 12_100))));
-        assert!(!on_one_diagonal(long, (r(12_500, 13_000), r(12_500, 13_000))));
+        assert!(on_one_diagonal(long, (r(11_500, 12_000), r(11_600, 12_100)), false));
+        assert!(!on_one_diagonal(long, (r(12_500, 13_000), r(12_500, 13_000)), false));
+        // A fragment of a single seed reaches 600 characters at most.
+        assert!(on_one_diagonal(long, (r(9_600, 9_800), r(9_550, 9_750)), true));
+        assert!(!on_one_diagonal(long, (r(9_700, 9_900), r(9_700, 9_900)), true));
     }
 
     fn chains(pairs: &[(u32, u32)], max_gap: usize) -> Vec<Fragment> {
