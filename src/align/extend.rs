@@ -15,7 +15,8 @@
 //! dot plot: the pieces of one heavily obfuscated passage), provided the merged
 //! passage is still alike as a whole. A fragment may merge with any fragment in
 //! reach, not only the next one, since stray one-sentence fragments pointing
-//! elsewhere lie between the pieces.
+//! elsewhere lie between the pieces; the closest pair merges first, so that the
+//! pieces of one copy join before one of them can join a neighbouring copy.
 
 use std::cell::RefCell;
 
@@ -285,7 +286,9 @@ fn split_diagonals(seeds: &mut [Seed], offset: usize, max_gap: usize, out: &mut 
                 .iter()
                 .enumerate()
                 .map(|(chain, &(t, s))| (chain, this - t, source - s))
-                .filter(|&(_, dt, ds)| dt <= reach && ds.abs() <= reach && (ds - dt).abs() <= MAX_DIAGONAL_SHIFT)
+                .filter(|&(_, dt, ds)| {
+                    dt <= reach && (0..=reach).contains(&ds) && (ds - dt).abs() <= MAX_DIAGONAL_SHIFT
+                })
                 .min_by_key(|&(_, dt, ds)| (ds - dt).abs());
             let (chain, shift) = match closest {
                 Some((chain, dt, ds)) => (chain, (ds - dt).abs()),
@@ -357,7 +360,7 @@ const DIAGONAL_GAP_MAX: u32 = 3000;
 /// How much the two gaps may differ: this share of the larger ...
 const DIAGONAL_SKEW_RATIO: f64 = 0.25;
 /// ... plus this many characters.
-const DIAGONAL_SKEW_CHARS: u32 = 200;
+const DIAGONAL_SKEW_CHARS: u32 = 350;
 
 /// Largest gap on one diagonal when a fragment has a single seed: a lone
 /// sentence pair that happens to lie on a passage's diagonal (texts from one
@@ -408,49 +411,62 @@ fn same_source_twice((a_this, a_source): (CharRange, CharRange), (b_this, b_sour
 /// not only the next: stray one-sentence fragments that point elsewhere in the
 /// source often lie between the pieces of one obfuscated passage.
 fn merge_neighbours(pair: &Pair<'_>, fragments: &mut Vec<Fragment>, params: &ExtendParams) {
-    let allowed_gap = |shorter: u32| ((params.merge_gap_ratio * f64::from(shorter)) as u32).max(params.merge_gap_chars);
+    // Pairs whose merged passage was not alike as a whole.
+    let mut refused: Vec<(Fragment, Fragment)> = Vec::new();
     loop {
         fragments.sort_unstable();
-        let mut merged_any = false;
-        let mut i = 0;
-        while i < fragments.len() {
-            let mut j = i + 1;
-            while j < fragments.len() {
-                let (a, b) = (fragments[i], fragments[j]);
-                let ((a_this, a_source), (b_this, b_source)) = (pair.ranges(&a), pair.ranges(&b));
-                // Later fragments start later: none in reach after the first too far.
-                if distance(a_this, b_this) > allowed_gap(a_this.len()).max(diagonal_reach(a_this, b_this, false)) {
-                    break;
-                }
-                let shorter = a_this.len().min(b_this.len()).min(a_source.len()).min(b_source.len());
-                let allowed = allowed_gap(shorter);
-                let close = distance(a_this, b_this) <= allowed && distance(a_source, b_source) <= allowed;
-                let lone_seed = a.seeds.min(b.seeds) < 2;
-                let joinable = close || on_one_diagonal((a_this, a_source), (b_this, b_source), lone_seed);
-                if joinable && !same_source_twice((a_this, a_source), (b_this, b_source)) {
-                    let merged = Fragment {
-                        suspicious: (a.suspicious.0.min(b.suspicious.0), a.suspicious.1.max(b.suspicious.1)),
-                        source: (a.source.0.min(b.source.0), a.source.1.max(b.source.1)),
-                        seeds: a.seeds + b.seeds,
-                        structural: a.structural + b.structural,
-                    };
-                    let cosine = pair.cosine(&merged);
-                    if cosine >= params.min_cosine || merged.structurally_supported(cosine) {
-                        fragments[i] = merged;
-                        fragments.remove(j);
-                        merged_any = true;
-                        j = i + 1;
-                        continue;
-                    }
-                }
-                j += 1;
-            }
-            i += 1;
-        }
-        if !merged_any {
-            break;
+        let Some((i, j)) = closest_joinable(pair, fragments, params, &refused) else { break };
+        let (a, b) = (fragments[i], fragments[j]);
+        let merged = Fragment {
+            suspicious: (a.suspicious.0.min(b.suspicious.0), a.suspicious.1.max(b.suspicious.1)),
+            source: (a.source.0.min(b.source.0), a.source.1.max(b.source.1)),
+            seeds: a.seeds + b.seeds,
+            structural: a.structural + b.structural,
+        };
+        let cosine = pair.cosine(&merged);
+        if cosine >= params.min_cosine || merged.structurally_supported(cosine) {
+            fragments[i] = merged;
+            fragments.remove(j);
+        } else {
+            refused.push((a, b));
         }
     }
+}
+
+/// The two `fragments` (sorted) that may merge with the smallest gap between
+/// them, not counting `refused` pairs. Closest first, so that the pieces of
+/// one copy join before one of them can join a neighbouring copy.
+fn closest_joinable(
+    pair: &Pair<'_>,
+    fragments: &[Fragment],
+    params: &ExtendParams,
+    refused: &[(Fragment, Fragment)],
+) -> Option<(usize, usize)> {
+    let allowed_gap = |shorter: u32| ((params.merge_gap_ratio * f64::from(shorter)) as u32).max(params.merge_gap_chars);
+    let mut closest: Option<(u32, usize, usize)> = None;
+    for (i, a) in fragments.iter().enumerate() {
+        let (a_this, a_source) = pair.ranges(a);
+        for (j, b) in fragments.iter().enumerate().skip(i + 1) {
+            let (b_this, b_source) = pair.ranges(b);
+            // Later fragments start later: none in reach after the first too far.
+            if distance(a_this, b_this) > allowed_gap(a_this.len()).max(diagonal_reach(a_this, b_this, false)) {
+                break;
+            }
+            let shorter = a_this.len().min(b_this.len()).min(a_source.len()).min(b_source.len());
+            let allowed = allowed_gap(shorter);
+            let close = distance(a_this, b_this) <= allowed && distance(a_source, b_source) <= allowed;
+            let lone_seed = a.seeds.min(b.seeds) < 2;
+            let joinable = close || on_one_diagonal((a_this, a_source), (b_this, b_source), lone_seed);
+            if !joinable || same_source_twice((a_this, a_source), (b_this, b_source)) || refused.contains(&(*a, *b)) {
+                continue;
+            }
+            let gap = distance(a_this, b_this).max(distance(a_source, b_source));
+            if closest.is_none_or(|(best, ..)| gap < best) {
+                closest = Some((gap, i, j));
+            }
+        }
+    }
+    closest.map(|(_, i, j)| (i, j))
 }
 
 #[cfg(test)]
