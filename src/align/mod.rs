@@ -213,19 +213,11 @@ mod tests {
             .collect()
     }
 
-    const ORIGINAL: &str = "Hamilton spent twenty years studying pulsars at the observatory near Parkes. \
-        He recalls one occasion when his team used the big telescope to take a second look at a strange signal. \
-        \"We actually discovered this pulsar, a very interesting object, in the middle of a thunderstorm,\" he says. \
-        The discovery was announced in a famous journal the following spring. \
-        Astronomers across the country wanted to measure the rotation of the newly found star.";
+    const ORIGINAL: &str = include_str!("../../corpus-fixtures/align/original.txt");
 
     /// The same passage paraphrased: words replaced, inserted, dropped and swapped
     /// inside sentences (about a third of them).
-    const PARAPHRASE: &str = "Over twenty years Hamilton was studying pulsars near Parkes at the observatory. \
-        He remembers an occasion when the team used the large telescope for a second look at a strange radio signal. \
-        \"We discovered this interesting pulsar, an object, actually in the middle of a big storm,\" he says. \
-        The discovery was published in a famous journal during the following spring. \
-        Many astronomers in the country wanted to measure how fast the newly discovered star rotated.";
+    const PARAPHRASE: &str = include_str!("../../corpus-fixtures/align/paraphrase.txt");
 
     const OTHER: &[&str] = &[
         "The bakery on the corner sells bread and pastries every morning before dawn.",
