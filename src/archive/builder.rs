@@ -75,6 +75,11 @@ pub fn create(
     let files = scan::list_documents(docs, progress)?;
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
     std::fs::create_dir_all(index).map_err(ArchiveError::io(index))?;
+    let _lock = format::WriterLock::acquire(index)?;
+    // Checked again under the lock: another `create` may have finished meanwhile.
+    if index.join(format::CURRENT).exists() {
+        return Err(ArchiveError::AlreadyExists(index.to_path_buf()));
+    }
     if settings.key_bytes() == 4 {
         create_with::<u32>(&files, &docs_root, scanned_ns, index, settings, progress)
     } else {

@@ -27,6 +27,11 @@ pub enum ArchiveError {
     /// The index directory does not hold an index (no `CURRENT` file).
     #[error("{0}: not an index directory (no CURRENT file; create one with `pan-detect index create`)")]
     NotAnIndex(PathBuf),
+    /// Another process is writing to the index.
+    #[error(
+        "{0}: another pan-detect process is writing to this index (its LOCK file is locked); try again when it is done"
+    )]
+    Locked(PathBuf),
     /// `index create` on a directory that already holds an index.
     #[error("{0}: already holds an index (use `pan-detect index update`)")]
     AlreadyExists(PathBuf),

@@ -3,6 +3,7 @@
 //! ```text
 //! IDX/
 //!   CURRENT                name of the live generation, e.g. "gen-000003\n"
+//!   LOCK                   empty; locked while `index create` or `update` writes
 //!   gen-000003/
 //!     header.json          magic, format version, settings, counts, and each
 //!                          file's length and CRC-32
@@ -29,7 +30,9 @@
 //!
 //! An update writes a complete new generation beside the live one and replaces
 //! `CURRENT` with one rename, which is the commit: until then readers and
-//! crashes see the old generation. Chunk-list segments are immutable: a new
+//! crashes see the old generation. One writer at a time: `create` and `update`
+//! hold an exclusive lock on `LOCK` ([`WriterLock`]) and a second one fails at
+//! once, instead of writing the same next generation. Chunk-list segments are immutable: a new
 //! generation hard-links the segments it keeps and writes one segment for the
 //! documents it adds; a segment whose chunks are mostly deleted is compacted.
 
@@ -49,6 +52,8 @@ pub const MAGIC: &str = "pan-detect archive index";
 pub const FORMAT_VERSION: u32 = 1;
 /// The file naming the live generation.
 pub const CURRENT: &str = "CURRENT";
+/// The file locked by the one process writing to an index.
+pub const LOCK: &str = "LOCK";
 /// The header file of a generation.
 pub const HEADER: &str = "header.json";
 /// The postings.
@@ -477,6 +482,33 @@ impl FileWriter {
     }
 }
 
+/// The exclusive right to write to an index directory, held from before the
+/// old generation is read until after the commit; released when dropped (also
+/// when the process dies, as the operating system drops the lock).
+#[derive(Debug)]
+pub struct WriterLock {
+    _file: File,
+}
+
+impl WriterLock {
+    /// Locks `index`'s `LOCK` file (created when missing), or fails at once
+    /// with [`ArchiveError::Locked`] when another process holds it.
+    pub fn acquire(index: &Path) -> Result<Self, ArchiveError> {
+        let path = index.join(LOCK);
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(ArchiveError::io(&path))?;
+        match file.try_lock() {
+            Ok(()) => Ok(WriterLock { _file: file }),
+            Err(fs::TryLockError::WouldBlock) => Err(ArchiveError::Locked(index.to_path_buf())),
+            Err(fs::TryLockError::Error(source)) => Err(ArchiveError::Io { path, source }),
+        }
+    }
+}
+
 /// A generation directory being written. Files are fsynced as they are
 /// finished; the header comes last; nothing is visible to readers until
 /// [`commit`] switches `CURRENT` to it.
@@ -604,6 +636,17 @@ pub(crate) fn remove_other_generations(index: &Path, keep: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_writer_is_refused_until_the_first_is_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = WriterLock::acquire(dir.path()).unwrap();
+        let error = WriterLock::acquire(dir.path()).unwrap_err();
+        assert!(matches!(error, ArchiveError::Locked(_)), "{error}");
+        assert!(error.to_string().contains("another pan-detect process"), "{error}");
+        drop(first);
+        WriterLock::acquire(dir.path()).unwrap();
+    }
 
     #[test]
     fn doc_record_round_trips() {

@@ -108,6 +108,10 @@ pub fn update(
     options: &UpdateOptions,
     progress: &dyn Progress,
 ) -> Result<UpdateSummary, ArchiveError> {
+    if !root.join(format::CURRENT).exists() {
+        return Err(ArchiveError::NotAnIndex(root.to_path_buf()));
+    }
+    let _lock = format::WriterLock::acquire(root)?;
     let old = ArchiveIndex::open(root)?;
     given.check_against(old.settings(), root)?;
     if old.settings().key_bytes() == 4 {

@@ -197,6 +197,27 @@ fn mismatched_settings_are_refused_naming_the_setting() {
     fails_with(run(&["check", "--index", s(&archive.docs), s(&archive.probe)]), "not an index directory");
 }
 
+#[test]
+fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    archive.create(&index);
+    let before = without_excerpts(&archive.check_json(&index));
+    archive.change();
+    // Another process writing: the lock file is held (here by the test).
+    let held = fs::OpenOptions::new().write(true).open(index.join("LOCK")).unwrap();
+    held.try_lock().unwrap();
+    fails_with(
+        run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index), "--quiet"]),
+        "another pan-detect process is writing to this index",
+    );
+    // Excerpts are read from the documents, which changed; the index did not.
+    assert_eq!(without_excerpts(&archive.check_json(&index)), before, "the refused update changed nothing");
+    drop(held);
+    archive.update(&index);
+    assert_ne!(without_excerpts(&archive.check_json(&index)), before);
+}
+
 fn generation_dir(index: &Path) -> PathBuf {
     index.join(fs::read_to_string(index.join("CURRENT")).unwrap().trim())
 }
