@@ -214,13 +214,13 @@ pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_word
                 _ if long => (Some(gap.trail), gap.lead),
                 _ => (None, 0),
             };
-            if let Some(end) = end {
-                if out.terms.len() - open_terms >= min_words || long {
-                    let words = out.sequence.len() - (out.terms.len() - open_terms)..out.sequence.len();
-                    close(out, CharRange::new(start, end.max(start)), open_terms, words);
-                    open_terms = out.terms.len();
-                    open = Some(next_start.max(end).min(range.start));
-                }
+            if let Some(end) = end
+                && (out.terms.len() - open_terms >= min_words || long)
+            {
+                let words = out.sequence.len() - (out.terms.len() - open_terms)..out.sequence.len();
+                close(out, CharRange::new(start, end.max(start)), open_terms, words);
+                open_terms = out.terms.len();
+                open = Some(next_start.max(end).min(range.start));
             }
         } else {
             open = Some(gap.lead.min(range.start));

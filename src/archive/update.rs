@@ -155,17 +155,17 @@ fn update_with<K: ChunkKey>(
                 // Unchanged documents are hashed (when their times do not tell),
                 // never decoded nor chunked.
                 let mut scan = || {
-                    if let Some((id, record)) = &known {
-                        if trusted(listed, record) {
-                            return Some(Scanned::Unchanged(*id, false));
-                        }
+                    if let Some((id, record)) = &known
+                        && trusted(listed, record)
+                    {
+                        return Some(Scanned::Unchanged(*id, false));
                     }
                     let bytes = scan::read_bytes(file, progress)?;
                     let hash = scan::content_hash(&bytes);
-                    if let Some((id, record)) = &known {
-                        if record.content_hash == hash {
-                            return Some(Scanned::Unchanged(*id, true));
-                        }
+                    if let Some((id, record)) = &known
+                        && record.content_hash == hash
+                    {
+                        return Some(Scanned::Unchanged(*id, true));
                     }
                     let size = bytes.len() as u64;
                     let text = scan::decode(file, bytes, progress)?;

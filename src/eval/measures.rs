@@ -147,10 +147,10 @@ pub(crate) fn covered<'a>(target: &Passage, others: impl IntoIterator<Item = Pas
             continue;
         }
         this.push(intersection(target.this, other.this));
-        if let (Some((_, range)), Some((_, other_range))) = (target.source, other.source) {
-            if ranges_overlap(range, other_range) {
-                source.push(intersection(range, other_range));
-            }
+        if let (Some((_, range)), Some((_, other_range))) = (target.source, other.source)
+            && ranges_overlap(range, other_range)
+        {
+            source.push(intersection(range, other_range));
         }
     }
     union_len(&mut this) + union_len(&mut source)
