@@ -3,7 +3,8 @@
 
 use crate::error::Warning;
 
-/// A stage of a detection run, as shown to the user.
+/// A stage of a detection run, an archive index build or a corpus build, as shown
+/// to the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     /// Reading, tokenizing and chunking the source documents (units: bytes).
@@ -12,6 +13,13 @@ pub enum Stage {
     BuildIndex,
     /// Reading the suspicious documents and matching them (units: bytes).
     Match,
+    /// Building a corpus: cutting or recombining documents (units: bytes written).
+    CorpusDocuments,
+    /// Building a corpus: inserting cases into suspicious documents (units:
+    /// suspicious documents).
+    CorpusCases,
+    /// Checking a written corpus (units: suspicious documents).
+    CorpusCheck,
 }
 
 impl Stage {
@@ -21,6 +29,9 @@ impl Stage {
             Stage::ReadSources => "reading sources",
             Stage::BuildIndex => "building index",
             Stage::Match => "matching",
+            Stage::CorpusDocuments => "documents",
+            Stage::CorpusCases => "cases",
+            Stage::CorpusCheck => "check",
         }
     }
 }

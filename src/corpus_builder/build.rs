@@ -20,11 +20,11 @@ use super::plan::{
 use super::stats::{CorpusStats, DocumentSet};
 use super::texts::{Sentences, TextBlocks, list_texts, split_sentences};
 use super::{
-    CorpusError, CorpusSpec, DocChars, Progress, SizeGoal, Stage, Summary, source_dir, source_name, suspicious_dir,
-    suspicious_name,
+    CorpusError, CorpusSpec, DocChars, SizeGoal, Summary, source_dir, source_name, suspicious_dir, suspicious_name,
 };
 use crate::output::write_atomically;
 use crate::pan_xml::{Feature, PanDocument};
+use crate::progress::{Progress, Stage};
 
 /// At most this many bytes of input sentences are kept per document set for
 /// recombination; sentences beyond it are not pooled.
@@ -797,11 +797,12 @@ fn write_corpus(
 
     // Phase 1: documents.
     progress.start(
-        Stage::Documents,
+        Stage::CorpusDocuments,
         match spec.size {
-            SizeGoal::TargetBytes(bytes) => Some(bytes),
-            SizeGoal::AllInput => Some(input_bytes),
-            SizeGoal::Documents { .. } => None,
+            SizeGoal::TargetBytes(bytes) => bytes,
+            SizeGoal::AllInput => input_bytes,
+            // Unknown ahead of time.
+            SizeGoal::Documents { .. } => 0,
         },
     );
     let mut cutter = Cutter::new(spec, progress, stats);
@@ -817,6 +818,7 @@ fn write_corpus(
     }
     cutter.finish_input()?;
     cutter.recombine_rest()?;
+    progress.finish();
     if cutter.sources.is_empty() || cutter.suspicious == 0 {
         return Err(CorpusError::TooLittleInput { chars: cutter.input_chars, min: spec.doc_chars.min });
     }
@@ -841,7 +843,7 @@ fn write_corpus(
             ),
         });
     }
-    progress.start(Stage::Cases, Some(suspicious as u64));
+    progress.start(Stage::CorpusCases, suspicious as u64);
     let outcomes: Vec<SuspiciousOutcome> = (0..suspicious)
         .into_par_iter()
         .map(|i| {
@@ -850,6 +852,7 @@ fn write_corpus(
             outcome
         })
         .collect::<Result<_, _>>()?;
+    progress.finish();
 
     let mut positive = BTreeSet::new();
     let mut tsv = String::from(CASES_HEADER);
@@ -974,7 +977,7 @@ mod tests {
             spec.doc_chars = DocChars { min: 2000, max: 6000 };
             spec.size = SizeGoal::Documents { sources: 6, suspicious: 6 };
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| super::super::build(&spec, &super::super::NoProgress)).unwrap()
+            pool.install(|| super::super::build(&spec, &crate::progress::Silent)).unwrap()
         };
         let one = build_with(1, "one");
         let three = build_with(3, "three");

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::build::read_utf8;
-use super::{CorpusError, Progress, Stage, source_dir, suspicious_dir};
+use super::{CorpusError, source_dir, suspicious_dir};
 use crate::pan_xml::{PanDocument, TRUTH_FEATURES};
+use crate::progress::{Progress, Stage};
 use crate::span::{CharRange, char_slice};
 
 /// What the check looked at.
@@ -65,7 +66,7 @@ pub fn check(dir: &Path, progress: &dyn Progress) -> Result<CheckReport, CorpusE
         .map(|name| Ok(((*name).clone(), read_utf8(&sources_dir.join(name))?.chars().count())))
         .collect::<Result<_, CorpusError>>()?;
 
-    progress.start(Stage::Check, Some(suspicious.len() as u64));
+    progress.start(Stage::CorpusCheck, suspicious.len() as u64);
     let suspicious_list: Vec<&String> = suspicious.iter().collect();
     let checks: Vec<DocumentCheck> = suspicious_list
         .par_iter()
@@ -75,6 +76,7 @@ pub fn check(dir: &Path, progress: &dyn Progress) -> Result<CheckReport, CorpusE
             result
         })
         .collect::<Result<_, CorpusError>>()?;
+    progress.finish();
     let mut report = CheckReport {
         source_documents: sources.len(),
         suspicious_documents: suspicious.len(),
@@ -233,8 +235,8 @@ fn to_range((start, end): (u64, u64)) -> Result<CharRange, std::num::TryFromIntE
 
 #[cfg(test)]
 mod tests {
-    use super::super::NoProgress;
     use super::*;
+    use crate::progress::Silent;
 
     fn corpus(source: &str, suspicious: &str, feature: &str) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -263,7 +265,7 @@ mod tests {
     fn accepts_an_exact_multibyte_copy() {
         // "kůň úpěl" is at characters 10..18 of the source and 6..14 of the suspicious text.
         let dir = corpus("Žluťoučký kůň úpěl.", "Když: kůň úpěl tam.", &feature("none", (6, 8), (10, 8)));
-        let report = check(dir.path(), &NoProgress).unwrap();
+        let report = check(dir.path(), &Silent).unwrap();
         assert_eq!(report.cases, 1);
         assert_eq!(report.verbatim_cases, 1);
     }
@@ -271,11 +273,11 @@ mod tests {
     #[test]
     fn rejects_a_byte_offset_copy_and_ranges_past_the_end() {
         let dir = corpus("Žluťoučký kůň úpěl.", "Když: kůň úpěl tam.", &feature("none", (7, 8), (10, 8)));
-        let error = check(dir.path(), &NoProgress).unwrap_err().to_string();
+        let error = check(dir.path(), &Silent).unwrap_err().to_string();
         assert!(error.contains("differs from source-document00001.txt 10..18"), "{error}");
 
         let dir = corpus("short", "Když: kůň úpěl tam.", &feature("low", (6, 80), (0, 9)));
-        let CorpusError::CheckFailed { problems, .. } = check(dir.path(), &NoProgress).unwrap_err() else {
+        let CorpusError::CheckFailed { problems, .. } = check(dir.path(), &Silent).unwrap_err() else {
             panic!("expected a failed check")
         };
         assert_eq!(problems.len(), 2, "{problems:?}");
@@ -293,7 +295,7 @@ mod tests {
         );
         let dir = corpus("source text", "suspicious text here", &features);
         fs::write(dir.path().join("pairs"), "suspicious-document00002.txt source-document00001.txt\n").unwrap();
-        let CorpusError::CheckFailed { problems, .. } = check(dir.path(), &NoProgress).unwrap_err() else {
+        let CorpusError::CheckFailed { problems, .. } = check(dir.path(), &Silent).unwrap_err() else {
             panic!("expected a failed check")
         };
         let all = problems.join("\n");
@@ -306,7 +308,7 @@ mod tests {
     #[test]
     fn a_missing_directory_is_an_io_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
-        let error = check(&dir.path().join("nope"), &NoProgress).unwrap_err();
+        let error = check(&dir.path().join("nope"), &Silent).unwrap_err();
         assert!(matches!(error, CorpusError::Io { .. }));
         assert!(error.to_string().contains("nope"));
     }

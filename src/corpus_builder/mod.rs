@@ -46,6 +46,8 @@ pub mod texts;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use crate::progress::Progress;
+
 pub use check::{CheckReport, check};
 pub use stats::CorpusStats;
 
@@ -241,36 +243,6 @@ impl CorpusSpec {
         }
     }
 }
-
-/// Stages of building a corpus, for progress reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// Cutting or recombining documents (steps: bytes written).
-    Documents,
-    /// Inserting cases into suspicious documents (steps: documents).
-    Cases,
-    /// Checking the written corpus (steps: suspicious documents).
-    Check,
-}
-
-/// Receives progress reports; the library never prints. Implementations must be
-/// cheap and thread-safe: `advance` is called from worker threads.
-pub trait Progress: Sync {
-    /// A stage begins; `total` is its number of steps when known.
-    fn start(&self, stage: Stage, total: Option<u64>) {
-        let _ = (stage, total);
-    }
-
-    /// `steps` more steps of the current stage are done.
-    fn advance(&self, steps: u64) {
-        let _ = steps;
-    }
-}
-
-/// Progress reports that go nowhere.
-pub struct NoProgress;
-
-impl Progress for NoProgress {}
 
 /// What [`build()`] made: the corpus statistics (also in `README.txt`) and the
 /// result of the check run on the written corpus.

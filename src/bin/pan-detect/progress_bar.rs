@@ -27,15 +27,26 @@ impl TerminalProgress {
 impl Progress for TerminalProgress {
     fn start(&self, stage: Stage, total: u64) {
         let target = if self.hidden { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
-        let bar = if total == 0 { ProgressBar::new_spinner() } else { ProgressBar::new(total) };
+        let corpus_unit = corpus_unit(stage);
+        let bar =
+            if total == 0 && corpus_unit.is_none() { ProgressBar::new_spinner() } else { ProgressBar::new(total) };
         bar.set_draw_target(target);
-        let template = if total == 0 {
-            "{spinner} {msg} {elapsed}"
-        } else {
-            "{msg:16} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}"
+        // The templates are constants known to parse (the corpus ones around a label without braces).
+        let style = match corpus_unit {
+            Some(unit) => {
+                let template = format!("{:>9} [{{bar:30}}] {unit} ({{elapsed}})", stage.label());
+                ProgressStyle::with_template(&template).expect("valid progress template")
+            }
+            None => {
+                let template = if total == 0 {
+                    "{spinner} {msg} {elapsed}"
+                } else {
+                    "{msg:16} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}"
+                };
+                ProgressStyle::with_template(template).expect("valid progress template").progress_chars("=> ")
+            }
         };
-        // The templates are constants known to parse.
-        bar.set_style(ProgressStyle::with_template(template).expect("valid progress template").progress_chars("=> "));
+        bar.set_style(style);
         bar.set_message(stage.label());
         if let Ok(mut slot) = self.bar.lock() {
             *slot = Some(bar);
@@ -59,5 +70,15 @@ impl Progress for TerminalProgress {
             Some(bar) => bar.suspend(|| eprintln!("pan-detect: warning: {warning}")),
             None => eprintln!("pan-detect: warning: {warning}"),
         }
+    }
+}
+
+/// The counter shown after the bar of a corpus builder's stage (`pan-detect
+/// corpus`), whose bars keep their own, shorter style; `None` for the other stages.
+fn corpus_unit(stage: Stage) -> Option<&'static str> {
+    match stage {
+        Stage::CorpusDocuments => Some("{binary_bytes}/{binary_total_bytes}"),
+        Stage::CorpusCases | Stage::CorpusCheck => Some("{pos}/{len} suspicious documents"),
+        Stage::ReadSources | Stage::BuildIndex | Stage::Match => None,
     }
 }

@@ -1,6 +1,7 @@
-//! Flag values shared by several subcommands.
+//! Flags and flag values shared by several subcommands.
 
 use clap::ValueEnum;
+use pan_detect::archive::SettingsOverride;
 use pan_detect::params::OverlapPolicy;
 
 /// `--overlap` values.
@@ -20,6 +21,74 @@ impl From<Overlap> for OverlapPolicy {
             Overlap::Largest => OverlapPolicy::Largest,
             Overlap::Trim => OverlapPolicy::Trim,
             Overlap::KeepAll => OverlapPolicy::KeepAll,
+        }
+    }
+}
+
+/// `--threads`, for the commands that run in parallel.
+#[derive(clap::Args)]
+pub struct ThreadsArg {
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+impl ThreadsArg {
+    /// Sizes rayon's global pool (see [`crate::threads::configure`]).
+    pub fn configure(&self) -> anyhow::Result<()> {
+        crate::threads::configure(self.threads)
+    }
+}
+
+/// The tokenizer and chunker flags of the archive commands (`index create`,
+/// `index update`, `check`). `index create` takes the defaults for the flags not
+/// given; the other commands take the index's values and refuse different ones.
+///
+/// `detect` declares its own: there they override a preset's values, it has no
+/// `--sort`, and its help texts differ.
+#[derive(clap::Args)]
+pub struct SettingsArgs {
+    /// Count digits as word characters (default when creating).
+    #[arg(long, overrides_with = "no_digits")]
+    digits: bool,
+    /// Letters only: digits separate words and are ignored.
+    #[arg(long, overrides_with = "digits")]
+    no_digits: bool,
+    /// Ignore words shorter than this many characters (default when creating: 3).
+    #[arg(long, value_name = "N")]
+    min_word_len: Option<usize>,
+    /// Words per chunk, 1..=32 (default when creating: 5).
+    #[arg(long, value_name = "N")]
+    chunk_words: Option<usize>,
+    /// Sort the words of a chunk before hashing (default when creating).
+    #[arg(long, overrides_with = "no_sort")]
+    sort: bool,
+    /// Keep the words of a chunk in text order.
+    #[arg(long, overrides_with = "sort")]
+    no_sort: bool,
+    /// Bits of MD5 kept as a chunk's hash, 24..=64 (default when creating: 32).
+    #[arg(long, value_name = "BITS")]
+    hash_bits: Option<u32>,
+}
+
+impl SettingsArgs {
+    /// The flags given, as the library's override.
+    pub fn to_override(&self) -> SettingsOverride {
+        let flag = |yes: bool, no: bool| {
+            if yes {
+                Some(true)
+            } else if no {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        SettingsOverride {
+            digits: flag(self.digits, self.no_digits),
+            min_word_len: self.min_word_len,
+            chunk_words: self.chunk_words,
+            sorted: flag(self.sort, self.no_sort),
+            hash_bits: self.hash_bits,
         }
     }
 }

@@ -11,11 +11,9 @@ use pan_detect::archive::ArchiveIndex;
 use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
 use pan_detect::params::{self, IntervalParams};
 
-use super::args::Overlap;
+use super::args::{Overlap, SettingsArgs};
 use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
 use pan_detect::span::CharRange;
-
-use super::index::SettingsArgs;
 
 /// Arguments of `pan-detect check`.
 #[derive(clap::Args)]

@@ -1,14 +1,14 @@
 //! `pan-detect corpus`: builds a PAN-style corpus with known plagiarism cases, or
 //! checks one (`--check DIR`).
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
-use pan_detect::corpus_builder::{self, CorpusSpec, DocChars, NoProgress, Progress, SizeGoal, Stage};
+use pan_detect::corpus_builder::{self, CorpusSpec, DocChars, SizeGoal};
+
+use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect corpus`.
 #[derive(clap::Args)]
@@ -67,14 +67,9 @@ pub struct Args {
 /// Runs `pan-detect corpus`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let bar = ProgressReport::new(!args.quiet && std::io::stderr().is_terminal());
-    let progress: &dyn Progress = match &bar {
-        Some(bar) => bar,
-        None => &NoProgress,
-    };
+    let progress = TerminalProgress::new(args.quiet);
     if let Some(dir) = &args.check {
-        let report = corpus_builder::check(dir, progress)?;
-        finish(&bar);
+        let report = corpus_builder::check(dir, &progress)?;
         println!(
             "{}: ok: {} source and {} suspicious documents, {} cases ({} verbatim compared), {} pairs",
             dir.display(),
@@ -87,8 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let spec = spec_from(&args)?;
-    let summary = corpus_builder::build(&spec, progress)?;
-    finish(&bar);
+    let summary = corpus_builder::build(&spec, &progress)?;
     let stats = &summary.stats;
     let count = |name| stats.per_obfuscation.get(name).copied().unwrap_or(0);
     println!(
@@ -129,42 +123,4 @@ fn spec_from(args: &Args) -> anyhow::Result<CorpusSpec> {
         }
     };
     Ok(spec)
-}
-
-/// A progress bar on stderr.
-struct ProgressReport {
-    bar: ProgressBar,
-}
-
-impl ProgressReport {
-    fn new(enabled: bool) -> Option<ProgressReport> {
-        enabled.then(|| ProgressReport { bar: ProgressBar::new(0) })
-    }
-}
-
-impl Progress for ProgressReport {
-    fn start(&self, stage: Stage, total: Option<u64>) {
-        let (label, unit) = match stage {
-            Stage::Documents => ("documents", "{binary_bytes}/{binary_total_bytes}"),
-            Stage::Cases => ("cases", "{pos}/{len} suspicious documents"),
-            Stage::Check => ("check", "{pos}/{len} suspicious documents"),
-        };
-        let template = format!("{label:>9} [{{bar:30}}] {unit} ({{elapsed}})");
-        // The template is a constant pattern; fall back to the default style if it were rejected.
-        let style = ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar());
-        self.bar.reset();
-        self.bar.set_style(style);
-        self.bar.set_length(total.unwrap_or(0));
-        self.bar.set_position(0);
-    }
-
-    fn advance(&self, steps: u64) {
-        self.bar.inc(steps);
-    }
-}
-
-fn finish(bar: &Option<ProgressReport>) {
-    if let Some(report) = bar {
-        report.bar.finish_and_clear();
-    }
 }

@@ -12,7 +12,7 @@ use pan_detect::params::{DetectParams, LanguageSetting, Preset};
 use pan_detect::report::PanXmlDirectory;
 use pan_detect::stem::Language;
 
-use super::args::Overlap;
+use super::args::{Overlap, ThreadsArg};
 use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect detect`.
@@ -140,9 +140,8 @@ pub struct Args {
     /// measure candidate recall with `pan-detect eval`'s document level).
     #[arg(long, hide = true)]
     report_candidates: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// No progress bars (they are also off when stderr is not a terminal).
     #[arg(long)]
     quiet: bool,
@@ -229,7 +228,7 @@ fn set<T: Copy>(slot: &mut T, value: Option<T>) {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let params = args.params();
     params.validate()?;
-    crate::threads::configure(args.threads)?;
+    args.threads.configure()?;
     let synonyms = args.synonyms.as_deref().map(Synonyms::load).transpose()?;
     let sink = PanXmlDirectory::create(&args.out)?;
     let progress = TerminalProgress::new(args.quiet);

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
-use pan_detect::archive::{self, ArchiveIndex, SettingsOverride, UpdateOptions};
+use pan_detect::archive::{self, ArchiveIndex, UpdateOptions};
 
+use super::args::{SettingsArgs, ThreadsArg};
 use crate::progress_bar::TerminalProgress;
 
 /// The environment variable that makes `index update` stop after writing that
@@ -31,56 +32,6 @@ enum IndexCommand {
     Stats(StatsArgs),
 }
 
-/// The tokenizer and chunker flags. `index create` takes the defaults for the
-/// flags not given; the other commands take the index's values and refuse
-/// different ones.
-#[derive(clap::Args)]
-pub struct SettingsArgs {
-    /// Count digits as word characters (default when creating).
-    #[arg(long, overrides_with = "no_digits")]
-    digits: bool,
-    /// Letters only: digits separate words and are ignored.
-    #[arg(long, overrides_with = "digits")]
-    no_digits: bool,
-    /// Ignore words shorter than this many characters (default when creating: 3).
-    #[arg(long, value_name = "N")]
-    min_word_len: Option<usize>,
-    /// Words per chunk, 1..=32 (default when creating: 5).
-    #[arg(long, value_name = "N")]
-    chunk_words: Option<usize>,
-    /// Sort the words of a chunk before hashing (default when creating).
-    #[arg(long, overrides_with = "no_sort")]
-    sort: bool,
-    /// Keep the words of a chunk in text order.
-    #[arg(long, overrides_with = "sort")]
-    no_sort: bool,
-    /// Bits of MD5 kept as a chunk's hash, 24..=64 (default when creating: 32).
-    #[arg(long, value_name = "BITS")]
-    hash_bits: Option<u32>,
-}
-
-impl SettingsArgs {
-    /// The flags given, as the library's override.
-    pub fn to_override(&self) -> SettingsOverride {
-        let flag = |yes: bool, no: bool| {
-            if yes {
-                Some(true)
-            } else if no {
-                Some(false)
-            } else {
-                None
-            }
-        };
-        SettingsOverride {
-            digits: flag(self.digits, self.no_digits),
-            min_word_len: self.min_word_len,
-            chunk_words: self.chunk_words,
-            sorted: flag(self.sort, self.no_sort),
-            hash_bits: self.hash_bits,
-        }
-    }
-}
-
 /// Arguments of `pan-detect index create`.
 #[derive(clap::Args)]
 struct CreateArgs {
@@ -92,9 +43,8 @@ struct CreateArgs {
     index: PathBuf,
     #[command(flatten)]
     settings: SettingsArgs,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -115,9 +65,8 @@ struct UpdateArgs {
     /// time are unchanged (after restoring files with their old times).
     #[arg(long)]
     rehash: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -144,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
-    crate::threads::configure(args.threads)?;
+    args.threads.configure()?;
     let settings = args.settings.to_override().or_defaults();
     let progress = TerminalProgress::new(args.quiet);
     let s = archive::create(&args.docs, &args.index, &settings, &progress).context("index create stopped")?;
@@ -165,7 +114,7 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
-    crate::threads::configure(args.threads)?;
+    args.threads.configure()?;
     let fail_after_files = match std::env::var(FAIL_AFTER_VAR) {
         Ok(value) => Some(value.parse().with_context(|| format!("{FAIL_AFTER_VAR}={value}: not a number"))?),
         Err(_) => None,

@@ -9,6 +9,8 @@ use clap::ValueEnum;
 use pan_detect::archive::similar::{SimilarParams, SimilarRow, similar};
 use pan_detect::archive::{ArchiveError, ArchiveIndex};
 
+use super::args::ThreadsArg;
+
 /// Arguments of `pan-detect similar`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -35,9 +37,8 @@ pub struct Args {
     /// Check every index file's CRC-32 first (reads the whole index).
     #[arg(long)]
     verify: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadsArg,
 }
 
 /// `--format` values.
@@ -51,7 +52,7 @@ enum Format {
 
 /// Runs `pan-detect similar`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    crate::threads::configure(args.threads)?;
+    args.threads.configure()?;
     let started = Instant::now();
     let index = ArchiveIndex::open(&args.index)?;
     if args.verify {
