@@ -243,10 +243,10 @@ pub fn choose_passage_in<R: Rng + ?Sized>(text: &str, words: Range<usize>, rng: 
     if start > 0 && !split.sentences.is_empty() {
         split.sentences.remove(0);
     }
-    if end < text.len() {
-        if let Some(last) = split.sentences.pop() {
-            split.tokens.truncate(last.first_token);
-        }
+    if end < text.len()
+        && let Some(last) = split.sentences.pop()
+    {
+        split.tokens.truncate(last.first_token);
     }
     match choose_passage(slice, &split, words.clone(), rng) {
         Some(passage) => {

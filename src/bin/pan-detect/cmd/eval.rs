@@ -118,11 +118,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).context("cannot write the report")?;
 
-    if let Some(minimum) = args.fail_below {
-        if report.measures.plagdet < minimum {
-            eprintln!("pan-detect: plagdet {:.4} is below --fail-below {minimum}", report.measures.plagdet);
-            return Ok(ExitCode::FAILURE);
-        }
+    if let Some(minimum) = args.fail_below
+        && report.measures.plagdet < minimum
+    {
+        eprintln!("pan-detect: plagdet {:.4} is below --fail-below {minimum}", report.measures.plagdet);
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }
