@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end speed benchmark of pan-detect.
 #
+#   eval/bench.sh [detect flags...]     e.g. eval/bench.sh --preset pan09
+#
 # 1. Builds (or reuses) a corpus of >= TARGET_MB megabytes with a fixed seed using
 #    `pan-detect corpus --target-mb`, from ../shared/corpora/dev-en/source-documents
 #    when that exists (only the source documents: the dev-en suspicious documents
@@ -134,6 +136,7 @@ WC_RSS=$RSS_KB
 DETECT_ARGS=(--source-dir "$CORPUS/source-documents" --suspicious-dir "$CORPUS/suspicious-documents"
     --out "$WORK/detections" --quiet)
 [ -n "${THREADS:-}" ] && DETECT_ARGS+=(--threads "$THREADS")
+DETECT_ARGS+=("$@")
 measure detect "$BIN" "${DETECT_ARGS[@]}"
 DETECT_WALL=$WALL
 DETECT_RSS=$RSS_KB
