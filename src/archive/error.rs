@@ -108,4 +108,9 @@ impl ArchiveError {
         let path = path.into();
         move |source| ArchiveError::Io { path, source }
     }
+
+    /// True for a file or directory that does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, ArchiveError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound)
+    }
 }

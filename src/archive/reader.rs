@@ -123,7 +123,32 @@ pub struct ArchiveIndex {
 impl ArchiveIndex {
     /// Opens the live generation of the index in `root`.
     pub fn open(root: &Path) -> Result<ArchiveIndex, ArchiveError> {
-        let generation = format::current_generation(root)?;
+        Self::open_from(root, format::current_generation(root)?)
+    }
+
+    /// Opens generation `generation` of the index in `root`, or the live one
+    /// when that one is gone: an update may commit a newer generation and
+    /// remove this one between the reading of `CURRENT` and the opening of its
+    /// files (readers take no lock). Tries a few times, then gives up with the
+    /// error.
+    fn open_from(root: &Path, mut generation: u64) -> Result<ArchiveIndex, ArchiveError> {
+        const ATTEMPTS: usize = 5;
+        for _ in 1..ATTEMPTS {
+            match Self::open_generation(root, generation) {
+                Err(error) if error.is_not_found() => {
+                    let live = format::current_generation(root)?;
+                    if live == generation {
+                        return Err(error);
+                    }
+                    generation = live;
+                }
+                result => return result,
+            }
+        }
+        Self::open_generation(root, generation)
+    }
+
+    fn open_generation(root: &Path, generation: u64) -> Result<ArchiveIndex, ArchiveError> {
         let generation_dir = root.join(format::generation_name(generation));
         let header_path = generation_dir.join(HEADER);
         let text = std::fs::read_to_string(&header_path).map_err(ArchiveError::io(&header_path))?;
@@ -438,6 +463,19 @@ mod tests {
         let index = dir.join("idx");
         create(&docs_dir, &index, &Settings::default(), &Silent).unwrap();
         index
+    }
+
+    #[test]
+    fn a_reader_that_read_current_before_an_update_opens_the_new_generation() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = build(dir.path(), &[("a.txt", "one two three four five six seven eight nine ten")]);
+        fs::write(dir.path().join("docs/b.txt"), "eleven twelve thirteen fourteen fifteen sixteen").unwrap();
+        let options = crate::archive::UpdateOptions::default();
+        crate::archive::update(&dir.path().join("docs"), &index, &Default::default(), &options, &Silent).unwrap();
+        // Generation 1 is gone; a reader still holding its number moves on to 2.
+        assert!(ArchiveIndex::open_generation(&index, 1).unwrap_err().is_not_found());
+        let opened = ArchiveIndex::open_from(&index, 1).unwrap();
+        assert_eq!(opened.header().documents, 2);
     }
 
     #[test]
