@@ -11,7 +11,7 @@
 //!    [`synonyms`]);
 //! 2. [`seed`]: sentence pairs with tf-idf cosine and Dice coefficient above
 //!    their thresholds;
-//! 3. [`extend`]: seeds clustered into passages on both sides with a gap that
+//! 3. [`extend`](mod@extend): seeds clustered into passages on both sides with a gap that
 //!    shrinks until the passage is alike as a whole, and neighbouring passages
 //!    merged over gaps that grow with their length;
 //! 4. [`filter`]: short and thinly seeded passages dropped.
