@@ -142,12 +142,31 @@ pub const fn sort_key(word: &[u8]) -> u64 {
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
     params: TokenizerParams,
+    /// What each byte is to the scanner: [`BOUNDARY`], [`ASCII_WORD`] or
+    /// [`NON_ASCII`].
+    byte_class: [u8; 256],
 }
+
+/// An ASCII byte that is not a word character: always a word boundary.
+const BOUNDARY: u8 = 0;
+/// An ASCII letter (or digit, with digits on).
+const ASCII_WORD: u8 = 1;
+/// A byte of a multi-byte character.
+const NON_ASCII: u8 = 2;
 
 impl Tokenizer {
     /// A tokenizer with validated parameters.
     pub fn new(params: TokenizerParams) -> Self {
-        Tokenizer { params }
+        let mut byte_class = [BOUNDARY; 256];
+        for (b, class) in byte_class.iter_mut().enumerate() {
+            let b = b as u8;
+            if b >= 0x80 {
+                *class = NON_ASCII;
+            } else if b.is_ascii_alphabetic() || (params.digits && b.is_ascii_digit()) {
+                *class = ASCII_WORD;
+            }
+        }
+        Tokenizer { params, byte_class }
     }
 
     /// Tokenizes `text` into `out`, replacing its previous content.
@@ -157,38 +176,43 @@ impl Tokenizer {
         let mut byte = 0;
         let mut char_pos: u32 = 0;
         while byte < bytes.len() {
-            let b = bytes[byte];
-            if b >= 0x80 || self.is_ascii_word_byte(b) {
-                let end = self.region_end(bytes, byte);
-                let region = &text[byte..end];
-                char_pos = if region.is_ascii() {
-                    self.ascii_region(region, char_pos, out)
-                } else {
-                    self.unicode_region(region, char_pos, out)
-                };
-                byte = end;
-            } else {
+            if self.byte_class[bytes[byte] as usize] == BOUNDARY {
                 byte += 1;
                 char_pos += 1;
+                continue;
             }
+            let (end, ascii) = self.region_end(bytes, byte);
+            let region = &text[byte..end];
+            char_pos = if ascii {
+                self.ascii_region(region, char_pos, out)
+            } else {
+                self.unicode_region(region, char_pos, out)
+            };
+            byte = end;
         }
         out.folded.extend(std::iter::repeat_n('\0', WORD_WINDOW));
     }
 
-    fn is_ascii_word_byte(&self, b: u8) -> bool {
-        b.is_ascii_alphabetic() || (self.params.digits && b.is_ascii_digit())
-    }
-
-    /// End of the run of word bytes and non-ASCII bytes starting at `start`. It
-    /// ends at an ASCII non-word byte, which is always a word boundary.
-    fn region_end(&self, bytes: &[u8], start: usize) -> usize {
-        bytes[start..].iter().position(|&b| b < 0x80 && !self.is_ascii_word_byte(b)).map_or(bytes.len(), |p| start + p)
+    /// End of the run of word bytes and non-ASCII bytes starting at `start`, and
+    /// whether it is all ASCII. It ends at an ASCII non-word byte, which is
+    /// always a word boundary.
+    fn region_end(&self, bytes: &[u8], start: usize) -> (usize, bool) {
+        let mut classes = 0;
+        for (end, &b) in bytes.iter().enumerate().skip(start) {
+            let class = self.byte_class[b as usize];
+            if class == BOUNDARY {
+                return (end, classes & NON_ASCII == 0);
+            }
+            classes |= class;
+        }
+        (bytes.len(), classes & NON_ASCII == 0)
     }
 
     /// An ASCII region is one word.
     fn ascii_region(&self, region: &str, char_pos: u32, out: &mut Tokens) -> u32 {
         let folded_start = out.folded.len();
-        out.folded.extend(region.bytes().map(|b| b.to_ascii_lowercase() as char));
+        out.folded.push_str(region);
+        out.folded[folded_start..].make_ascii_lowercase();
         let end = char_pos + region.len() as u32;
         out.finish_word(folded_start, CharRange::new(char_pos, end), self.params.min_word_len);
         end
