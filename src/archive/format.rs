@@ -32,9 +32,10 @@
 //! `CURRENT` with one rename, which is the commit: until then readers and
 //! crashes see the old generation. One writer at a time: `create` and `update`
 //! hold an exclusive lock on `LOCK` ([`WriterLock`]) and a second one fails at
-//! once, instead of writing the same next generation. Chunk-list segments are immutable: a new
-//! generation hard-links the segments it keeps and writes one segment for the
-//! documents it adds; a segment whose chunks are mostly deleted is compacted.
+//! once, instead of writing the same next generation. Chunk-list segments are
+//! immutable: a new generation hard-links the segments it keeps and writes one
+//! segment for the documents it adds; a segment whose chunks are mostly deleted
+//! is compacted.
 
 use std::fs::{self, File};
 use std::io::Write;

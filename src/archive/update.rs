@@ -108,6 +108,7 @@ pub fn update(
     options: &UpdateOptions,
     progress: &dyn Progress,
 ) -> Result<UpdateSummary, ArchiveError> {
+    // Before the lock, which would create a LOCK file in a directory that is no index.
     if !root.join(format::CURRENT).exists() {
         return Err(ArchiveError::NotAnIndex(root.to_path_buf()));
     }
