@@ -4,8 +4,10 @@ mod align;
 mod archive;
 mod corpus;
 mod detect;
+mod encodings;
 mod errors;
 mod eval;
+mod pairs;
 
 use std::fs;
 use std::path::{Path, PathBuf};
