@@ -2,6 +2,7 @@
 //! and read → tokenize → chunk → match → intervals → overlap → report
 //! (suspicious documents), in parallel with rayon.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -15,8 +16,9 @@ use crate::chunk::{Chunker, Chunks};
 use crate::corpus::{self, DocumentFile, Loaded};
 use crate::error::Error;
 use crate::index::{ChunkIndex, ChunkKey, IndexBuilder};
-use crate::intervals::{IntervalPair, valid_intervals};
+use crate::intervals::{ChunkMatch, IntervalPair, valid_intervals};
 use crate::overlap::{Passage, resolve_overlaps};
+use crate::pairs::DocumentPairs;
 use crate::params::{AlignParams, ChunkHash, ChunkParams, DetectParams, IntervalParams, TokenizerParams};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
@@ -62,25 +64,40 @@ pub fn detect(
     sink: &dyn DetectionSink,
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
-    detect_with_synonyms(source_dir, suspicious_dir, params, None, sink, progress)
+    detect_with(source_dir, suspicious_dir, params, &Scope::default(), sink, progress)
 }
 
-/// [`detect`] with synonym normalisation: with the alignment stage
-/// ([`DetectParams::align`]), the words of each synonym group count as one word,
-/// both in the candidate chunks and in the sentence alignment. The paper's method
-/// ignores `synonyms`.
-pub fn detect_with_synonyms(
+/// What a run compares beyond the two directories, and how words are matched.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scope<'a> {
+    /// Synonym normalisation: with the alignment stage ([`DetectParams::align`]),
+    /// the words of each synonym group count as one word, both in the candidate
+    /// chunks and in the sentence alignment. The paper's method ignores it.
+    pub synonyms: Option<&'a Synonyms>,
+    /// PAN's text-alignment protocol: compare exactly these document pairs,
+    /// with no candidate filtering. Only their documents are read; a document
+    /// they name that is not in its directory is an error.
+    pub pairs: Option<&'a DocumentPairs>,
+}
+
+/// [`detect`] within a [`Scope`].
+pub fn detect_with(
     source_dir: &Path,
     suspicious_dir: &Path,
     params: &DetectParams,
-    synonyms: Option<&Synonyms>,
+    scope: &Scope<'_>,
     sink: &dyn DetectionSink,
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     params.validate()?;
-    let sources = corpus::list_text_files(source_dir)?;
-    let suspicious = corpus::list_text_files(suspicious_dir)?;
-    let setup = Setup { params, synonyms };
+    let mut sources = corpus::list_text_files(source_dir)?;
+    let mut suspicious = corpus::list_text_files(suspicious_dir)?;
+    if let Some(pairs) = scope.pairs {
+        keep_listed(&mut sources, source_dir, &pairs.source_names())?;
+        let names: BTreeSet<&str> = pairs.iter().map(|(suspicious, _)| suspicious).collect();
+        keep_listed(&mut suspicious, suspicious_dir, &names)?;
+    }
+    let setup = Setup { params, synonyms: scope.synonyms, pairs: scope.pairs };
     if params.chunks.hash_bits <= u32::WIDTH {
         run::<u32>(&sources, &suspicious, &setup, sink, progress)
     } else {
@@ -88,11 +105,24 @@ pub fn detect_with_synonyms(
     }
 }
 
+/// Keeps the `files` (of `dir`, sorted by name) named in `listed`; a listed
+/// name with no file is an error.
+fn keep_listed(files: &mut Vec<DocumentFile>, dir: &Path, listed: &BTreeSet<&str>) -> Result<(), Error> {
+    files.retain(|file| listed.contains(file.name.as_str()));
+    if files.len() < listed.len()
+        && let Some(missing) = listed.iter().find(|name| files.binary_search_by(|f| f.name.as_str().cmp(name)).is_err())
+    {
+        return Err(Error::MissingPairDocument { dir: dir.to_path_buf(), name: missing.to_string() });
+    }
+    Ok(())
+}
+
 /// The parameters of a run and the data they refer to.
 #[derive(Clone, Copy)]
 struct Setup<'a> {
     params: &'a DetectParams,
     synonyms: Option<&'a Synonyms>,
+    pairs: Option<&'a DocumentPairs>,
 }
 
 impl Setup<'_> {
@@ -141,6 +171,19 @@ struct SourceSide<'a> {
     files: Vec<&'a DocumentFile>,
     /// Content chunks of each document (structure chunks follow them).
     content_chunks: Vec<u32>,
+}
+
+impl SourceSide<'_> {
+    /// The numbers of the source documents listed with `suspicious`, sorted
+    /// (a listed document that was skipped as unreadable is left out).
+    fn listed_sources(&self, pairs: &DocumentPairs, suspicious: &str) -> Vec<u32> {
+        // Sources are numbered in name order, so names are sorted.
+        pairs
+            .sources_of(suspicious)
+            .filter_map(|name| self.names.binary_search_by(|n| n.as_str().cmp(name)).ok())
+            .map(|i| i as u32)
+            .collect()
+    }
 }
 
 /// Per-thread buffers for reading and chunking one document at a time.
@@ -370,7 +413,7 @@ fn match_suspicious<K: ChunkKey>(
         let reported: Result<Vec<(u64, u64)>, Error> = passages
             .map_init(
                 || PassageState::new(setup),
-                |state, (file, doc, mut hits)| report_document(state, file, &doc, &mut hits, side, setup.params, sink),
+                |state, (file, doc, mut hits)| report_document(state, file, &doc, &mut hits, side, setup, sink),
             )
             .collect();
         match reported {
@@ -399,18 +442,25 @@ fn report_document(
     doc: &ChunkedDoc,
     hits: &mut [Hit],
     side: &SourceSide<'_>,
-    params: &DetectParams,
+    setup: &Setup<'_>,
     sink: &dyn DetectionSink,
 ) -> Result<(u64, u64), Error> {
     let PassageState { candidates, intervals, passages, aligner } = state;
+    let params = setup.params;
     let chunks = &doc.chunks;
+    let listed = setup.pairs.map(|pairs| side.listed_sources(pairs, &file.name));
     passages.clear();
     let mut aligned_pairs = 0;
     match (aligner, doc.text.as_deref()) {
         (Some(align), Some(text)) => {
-            aligned_pairs = align_document(align, text, doc, hits, side, candidates, intervals, passages);
+            let listed = listed.as_deref();
+            aligned_pairs = align_document(align, text, doc, hits, side, listed, candidates, intervals, passages);
         }
-        _ => candidates.for_each(hits, params.min_common, |source_doc, matches| {
+        // With listed pairs every shared chunk counts: no candidate filtering.
+        _ => candidates.for_each(hits, if listed.is_some() { 1 } else { params.min_common }, |source_doc, matches| {
+            if listed.as_ref().is_some_and(|listed| listed.binary_search(&source_doc).is_err()) {
+                return;
+            }
             intervals.clear();
             valid_intervals(matches, &params.intervals, intervals);
             let source_ranges = &side.chunk_ranges[source_doc as usize];
@@ -441,7 +491,9 @@ const WINDOW_MARGIN_CHARS: u32 = 2000;
 
 /// The alignment stage for one suspicious document: aligns it with every source
 /// document that shares enough candidate chunks, in the regions where they share
-/// them, and appends the passages. Returns the number of candidate pairs.
+/// them, and appends the passages. With `listed` source documents (PAN's
+/// text-alignment protocol) it aligns exactly those, whole. Returns the number
+/// of aligned pairs.
 #[allow(clippy::too_many_arguments)]
 fn align_document(
     state: &mut AlignState<'_>,
@@ -449,6 +501,7 @@ fn align_document(
     doc: &ChunkedDoc,
     hits: &mut [Hit],
     side: &SourceSide<'_>,
+    listed: Option<&[u32]>,
     candidates: &mut Candidates,
     intervals: &mut Vec<IntervalPair>,
     passages: &mut Vec<Passage>,
@@ -459,10 +512,28 @@ fn align_document(
     anchors.clear();
     let interval_params =
         IntervalParams { min_chunks: params.candidate_min_common, max_gap: params.candidate_max_gap, depth: 2 };
-    candidates.for_each(hits, params.candidate_min_common, |source_doc, matches| {
+    let min_common = if listed.is_some() { 1 } else { params.candidate_min_common };
+    candidates.for_each(hits, min_common, |source_doc, matches| {
+        let source_ranges = &side.chunk_ranges[source_doc as usize];
+        let source_content = side.content_chunks[source_doc as usize];
+        // Structure chunks shared by the pair anchor seeds where the content
+        // words were replaced.
+        let structure_anchors = |matches: &[ChunkMatch]| {
+            let shared = matches.iter().filter(|m| m.suspicious >= doc.content_chunks && m.source >= source_content);
+            shared
+                .map(|m| (chunks.ranges[m.suspicious as usize], source_ranges.get(m.source as usize)))
+                .collect::<Vec<_>>()
+        };
+        if let Some(listed) = listed {
+            if listed.binary_search(&source_doc).is_ok() {
+                let first_anchor = anchors.len();
+                anchors.extend(structure_anchors(matches));
+                candidate_docs.push((source_doc, WHOLE_DOCUMENT, WHOLE_DOCUMENT, first_anchor..anchors.len()));
+            }
+            return;
+        }
         intervals.clear();
         valid_intervals(matches, &interval_params, intervals);
-        let source_ranges = &side.chunk_ranges[source_doc as usize];
         let windows = intervals.iter().map(|&IntervalPair { suspicious, source, .. }| {
             let this = chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]);
             (this, source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize)))
@@ -474,19 +545,17 @@ fn align_document(
             return;
         }
         if let Some((this, source)) = windows.reduce(|a, b| (a.0.cover(&b.0), a.1.cover(&b.1))) {
-            // Structure chunks shared by the pair anchor seeds where the content
-            // words were replaced.
             let first_anchor = anchors.len();
-            let source_content = side.content_chunks[source_doc as usize];
-            anchors.extend(
-                matches
-                    .iter()
-                    .filter(|m| m.suspicious >= doc.content_chunks && m.source >= source_content)
-                    .map(|m| (chunks.ranges[m.suspicious as usize], source_ranges.get(m.source as usize))),
-            );
+            anchors.extend(structure_anchors(matches));
             candidate_docs.push((source_doc, widen(this), widen(source), first_anchor..anchors.len()));
         }
     });
+    // Listed pairs that share no chunk at all are aligned too.
+    for &source_doc in listed.unwrap_or_default() {
+        if !candidate_docs.iter().any(|c| c.0 == source_doc) {
+            candidate_docs.push((source_doc, WHOLE_DOCUMENT, WHOLE_DOCUMENT, 0..0));
+        }
+    }
     if candidate_docs.is_empty() {
         return 0;
     }
@@ -512,6 +581,9 @@ fn align_document(
     }
     candidate_docs.len() as u64
 }
+
+/// The window of a whole document (it may run past the end of the text).
+const WHOLE_DOCUMENT: CharRange = CharRange { start: 0, end: u32::MAX };
 
 /// `range` with [`WINDOW_MARGIN_CHARS`] more on each side (the end may pass the
 /// end of the text).

@@ -29,6 +29,14 @@ pub enum Error {
     /// An input directory holds no `*.txt` file.
     #[error("{0}: no *.txt files")]
     NoTextFiles(PathBuf),
+    /// A document named in the pairs file is not in its directory.
+    #[error("{}: no document {name} here, but the pairs file lists it", dir.display())]
+    MissingPairDocument {
+        /// The directory searched.
+        dir: PathBuf,
+        /// The file name the pairs file gives.
+        name: String,
+    },
     /// The output path exists and is not a directory.
     #[error("{0}: output path exists and is not a directory")]
     OutputNotADirectory(PathBuf),

@@ -4,7 +4,8 @@
 //! The method is Kasprzak, Brandejs and Křipač's (PAN'09). Data flows one way,
 //! one module per stage:
 //!
-//! 1. [`corpus`] lists and reads the `*.txt` documents;
+//! 1. [`corpus`] lists and reads the `*.txt` documents ([`pairs`], when only
+//!    listed document pairs are to be aligned);
 //! 2. [`tokenize`] cuts each text into folded words with character offsets;
 //! 3. [`chunk`] hashes every run of 5 consecutive words (sorted) with MD5;
 //! 4. [`index`] keeps the source documents' chunks in a CSR inverted index;
@@ -57,6 +58,7 @@
 #![deny(missing_docs)]
 
 pub mod corpus;
+pub mod pairs;
 pub mod tokenize;
 pub mod chunk;
 pub mod index;

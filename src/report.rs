@@ -2,11 +2,13 @@
 //! detections into a [`DetectionSink`]; the PAN XML directory writer is one sink,
 //! tests and statistics are others.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::output::{sync_filesystem, write_atomically_unsynced};
+use crate::pairs::DocumentPairs;
 use crate::pan_xml::{Feature, PanDocument};
 use crate::span::CharRange;
 
@@ -61,17 +63,66 @@ impl PanXmlDirectory {
 
 impl DetectionSink for PanXmlDirectory {
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
-        let mut report = PanDocument::new(suspicious);
-        report.features.extend(detections.iter().map(|d| Feature::detection(d.this, d.source_reference, d.source)));
-        let path = self.report_path(suspicious);
-        write_atomically_unsynced(&path, report.to_xml().as_bytes())
-            .map_err(|source| Error::WriteReport { path, source })
+        write_report(&self.report_path(suspicious), suspicious, detections.iter())
     }
 
     /// Puts all reports on disk with one filesystem sync: an fsync per report
     /// cost more than writing it (1.2 s of a 20 s run on 3937 reports).
     fn finish(&self) -> Result<(), Error> {
         sync_filesystem(&self.dir).map_err(|source| Error::WriteReport { path: self.dir.clone(), source })
+    }
+}
+
+/// Writes the PAN XML report of `suspicious` with `detections` to `path`, whole.
+fn write_report<'d>(
+    path: &Path,
+    suspicious: &str,
+    detections: impl Iterator<Item = &'d Detection<'d>>,
+) -> Result<(), Error> {
+    let mut report = PanDocument::new(suspicious);
+    report.features.extend(detections.map(|d| Feature::detection(d.this, d.source_reference, d.source)));
+    write_atomically_unsynced(path, report.to_xml().as_bytes())
+        .map_err(|source| Error::WriteReport { path: path.to_path_buf(), source })
+}
+
+/// Writes one PAN XML report per document pair, as PAN 2013-2015 text-alignment
+/// runs did: `suspicious-documentX-source-documentY.xml`, each holding the
+/// detections of that pair. With listed pairs every listed pair gets a report,
+/// empty when nothing was found; otherwise only pairs with detections do.
+#[derive(Debug, Clone)]
+pub struct PanXmlPairDirectory<'p> {
+    reports: PanXmlDirectory,
+    pairs: Option<&'p DocumentPairs>,
+}
+
+impl<'p> PanXmlPairDirectory<'p> {
+    /// Uses `dir` as the output directory, as [`PanXmlDirectory::create`] does.
+    pub fn create(dir: &Path, pairs: Option<&'p DocumentPairs>) -> Result<Self, Error> {
+        Ok(PanXmlPairDirectory { reports: PanXmlDirectory::create(dir)?, pairs })
+    }
+
+    /// The report path of a pair of file names.
+    pub fn report_path(&self, suspicious: &str, source: &str) -> PathBuf {
+        let stem = |name: &'_ str| name.strip_suffix(".txt").unwrap_or(name).to_string();
+        self.reports.dir.join(format!("{}-{}.xml", stem(suspicious), stem(source)))
+    }
+}
+
+impl DetectionSink for PanXmlPairDirectory<'_> {
+    fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
+        let mut sources: BTreeSet<&str> = detections.iter().map(|d| d.source_reference).collect();
+        if let Some(pairs) = self.pairs {
+            sources.extend(pairs.sources_of(suspicious));
+        }
+        for source in sources {
+            let of_pair = detections.iter().filter(|d| d.source_reference == source);
+            write_report(&self.report_path(suspicious, source), suspicious, of_pair)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&self) -> Result<(), Error> {
+        self.reports.finish()
     }
 }
 
@@ -97,6 +148,43 @@ mod tests {
         assert_eq!(parsed.features[0].source_range(), Ok((30, 45)));
         let empty = fs::read_to_string(out.join("suspicious-document00002.xml")).unwrap();
         assert!(PanDocument::parse(&empty).unwrap().features.is_empty());
+    }
+
+    #[test]
+    fn per_pair_reports_are_named_after_both_documents_and_cover_every_listed_pair() {
+        let dir = tempfile::tempdir().unwrap();
+        let pairs = DocumentPairs::parse(
+            "suspicious-document00001.txt source-document00007.txt\n\
+             suspicious-document00001.txt source-document00009.txt\n",
+            Path::new("pairs"),
+        )
+        .unwrap();
+        let sink = PanXmlPairDirectory::create(dir.path(), Some(&pairs)).unwrap();
+        let detection = |source_reference| Detection {
+            this: CharRange::new(10, 20),
+            source_reference,
+            source: CharRange::new(30, 45),
+        };
+        let found = [detection("source-document00007.txt"), detection("source-document00007.txt")];
+        sink.document("suspicious-document00001.txt", &found).unwrap();
+        sink.finish().unwrap();
+        let mut names: Vec<String> =
+            fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["suspicious-document00001-source-document00007.xml", "suspicious-document00001-source-document00009.xml"]
+        );
+        let read = |name: &str| PanDocument::parse(&fs::read_to_string(dir.path().join(name)).unwrap()).unwrap();
+        let with = read("suspicious-document00001-source-document00007.xml");
+        assert_eq!((with.reference.as_str(), with.features.len()), ("suspicious-document00001.txt", 2));
+        assert!(read("suspicious-document00001-source-document00009.xml").features.is_empty());
+        // Without listed pairs only pairs with detections get a report.
+        let unlisted = tempfile::tempdir().unwrap();
+        let sink = PanXmlPairDirectory::create(unlisted.path(), None).unwrap();
+        sink.document("suspicious-document00002.txt", &[]).unwrap();
+        sink.document("suspicious-document00003.txt", &found[..1]).unwrap();
+        assert_eq!(fs::read_dir(unlisted.path()).unwrap().count(), 1);
     }
 
     #[test]

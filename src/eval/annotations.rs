@@ -71,16 +71,6 @@ pub enum EvalError {
         /// What is wrong, naming the attribute and its value.
         message: String,
     },
-    /// A line of a pairs file is not `suspicious-document source-document`.
-    #[error("{}:{line}: expected 'SUSPICIOUS SOURCE', found {text:?}", path.display())]
-    BadPairsLine {
-        /// The pairs file.
-        path: PathBuf,
-        /// 1-based line number.
-        line: usize,
-        /// The offending line.
-        text: String,
-    },
 }
 
 /// A passage of a source document.
@@ -430,30 +420,6 @@ fn is_xml_file(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "xml") && path.is_file()
 }
 
-/// Reads a PAN 2013-2015 `pairs` file: one `suspicious-document source-document`
-/// pair per line, blank lines ignored.
-pub fn read_pairs(path: &Path) -> Result<HashSet<(String, String)>, EvalError> {
-    let text = fs::read_to_string(path).map_err(|source| EvalError::Io { path: path.to_path_buf(), source })?;
-    let mut pairs = HashSet::new();
-    for (index, line) in text.lines().enumerate() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        match fields.as_slice() {
-            [] => {}
-            [suspicious, source] => {
-                pairs.insert((suspicious.to_string(), source.to_string()));
-            }
-            _ => {
-                return Err(EvalError::BadPairsLine {
-                    path: path.to_path_buf(),
-                    line: index + 1,
-                    text: line.to_string(),
-                });
-            }
-        }
-    }
-    Ok(pairs)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -603,17 +569,5 @@ mod tests {
         assert_eq!(case.obfuscation_class(), "low");
         case.translation = Some("true".into());
         assert_eq!(case.obfuscation_class(), "translation");
-    }
-
-    #[test]
-    fn pairs_files() {
-        let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), "pairs", "susp-1.txt src-1.txt\n\nsusp-1.txt src-2.txt\n");
-        let pairs = read_pairs(&dir.path().join("pairs")).unwrap();
-        assert_eq!(pairs.len(), 2);
-        assert!(pairs.contains(&("susp-1.txt".to_string(), "src-2.txt".to_string())));
-        write(dir.path(), "pairs", "susp-1.txt src-1.txt\nonly-one\n");
-        let error = read_pairs(&dir.path().join("pairs")).unwrap_err().to_string();
-        assert!(error.contains("pairs:2:"), "{error}");
     }
 }

@@ -20,8 +20,7 @@
 //! * document level: the same over (suspicious document, source document) pairs:
 //!   recall = pairs with a found case / pairs with a case, precision = pairs with a
 //!   correct detection / pairs with a detection. An intrinsic annotation's pair has
-//!   the source document `""`. When a `pairs` file is given, as the official script
-//!   reads one from the truth directory, only its pairs count as found or correct.
+//!   the source document `""`.
 //!
 //! Where the scripts divide by zero this module decides: without cases, recall and
 //! precision are 1 when there are no detections either, else 0 (as at character
@@ -96,12 +95,10 @@ impl CaseLevel {
         Scores::new(count(&self.found), self.found.len(), count(&self.correct), self.correct.len())
     }
 
-    /// Document-level precision, recall and F1; with `pairs`, only the listed
-    /// (suspicious, source) pairs count as found or correct.
-    pub fn document_scores(&self, matching: &Matching, pairs: Option<&HashSet<(String, String)>>) -> Scores {
+    /// Document-level precision, recall and F1.
+    pub fn document_scores(&self, matching: &Matching) -> Scores {
         let pair =
             |annotation: &super::Annotation| (annotation.suspicious.clone(), annotation.source_reference().to_string());
-        let listed = |pair: &(String, String)| pairs.is_none_or(|pairs| pairs.contains(pair));
         let with_cases: HashSet<_> = matching.cases().iter().map(pair).collect();
         let with_detections: HashSet<_> = matching.detections().iter().map(pair).collect();
         let found: HashSet<_> =
@@ -113,12 +110,7 @@ impl CaseLevel {
             .filter(|(_, correct)| **correct)
             .map(|(detection, _)| pair(detection))
             .collect();
-        Scores::new(
-            found.iter().filter(|p| listed(p)).count(),
-            with_cases.len(),
-            correct.iter().filter(|p| listed(p)).count(),
-            with_detections.len(),
-        )
+        Scores::new(found.len(), with_cases.len(), correct.len(), with_detections.len())
     }
 }
 
@@ -178,7 +170,7 @@ mod tests {
         let matching = Matching::new(cases, detections);
         let level = CaseLevel::new(&matching, Thresholds::default());
         let case_scores = level.case_scores();
-        let document_scores = level.document_scores(&matching, None);
+        let document_scores = level.document_scores(&matching);
         (level, case_scores, document_scores)
     }
 
@@ -228,16 +220,5 @@ mod tests {
         assert_eq!((no_detections.precision, no_detections.recall, no_detections.f1), (0.0, 0.0, 0.0));
         let (_, no_cases, _) = levels(&[], &cases);
         assert_eq!((no_cases.precision, no_cases.recall, no_cases.f1), (0.0, 0.0, 0.0));
-    }
-
-    #[test]
-    fn pairs_file_restricts_document_level() {
-        let cases = [ext((0, 100), "r", (0, 100))];
-        let matching = Matching::new(&cases, &cases);
-        let level = CaseLevel::new(&matching, Thresholds::default());
-        let listed: HashSet<_> = [("s".to_string(), "r".to_string())].into();
-        assert_eq!(level.document_scores(&matching, Some(&listed)).f1, 1.0);
-        let other: HashSet<_> = [("s".to_string(), "x".to_string())].into();
-        assert_eq!(level.document_scores(&matching, Some(&other)).f1, 0.0);
     }
 }

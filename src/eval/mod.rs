@@ -31,11 +31,13 @@ pub mod annotations;
 pub mod case_level;
 pub mod measures;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub use annotations::{Annotation, EvalError, Loaded, Select, SkippedFile, SourcePassage, load_dir, read_pairs};
+use crate::pairs::DocumentPairs;
+
+pub use annotations::{Annotation, EvalError, Loaded, Select, SkippedFile, SourcePassage, load_dir};
 pub use case_level::{CaseLevel, Scores, Thresholds};
 pub use measures::{Matching, Measures, covered_chars, detects, f1, plagdet_score};
 
@@ -60,9 +62,10 @@ pub struct Options {
     pub thresholds: Thresholds,
     /// The breakdown to compute, if any.
     pub group_by: Option<GroupBy>,
-    /// The (suspicious, source) pairs of a PAN 2013-2015 `pairs` file, which restrict
-    /// the document-level measures as in the official script.
-    pub pairs: Option<HashSet<(String, String)>>,
+    /// The (suspicious, source) pairs of PAN 2013-2015 `pairs` files: when given,
+    /// only cases and detections of these pairs count, at every level, as when
+    /// PAN scored a sub-corpus on its own pairs.
+    pub pairs: Option<DocumentPairs>,
 }
 
 /// The measures of one class of cases or one suspicious document.
@@ -117,6 +120,22 @@ pub struct Report {
 
 /// Evaluates `detections` against the ground-truth `cases`.
 pub fn evaluate(cases: &[Annotation], detections: &[Annotation], options: &Options) -> Report {
+    match &options.pairs {
+        None => evaluate_all(cases, detections, options),
+        Some(pairs) => evaluate_all(&of_pairs(cases, pairs), &of_pairs(detections, pairs), options),
+    }
+}
+
+/// The external annotations of the listed pairs.
+fn of_pairs(annotations: &[Annotation], pairs: &DocumentPairs) -> Vec<Annotation> {
+    annotations
+        .iter()
+        .filter(|a| a.source.as_ref().is_some_and(|source| pairs.contains(&a.suspicious, &source.reference)))
+        .cloned()
+        .collect()
+}
+
+fn evaluate_all(cases: &[Annotation], detections: &[Annotation], options: &Options) -> Report {
     let matching = Matching::new(cases, detections);
     let level = CaseLevel::new(&matching, options.thresholds);
     let groups = match options.group_by {
@@ -131,7 +150,7 @@ pub fn evaluate(cases: &[Annotation], detections: &[Annotation], options: &Optio
         measures: matching.macro_averaged(),
         micro: matching.micro_averaged(),
         case_level: level.case_scores(),
-        document_level: level.document_scores(&matching, options.pairs.as_ref()),
+        document_level: level.document_scores(&matching),
         thresholds: options.thresholds,
         group_by: options.group_by,
         groups,

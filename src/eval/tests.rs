@@ -367,3 +367,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn pairs_restrict_every_level_to_the_listed_pairs() {
+    let listed_case = Annotation::external("s", CharRange::new(0, 100), "a", CharRange::new(0, 100));
+    let unlisted_case = Annotation::external("s", CharRange::new(200, 300), "b", CharRange::new(0, 100));
+    let stray = Annotation::external("t", CharRange::new(0, 50), "a", CharRange::new(0, 50));
+    let cases = [listed_case.clone(), unlisted_case];
+    let detections = [listed_case, stray];
+    let all = evaluate(&cases, &detections, &Options::default());
+    assert!(all.measures.recall < 1.0 && all.measures.precision < 1.0);
+    let pairs = crate::pairs::DocumentPairs::parse("s a\nt b\n", std::path::Path::new("pairs")).unwrap();
+    let listed = evaluate(&cases, &detections, &Options { pairs: Some(pairs), ..Options::default() });
+    assert_eq!((listed.cases, listed.detections), (1, 1));
+    assert_eq!((listed.measures.plagdet, listed.document_level.f1, listed.case_level.f1), (1.0, 1.0, 1.0));
+}

@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::align::synonyms::Synonyms;
-use pan_detect::detect::{Summary, detect_with_synonyms};
+use pan_detect::detect::{Scope, Summary, detect_with};
+use pan_detect::pairs::DocumentPairs;
 use pan_detect::params::{DetectParams, LanguageSetting, Preset};
-use pan_detect::report::PanXmlDirectory;
+use pan_detect::report::{DetectionSink, PanXmlDirectory, PanXmlPairDirectory};
 use pan_detect::stem::Language;
 
 use super::args::{Overlap, ThreadsArg};
@@ -25,10 +26,20 @@ pub struct Args {
     /// ground-truth `*.xml`, are ignored).
     #[arg(long, value_name = "DIR")]
     suspicious_dir: PathBuf,
-    /// Directory for the reports, one `<name>.xml` per suspicious document;
-    /// created when missing, other files in it are left alone.
+    /// Directory for the reports, one `<name>.xml` per suspicious document (or
+    /// per pair, see --layout); created when missing, other files in it are left alone.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// PAN's text-alignment protocol: a `pairs` file (`SUSPICIOUS SOURCE` file
+    /// names per line); exactly these pairs are compared, with no candidate
+    /// filtering, and only their documents are read.
+    #[arg(long, value_name = "FILE")]
+    pairs: Option<PathBuf>,
+    /// Report files: one per suspicious document, or one per document pair
+    /// named `SUSPICIOUS-SOURCE.xml` as PAN 2013-2015 runs wrote them (with
+    /// --pairs, every listed pair gets one, empty when nothing was found).
+    #[arg(long, value_enum, default_value_t = Layout::PerDocument)]
+    layout: Layout,
     /// Method: `best` (candidate pairs from the chunk index, then sentence
     /// alignment; finds paraphrases) or `pan09` (the paper's method exactly). The
     /// flags below override the preset's values.
@@ -147,6 +158,15 @@ pub struct Args {
     quiet: bool,
 }
 
+/// `--layout` values.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Layout {
+    /// `suspicious-documentX.xml` for every suspicious document.
+    PerDocument,
+    /// `suspicious-documentX-source-documentY.xml` per pair.
+    PerPair,
+}
+
 /// `--preset` values.
 #[derive(Clone, Copy, ValueEnum)]
 enum PresetArg {
@@ -230,11 +250,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     params.validate()?;
     args.threads.configure()?;
     let synonyms = args.synonyms.as_deref().map(Synonyms::load).transpose()?;
-    let sink = PanXmlDirectory::create(&args.out)?;
+    let pairs = args.pairs.as_deref().map(DocumentPairs::read).transpose()?;
+    let sink: Box<dyn DetectionSink> = match args.layout {
+        Layout::PerDocument => Box::new(PanXmlDirectory::create(&args.out)?),
+        Layout::PerPair => Box::new(PanXmlPairDirectory::create(&args.out, pairs.as_ref())?),
+    };
     let progress = TerminalProgress::new(args.quiet);
-    let summary =
-        detect_with_synonyms(&args.source_dir, &args.suspicious_dir, &params, synonyms.as_ref(), &sink, &progress)
-            .with_context(|| "detection stopped")?;
+    let scope = Scope { synonyms: synonyms.as_ref(), pairs: pairs.as_ref() };
+    let summary = detect_with(&args.source_dir, &args.suspicious_dir, &params, &scope, sink.as_ref(), &progress)
+        .with_context(|| "detection stopped")?;
     eprintln!("{}", summary_line(&summary));
     Ok(ExitCode::SUCCESS)
 }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::eval::{self, GroupBy, Loaded, Options, Report, Select, SkippedFile, Thresholds};
+use pan_detect::pairs::{DocumentPairs, PairsError};
 use serde::Serialize;
 
 /// The end of `pan-detect eval --help`: what is read and what a class's figures mean.
@@ -50,10 +51,13 @@ pub struct Args {
     /// plagiarised, for the case-level and document-level measures (τ of PAN 2015).
     #[arg(long, value_name = "T", default_value_t = 0.5, value_parser = unit_interval)]
     case_threshold: f64,
-    /// A PAN 2013-2015 `pairs` file (`SUSPICIOUS SOURCE` per line): only its pairs
-    /// count as found or correct at document level, as in the official script.
+    /// A PAN 2013-2015 `pairs` file (`SUSPICIOUS SOURCE` per line): only the
+    /// cases and detections of its pairs count, at every level, as PAN scored a
+    /// sub-corpus. Given several times (`--pairs pairs-02-no-obfuscation --pairs
+    /// pairs-03-random-obfuscation ...`), each file gets a row of its own and
+    /// `all` covers their union.
     #[arg(long, value_name = "FILE")]
-    pairs: Option<PathBuf>,
+    pairs: Vec<PathBuf>,
     /// Exit with status 1 when the overall plagdet is below this value.
     #[arg(long, value_name = "PLAGDET", value_parser = unit_interval)]
     fail_below: Option<f64>,
@@ -100,20 +104,40 @@ fn unit_interval(text: &str) -> Result<f64, String> {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let truth = load(&args.truth, &Select::Truth).context("cannot read the ground truth")?;
     let detections = load(&args.detections, &Select::detections()).context("cannot read the detections")?;
-    let pairs = args.pairs.as_deref().map(eval::read_pairs).transpose()?;
+    let subsets = args
+        .pairs
+        .iter()
+        .map(|path| Ok((pairs_name(path), DocumentPairs::read(path)?)))
+        .collect::<Result<Vec<_>, PairsError>>()?;
+    let union = (!subsets.is_empty()).then(|| {
+        let mut union = DocumentPairs::default();
+        subsets.iter().for_each(|(_, pairs)| union.extend(pairs));
+        union
+    });
     let options = Options {
         thresholds: Thresholds { recall: args.case_threshold, precision: args.case_threshold },
         group_by: args.by.map(By::group_by),
-        pairs,
+        pairs: union,
     };
     let report = eval::evaluate(&truth.annotations, &detections.annotations, &options);
+    // One row per pairs file when there are several.
+    let subset_reports: Vec<Subset> = match subsets.len() {
+        0 | 1 => Vec::new(),
+        _ => subsets
+            .into_iter()
+            .map(|(name, pairs)| {
+                let options = Options { group_by: None, pairs: Some(pairs), ..options.clone() };
+                Subset { name, report: eval::evaluate(&truth.annotations, &detections.annotations, &options) }
+            })
+            .collect(),
+    };
 
     let text = if args.json {
-        let output = JsonOutput::new(&report, &truth, &detections);
+        let output = JsonOutput::new(&report, &subset_reports, &truth, &detections);
         // Serialising plain structs of numbers and strings cannot fail.
         serde_json::to_string_pretty(&output).expect("the report serialises") + "\n"
     } else {
-        table(&report, args.by, &truth, &detections)
+        table(&report, &subset_reports, args.by, &truth, &detections)
     };
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).context("cannot write the report")?;
@@ -125,6 +149,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A pairs file's row name: its file name without a leading `pairs-`
+/// (`pairs-02-no-obfuscation` → `02-no-obfuscation`).
+fn pairs_name(path: &Path) -> String {
+    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    name.strip_prefix("pairs-").map(str::to_string).unwrap_or(name)
+}
+
+/// The measures on one pairs file's pairs.
+#[derive(Serialize)]
+struct Subset {
+    /// The pairs file's row name.
+    name: String,
+    #[serde(flatten)]
+    report: Report,
 }
 
 /// Loads one side and warns on stderr about each skipped file and about a
@@ -147,12 +187,14 @@ fn skipped_message(skipped: &SkippedFile) -> String {
     }
 }
 
-/// The table: one row for everything, one per group, then the other measures.
-fn table(report: &Report, by: Option<By>, truth: &Loaded, detections: &Loaded) -> String {
+/// The table: one row for everything, one per pairs file, one per group, then
+/// the other measures.
+fn table(report: &Report, subsets: &[Subset], by: Option<By>, truth: &Loaded, detections: &Loaded) -> String {
     const HEADER: [&str; 6] = ["cases", "detections", "plagdet", "recall", "precision", "granularity"];
     let mut rows = vec![Row::new("all", report.cases, report.detections, &report.measures)];
+    rows.extend(subsets.iter().map(|s| Row::new(&s.name, s.report.cases, s.report.detections, &s.report.measures)));
     rows.extend(report.groups.iter().map(|g| Row::new(&g.name, g.cases, g.detections, &g.measures)));
-    let first = by.map_or("", By::column);
+    let first = by.map_or(if subsets.is_empty() { "" } else { "pairs" }, By::column);
     let name_width =
         rows.iter().map(|row| row.name.chars().count()).chain([first.len(), "document level".len()]).max().unwrap_or(0);
     let widths: Vec<usize> = (0..HEADER.len())
@@ -226,6 +268,9 @@ impl Row {
 struct JsonOutput<'a> {
     #[serde(flatten)]
     report: &'a Report,
+    /// The measures per pairs file, when several were given.
+    #[serde(skip_serializing_if = "<[Subset]>::is_empty")]
+    pairs: &'a [Subset],
     input: JsonInput,
 }
 
@@ -257,7 +302,7 @@ struct JsonSkipped {
 }
 
 impl<'a> JsonOutput<'a> {
-    fn new(report: &'a Report, truth: &Loaded, detections: &Loaded) -> JsonOutput<'a> {
+    fn new(report: &'a Report, pairs: &'a [Subset], truth: &Loaded, detections: &Loaded) -> JsonOutput<'a> {
         let side = |loaded: &Loaded| JsonSide {
             files: loaded.files,
             skipped: loaded
@@ -269,6 +314,6 @@ impl<'a> JsonOutput<'a> {
             empty: loaded.empty,
             without_offsets: loaded.without_offsets,
         };
-        JsonOutput { report, input: JsonInput { truth: side(truth), detections: side(detections) } }
+        JsonOutput { report, pairs, input: JsonInput { truth: side(truth), detections: side(detections) } }
     }
 }
