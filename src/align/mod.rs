@@ -25,6 +25,7 @@ pub mod filter;
 pub mod seed;
 pub mod sentences;
 pub mod synonyms;
+pub mod verbatim;
 
 use crate::params::{AlignParams, LanguageSetting, TokenizerParams};
 use crate::span::{CharRange, skip_chars};
@@ -36,6 +37,7 @@ use filter::{Candidate, FilterParams, keep};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
 use synonyms::Synonyms;
+use verbatim::{Chain, VerbatimScratch, bound_by_chains, verbatim_chains};
 
 /// Words of a document read to guess its language.
 const LANGUAGE_SAMPLE_WORDS: usize = 2000;
@@ -61,6 +63,9 @@ pub struct Aligner<'a> {
     idf: Idf,
     scratch: SeedScratch,
     seeds: Vec<Seed>,
+    verbatim: VerbatimScratch,
+    chains: Vec<Chain>,
+    passages: Vec<AlignedPassage>,
 }
 
 impl<'a> Aligner<'a> {
@@ -75,6 +80,9 @@ impl<'a> Aligner<'a> {
             idf: Idf::default(),
             scratch: SeedScratch::default(),
             seeds: Vec::new(),
+            verbatim: VerbatimScratch::default(),
+            chains: Vec::new(),
+            passages: Vec::new(),
         }
     }
 
@@ -114,7 +122,9 @@ impl<'a> Aligner<'a> {
 
     /// Appends to `out` the passages of `suspicious` aligned with `source`.
     /// `anchors` are the ranges of structure chunks the two share; each makes a
-    /// seed of the sentences it starts in.
+    /// seed of the sentences it starts in. Mostly verbatim passages are bounded
+    /// by their verbatim runs, and long runs no passage covers are added
+    /// ([`verbatim`]).
     pub fn align(
         &mut self,
         suspicious: &Sentences,
@@ -125,6 +135,23 @@ impl<'a> Aligner<'a> {
         if suspicious.is_empty() || source.is_empty() {
             return;
         }
+        let mut passages = std::mem::take(&mut self.passages);
+        passages.clear();
+        self.align_sentences(suspicious, source, anchors, &mut passages);
+        verbatim_chains(&suspicious.sequence, &source.sequence, &mut self.verbatim, &mut self.chains);
+        bound_by_chains(suspicious, source, &self.chains, &mut passages);
+        out.extend_from_slice(&passages);
+        self.passages = passages;
+    }
+
+    /// The passages of the sentence alignment alone.
+    fn align_sentences(
+        &mut self,
+        suspicious: &Sentences,
+        source: &Sentences,
+        anchors: &[(CharRange, CharRange)],
+        out: &mut Vec<AlignedPassage>,
+    ) {
         let params = &self.params;
         self.idf.compute(suspicious, source);
         self.seeds.clear();
@@ -273,5 +300,33 @@ mod tests {
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].1.trim_end(), b.trim_end());
         assert_eq!(found[1].1.trim_end(), a.trim_end());
+    }
+
+    #[test]
+    fn a_verbatim_copy_is_bounded_by_the_copied_words_not_by_whole_sentences() {
+        // The copy starts in the middle of the source's first sentence, after
+        // words of the suspicious document's own.
+        let first_space = ORIGINAL.match_indices(' ').nth(4).unwrap().0;
+        let copied = &ORIGINAL[first_space + 1..];
+        let suspicious = format!("{} Our own words lead into it: {copied}", OTHER[0]);
+        let (source, _) = padded(&OTHER_SOURCE[..2], ORIGINAL, &OTHER_SOURCE[2..]);
+        let found = align(&suspicious, &source);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0.trim_end(), copied.trim_end());
+        assert_eq!(found[0].1.trim_end(), copied.trim_end());
+    }
+
+    #[test]
+    fn a_long_verbatim_copy_is_found_even_where_sentence_alignment_rejects_it() {
+        // One long "sentence" of 40 words with no punctuation, copied inside
+        // otherwise unrelated text: too short for the sentence stage's filters.
+        let words: Vec<String> = (0..40).map(|i| format!("token{i}")).collect();
+        let copy = words.join(" ");
+        let suspicious = format!("{} {copy}. {}", OTHER[1], OTHER[2]);
+        let source = format!("{} {copy}. {}", OTHER_SOURCE[0], OTHER_SOURCE[1]);
+        let strict = AlignParams { min_passage_chars: 10_000, ..AlignParams::default() };
+        let found = align_with(&suspicious, &source, strict);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, format!("{copy}."));
     }
 }

@@ -52,6 +52,8 @@ pub struct Sentences {
     pub terms: Vec<TermCount>,
     /// Terms of all sentences in text order.
     pub sequence: Vec<u64>,
+    /// The characters of each word of `sequence`.
+    pub word_ranges: Vec<CharRange>,
 }
 
 impl Sentences {
@@ -64,6 +66,9 @@ impl Sentences {
     pub fn shift(&mut self, offset: u32) {
         for sentence in &mut self.sentences {
             sentence.range = CharRange::new(sentence.range.start + offset, sentence.range.end + offset);
+        }
+        for range in &mut self.word_ranges {
+            *range = CharRange::new(range.start + offset, range.end + offset);
         }
     }
 
@@ -194,6 +199,7 @@ pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_word
     out.sentences.clear();
     out.terms.clear();
     out.sequence.clear();
+    out.word_ranges.clear();
     let mut chars = text.chars();
     let mut pos: u32 = 0;
     let mut open: Option<u32> = None; // start of the sentence being built
@@ -228,6 +234,7 @@ pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_word
         if let Some(term) = terms.term(tokens.word(seq)) {
             out.terms.push(TermCount { term, count: 1 });
             out.sequence.push(term);
+            out.word_ranges.push(range);
         }
         last_word_end = range.end;
     }

@@ -1,0 +1,241 @@
+//! Verbatim runs: where a document pair shares the same words in the same
+//! order. Sentence alignment finds obfuscated passages, but its passages run
+//! from sentence to sentence and may take in a neighbouring sentence that
+//! resembles the source; a copied passage is better bounded by the copy itself.
+//! So a passage that is mostly verbatim is cut to its verbatim runs, and a long
+//! verbatim run that no passage covers is reported on its own, so that the
+//! alignment never misses a copy the paper's method finds (Torrejón and Ramos,
+//! PAN 2013, and Kong et al. seeded with exact matches the same way).
+
+use std::collections::HashMap;
+
+use crate::align::AlignedPassage;
+use crate::align::sentences::Sentences;
+use crate::span::CharRange;
+
+/// Words in a row a run must share to count.
+pub const MIN_RUN_WORDS: usize = 8;
+/// Runs on one diagonal with at most this many differing words between them,
+/// on each side, form one chain (a changed or inserted word).
+pub const MAX_CHAIN_GAP_WORDS: u32 = 3;
+/// A chain this long that no passage covers is reported as a passage: about
+/// the 20 matching 5-word chunks of the paper's valid intervals.
+pub const MIN_STANDALONE_WORDS: u32 = 24;
+/// A passage whose verbatim chains cover at least this share of its characters
+/// on either side is cut to the chains.
+pub const VERBATIM_SHARE: f64 = 0.8;
+/// Source positions of a word pair beyond this many are not followed (a
+/// formulaic pair such as "of the"); a run through it is found from its
+/// next word pair.
+const MAX_PAIR_POSITIONS: usize = 32;
+
+/// Word positions of a chain: `[start, end)` in each side's
+/// [`Sentences::sequence`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chain {
+    /// Words of the suspicious document.
+    pub suspicious: (u32, u32),
+    /// Words of the source document.
+    pub source: (u32, u32),
+}
+
+impl Chain {
+    fn words(&self) -> u32 {
+        self.suspicious.1 - self.suspicious.0
+    }
+}
+
+/// Buffers of [`verbatim_chains`], reused across pairs.
+#[derive(Debug, Default)]
+pub struct VerbatimScratch {
+    pairs: Vec<(u64, u32)>,
+    diagonal_ends: HashMap<i64, u32>,
+    runs: Vec<Chain>,
+}
+
+/// Finds the maximal runs of at least [`MIN_RUN_WORDS`] equal words of `a` and
+/// `b` and chains those on one diagonal over small gaps; writes the chains to
+/// `out`, ordered by their start in `a`.
+pub fn verbatim_chains(a: &[u64], b: &[u64], scratch: &mut VerbatimScratch, out: &mut Vec<Chain>) {
+    out.clear();
+    let VerbatimScratch { pairs, diagonal_ends, runs } = scratch;
+    runs.clear();
+    diagonal_ends.clear();
+    pairs.clear();
+    pairs.extend(b.windows(2).zip(0u32..).map(|(w, j)| (pair_key(w[0], w[1]), j)));
+    pairs.sort_unstable();
+    for i in 0..a.len().saturating_sub(1) {
+        let key = pair_key(a[i], a[i + 1]);
+        let first = pairs.partition_point(|&(k, _)| k < key);
+        let same = pairs[first..].iter().take_while(|&&(k, _)| k == key);
+        if same.clone().nth(MAX_PAIR_POSITIONS).is_some() {
+            continue;
+        }
+        for &(_, j) in same {
+            let diagonal = j as i64 - i as i64;
+            if diagonal_ends.get(&diagonal).is_some_and(|&end| end as usize > i) {
+                continue; // inside a run already found
+            }
+            let length = a[i..].iter().zip(&b[j as usize..]).take_while(|(x, y)| x == y).count();
+            diagonal_ends.insert(diagonal, (i + length) as u32);
+            if length >= MIN_RUN_WORDS {
+                let (i, length) = (i as u32, length as u32);
+                runs.push(Chain { suspicious: (i, i + length), source: (j, j + length) });
+            }
+        }
+    }
+    runs.sort_unstable_by_key(|r| (r.suspicious.0, r.source.0));
+    for run in runs.iter() {
+        match out.iter_mut().rev().find(|chain| continues(chain, run)) {
+            Some(chain) => {
+                chain.suspicious.1 = run.suspicious.1;
+                chain.source.1 = run.source.1;
+            }
+            None => out.push(*run),
+        }
+    }
+}
+
+/// True when `run` follows `chain` on both sides within [`MAX_CHAIN_GAP_WORDS`].
+fn continues(chain: &Chain, run: &Chain) -> bool {
+    let follows = |end: u32, start: u32| start >= end && start - end <= MAX_CHAIN_GAP_WORDS;
+    follows(chain.suspicious.1, run.suspicious.0) && follows(chain.source.1, run.source.0)
+}
+
+fn pair_key(x: u64, y: u64) -> u64 {
+    x.rotate_left(23) ^ y
+}
+
+/// The characters of words `[start, end)` of `sentences`, widened to the
+/// sentence boundaries where the words start or end a sentence (to take in
+/// its opening quote and final full stop).
+fn char_range(sentences: &Sentences, (start, end): (u32, u32)) -> CharRange {
+    let (first, last) = (&sentences.word_ranges[start as usize], &sentences.word_ranges[end as usize - 1]);
+    let mut range = CharRange::new(first.start, last.end);
+    let holding = |word: u32| sentences.sentences.partition_point(|s| s.words.end <= word as usize);
+    if let Some(sentence) = sentences.sentences.get(holding(start))
+        && sentence.words.start == start as usize
+    {
+        range.start = sentence.range.start.min(range.start);
+    }
+    if let Some(sentence) = sentences.sentences.get(holding(end - 1))
+        && sentence.words.end == end as usize
+    {
+        range.end = sentence.range.end.max(range.end);
+    }
+    range
+}
+
+/// Cuts the mostly verbatim `passages` to their chains and adds the long
+/// chains that no passage covers.
+pub fn bound_by_chains(
+    suspicious: &Sentences,
+    source: &Sentences,
+    chains: &[Chain],
+    passages: &mut Vec<AlignedPassage>,
+) {
+    let chains: Vec<(AlignedPassage, u32)> = chains
+        .iter()
+        .map(|c| {
+            let passage = AlignedPassage {
+                suspicious: char_range(suspicious, c.suspicious),
+                source: char_range(source, c.source),
+            };
+            (passage, c.words())
+        })
+        .collect();
+    for passage in passages.iter_mut() {
+        let inside: Vec<&AlignedPassage> = chains
+            .iter()
+            .map(|(chain, _)| chain)
+            .filter(|c| c.suspicious.overlaps(&passage.suspicious) && c.source.overlaps(&passage.source))
+            .collect();
+        let covered = |side: fn(&AlignedPassage) -> CharRange| {
+            let chars: u32 = inside.iter().map(|c| side(c).overlap_len(&side(passage))).sum();
+            f64::from(chars) >= VERBATIM_SHARE * f64::from(side(passage).len())
+        };
+        if !inside.is_empty() && (covered(|p| p.suspicious) || covered(|p| p.source)) {
+            let hull = inside.iter().skip(1).fold(**inside.first().expect("not empty"), |hull, c| AlignedPassage {
+                suspicious: hull.suspicious.cover(&c.suspicious),
+                source: hull.source.cover(&c.source),
+            });
+            *passage = hull;
+        }
+    }
+    let standalone: Vec<AlignedPassage> = chains
+        .iter()
+        .filter(|(chain, words)| {
+            *words >= MIN_STANDALONE_WORDS && !passages.iter().any(|p| p.suspicious.overlaps(&chain.suspicious))
+        })
+        .map(|(chain, _)| *chain)
+        .collect();
+    passages.extend(standalone);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<u64> {
+        text.split_whitespace()
+            .map(|w| w.bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b))))
+            .collect()
+    }
+
+    fn chains(a: &str, b: &str) -> Vec<Chain> {
+        let mut out = Vec::new();
+        verbatim_chains(&words(a), &words(b), &mut VerbatimScratch::default(), &mut out);
+        out
+    }
+
+    /// A naive reference: every maximal common run of at least MIN_RUN_WORDS words.
+    fn naive_runs(a: &[u64], b: &[u64]) -> Vec<Chain> {
+        let mut runs = Vec::new();
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                if i > 0 && j > 0 && a[i - 1] == b[j - 1] {
+                    continue;
+                }
+                let n = a[i..].iter().zip(&b[j..]).take_while(|(x, y)| x == y).count();
+                if n >= MIN_RUN_WORDS {
+                    runs.push(Chain { suspicious: (i as u32, (i + n) as u32), source: (j as u32, (j + n) as u32) });
+                }
+            }
+        }
+        runs
+    }
+
+    #[test]
+    fn a_copy_with_one_changed_word_is_one_chain() {
+        let source = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen \
+                      seventeen";
+        let suspicious = "intro words here one two three four five six seven eight CHANGED ten eleven twelve \
+                          thirteen fourteen fifteen sixteen seventeen outro";
+        assert_eq!(chains(suspicious, source), [Chain { suspicious: (3, 20), source: (0, 17) }]);
+    }
+
+    #[test]
+    fn short_shared_phrases_are_no_run() {
+        assert!(chains("a b c d e f g x", "a b c d e f g y").is_empty());
+        assert_eq!(chains("a b c d e f g h", "a b c d e f g h").len(), 1);
+    }
+
+    #[test]
+    fn runs_agree_with_the_naive_search_on_repetitive_text() {
+        let a = words(&"w1 w2 w3 w4 w5 w6 w7 w8 w9 x ".repeat(3));
+        let b = words("z w1 w2 w3 w4 w5 w6 w7 w8 w9 w1 w2 w3 w4 w5 w6 w7 w8 w9 y");
+        let mut scratch = VerbatimScratch::default();
+        let mut out = Vec::new();
+        verbatim_chains(&a, &b, &mut scratch, &mut out);
+        // Chains over gaps aside, each naive run lies in one chain.
+        for run in naive_runs(&a, &b) {
+            assert!(
+                out.iter().any(|c| c.suspicious.0 <= run.suspicious.0
+                    && run.suspicious.1 <= c.suspicious.1
+                    && c.source.0 <= run.source.0
+                    && run.source.1 <= c.source.1),
+                "{run:?} not in {out:?}"
+            );
+        }
+    }
+}
