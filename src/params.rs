@@ -201,7 +201,7 @@ impl Default for AlignParams {
             merge_gap_chars: 300,
             min_passage_chars: 250,
             min_pair_overlap: 0.35,
-            pair_overlap_waiver_cosine: 0.7,
+            pair_overlap_waiver_cosine: 0.55,
             min_seeds: 2,
             report_candidates: false,
         }

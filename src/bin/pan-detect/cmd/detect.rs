@@ -132,7 +132,7 @@ pub struct Args {
     /// best: least share of nearby word pairs a passage's sides share (0..=1) [default: 0.35] ...
     #[arg(long, value_name = "X", value_parser = unit_interval)]
     min_pair_overlap: Option<f64>,
-    /// best: ... unless their tf-idf cosine reaches this (0..=1) [default: 0.7].
+    /// best: ... unless their tf-idf cosine reaches this (0..=1) [default: 0.55].
     #[arg(long, value_name = "X", value_parser = unit_interval)]
     pair_overlap_waiver: Option<f64>,
     /// best: merge neighbouring passages of a pair over gaps up to this share of the shorter one [default: 0.5].
