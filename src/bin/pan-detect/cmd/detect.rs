@@ -126,10 +126,10 @@ pub struct Args {
     /// best: least tf-idf cosine between a passage's two sides (0..=1) [default: 0.34].
     #[arg(long, value_name = "X", value_parser = unit_interval)]
     min_passage_cosine: Option<f64>,
-    /// best: passages shorter than this many characters are dropped [default: 250].
+    /// best: passages shorter than this many characters are dropped [default: 250; 150 with --pairs].
     #[arg(long, value_name = "N")]
     min_passage_chars: Option<u32>,
-    /// best: least share of nearby word pairs a passage's sides share (0..=1) [default: 0.35] ...
+    /// best: least share of nearby word pairs a passage's sides share (0..=1) [default: 0.35; 0.15 with --pairs] ...
     #[arg(long, value_name = "X", value_parser = unit_interval)]
     min_pair_overlap: Option<f64>,
     /// best: ... unless their tf-idf cosine reaches this (0..=1) [default: 0.55].
@@ -212,6 +212,9 @@ impl Args {
             params.overlap = overlap.into();
         }
         if let Some(align) = &mut params.align {
+            if self.pairs.is_some() {
+                *align = align.for_listed_pairs();
+            }
             set(&mut align.candidate_words, self.candidate_words);
             set(&mut align.candidate_prefix, self.candidate_prefix);
             set(&mut align.candidate_min_common, self.candidate_min_common);
