@@ -24,6 +24,7 @@ pub mod extend;
 pub mod filter;
 pub mod seed;
 pub mod sentences;
+pub mod summary;
 pub mod synonyms;
 pub mod verbatim;
 
@@ -36,6 +37,7 @@ use extend::{ExtendParams, Pair, extend};
 use filter::{Candidate, FilterParams, keep};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
+use summary::summaries;
 use synonyms::Synonyms;
 use verbatim::{Chain, VerbatimScratch, bound_by_chains, verbatim_chains};
 
@@ -196,7 +198,28 @@ impl<'a> Aligner<'a> {
                 out.push(AlignedPassage { suspicious: this, source });
             }
         }
+        for (_, this, source) in summaries(&pair, &mut self.seeds) {
+            add_summary(AlignedPassage { suspicious: this, source }, out);
+        }
     }
+}
+
+/// Adds `summary` in place of the passages it takes in: those overlapping it in
+/// the suspicious document that lie inside it in the source and are pieces of
+/// it (shorter than half of it, or themselves condensing twice their length).
+/// Any other overlapping passage, such as a copy found whole, keeps its place
+/// and the summary is dropped.
+fn add_summary(summary: AlignedPassage, passages: &mut Vec<AlignedPassage>) {
+    let overlapping = |p: &AlignedPassage| p.suspicious.overlaps(&summary.suspicious);
+    let inside = |p: &AlignedPassage| summary.source.cover(&p.source) == summary.source;
+    let small = |p: &AlignedPassage| {
+        2 * p.suspicious.len() < summary.suspicious.len() || p.source.len() >= 2 * p.suspicious.len()
+    };
+    if passages.iter().any(|p| overlapping(p) && !(inside(p) && small(p))) {
+        return;
+    }
+    passages.retain(|p| !overlapping(p));
+    passages.push(summary);
 }
 
 /// The sentence that holds character `at`.
