@@ -66,9 +66,39 @@ fn preset_pan09_equals_the_papers_explicit_flags() {
         assert_eq!(name, other);
         assert!(a == b, "{name} differs:\n{}\nvs\n{}", String::from_utf8_lossy(a), String::from_utf8_lossy(b));
     }
-    // The alignment flags do not touch the paper's method.
-    let ignored = reports(&corpus, &dir.path().join("ignored"), &["--preset", "pan09", "--seed-cosine", "0.9"]);
-    assert_eq!(preset, ignored);
+}
+
+#[test]
+fn a_flag_the_preset_would_ignore_is_refused_and_so_are_contradictions() {
+    let corpus = crate::fixtures().join("pan");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let dirs = |extra: &[&str]| {
+        let src = corpus.join("source-documents");
+        let susp = corpus.join("suspicious-documents");
+        detect(&src, &susp, &out, extra)
+    };
+    for (flags, message) in [
+        (&["--preset", "pan09", "--seed-cosine", "0.99"][..], "--seed-cosine applies to --preset best only"),
+        (&["--chunk-words", "32"][..], "--chunk-words applies to --preset pan09 only, and the preset is best"),
+        (&["--preset", "best", "--depth", "1"][..], "--depth applies to --preset pan09 only"),
+        (&["--preset", "pan09", "--language", "en"][..], "--language applies to --preset best only"),
+    ] {
+        let output = dirs(flags);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{flags:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(message), "{flags:?}: {stderr}");
+        assert!(!out.exists(), "nothing is written");
+    }
+    let output = dirs(&["--digits", "--no-digits"]);
+    assert_eq!(output.status.code(), Some(2), "a contradiction is a usage error");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot be used with"));
+    // The help shows the defaults the code uses.
+    let help = String::from_utf8_lossy(&run(&["detect", "--help"]).stdout).into_owned();
+    let default = pan_detect::params::AlignParams::default();
+    assert!(help.contains(&format!("[default: {}]", default.seed_cosine)), "{help}");
+    assert!(help.contains("MD5 with pan09, XXH3 for best"), "{help}");
 }
 
 const ORIGINAL: &str = include_str!("../../corpus-fixtures/align/original.txt");

@@ -68,7 +68,8 @@ fn flag_values_out_of_range_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (src, susp) = small_corpus(dir.path());
     let out = dir.path().join("out").display().to_string();
-    let base = ["--source-dir", src.as_str(), "--suspicious-dir", susp.as_str(), "--out", out.as_str()];
+    let base =
+        ["--source-dir", src.as_str(), "--suspicious-dir", susp.as_str(), "--out", out.as_str(), "--preset", "pan09"];
     for (flag, value, needle) in [
         ("--hash-bits", "20", "--hash-bits 20 is out of range (expected 24..=64)"),
         ("--chunk-words", "0", "--chunk-words 0 is out of range"),

@@ -9,7 +9,11 @@ use clap::ValueEnum;
 use pan_detect::align::synonyms::Synonyms;
 use pan_detect::detect::{Scope, Summary, detect_with};
 use pan_detect::pairs::DocumentPairs;
-use pan_detect::params::{DetectParams, LanguageSetting, Preset};
+use pan_detect::params::{
+    AlignParams, DEFAULT_CHUNK_WORDS, DEFAULT_DEPTH, DEFAULT_HASH_BITS, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS,
+    DEFAULT_MIN_COMMON, DEFAULT_MIN_WORD_LEN, DetectParams, LISTED_PAIRS_MIN_PAIR_OVERLAP,
+    LISTED_PAIRS_MIN_PASSAGE_CHARS, LanguageSetting, Preset,
+};
 use pan_detect::report::{DetectionSink, PanXmlDirectory, PanXmlPairDirectory};
 use pan_detect::stem::Language;
 
@@ -42,110 +46,81 @@ pub struct Args {
     layout: Layout,
     /// Method: `best` (candidate pairs from the chunk index, then sentence
     /// alignment; finds paraphrases) or `pan09` (the paper's method exactly). The
-    /// flags below override the preset's values.
+    /// flags below override the preset's values; a flag of the other preset is refused.
     #[arg(long, value_enum, default_value_t = PresetArg::Best)]
     preset: PresetArg,
     /// Count digits as word characters (the default; scores best on PAN corpora).
-    #[arg(long, overrides_with = "no_digits")]
+    #[arg(long, conflicts_with = "no_digits")]
     digits: bool,
     /// Letters only: digits separate words and are ignored (archive mode).
-    #[arg(long, overrides_with = "digits")]
+    #[arg(long)]
     no_digits: bool,
-    /// Ignore words shorter than this many characters [default: 3].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("Ignore words shorter than this many characters.", DEFAULT_MIN_WORD_LEN))]
     min_word_len: Option<usize>,
-    /// Words per chunk (1..=32) of the paper's method [default: 5].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("Words per chunk (1..=32) of the paper's method.", DEFAULT_CHUNK_WORDS))]
     chunk_words: Option<usize>,
     /// Keep the words of a chunk in text order instead of sorting them (paper's method).
     #[arg(long)]
     no_sort: bool,
-    /// Bits of MD5 kept as a chunk's hash (24..=64) [default: 32].
-    #[arg(long, value_name = "BITS")]
+    #[arg(long, value_name = "BITS", help = defaulted("Bits of a chunk's hash kept (24..=64): MD5 with pan09, XXH3 for best's candidate chunks.", DEFAULT_HASH_BITS))]
     hash_bits: Option<u32>,
-    /// pan09: source documents sharing fewer chunks with a suspicious document are
-    /// not compared further [default: 20].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("pan09: source documents sharing fewer chunks with a suspicious document are not compared further.", DEFAULT_MIN_COMMON))]
     min_common: Option<usize>,
-    /// pan09: a valid interval holds at least this many matching chunks [default: 20].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("pan09: a valid interval holds at least this many matching chunks.", DEFAULT_MIN_CHUNKS))]
     min_chunks: Option<usize>,
-    /// pan09: at most this many unmatched chunks between neighbouring matching
-    /// chunks of an interval [default: 49].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("pan09: at most this many unmatched chunks between neighbouring matching chunks of an interval.", DEFAULT_MAX_GAP))]
     max_gap: Option<usize>,
-    /// pan09: levels of the valid-interval recursion: 1 checks the suspicious
-    /// document, 2 both (1..=8) [default: 2].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("pan09: levels of the valid-interval recursion: 1 checks the suspicious document, 2 both (1..=8).", DEFAULT_DEPTH))]
     depth: Option<usize>,
     /// Passages that overlap in a suspicious document: keep the largest (PAN), trim
     /// the others to their free part, or keep all (archive) [default: largest with
     /// pan09, trim with best].
     #[arg(long, value_enum)]
     overlap: Option<Overlap>,
-    /// best: words per candidate chunk (stop words removed) [default: 3].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: words per candidate chunk (stop words removed).", best().candidate_words))]
     candidate_words: Option<usize>,
-    /// best: characters kept of each word in a candidate chunk, 0 = whole words [default: 5].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: characters kept of each word in a candidate chunk, 0 = whole words.", best().candidate_prefix))]
     candidate_prefix: Option<usize>,
-    /// best: candidate chunks a source document must share to be aligned [default: 4].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: candidate chunks a source document must share to be aligned.", best().candidate_min_common))]
     candidate_min_common: Option<usize>,
-    /// best: at most this many unmatched candidate chunks between neighbouring
-    /// matching ones [default: 25].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: at most this many unmatched candidate chunks between neighbouring matching ones.", best().candidate_max_gap))]
     candidate_max_gap: Option<usize>,
-    /// best: content chunks (not structure chunks) a candidate pair must share [default: 2].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: content chunks (not structure chunks) a candidate pair must share.", best().candidate_min_content))]
     candidate_min_content: Option<usize>,
-    /// best: chunks found more often than this in the sources are ignored [default: 100].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: chunks found more often than this in the sources are ignored.", best().candidate_max_postings))]
     candidate_max_postings: Option<usize>,
-    /// best: consecutive function words per structure chunk, 0 = none [default: 6].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: consecutive function words per structure chunk, 0 = none.", best().structure_words))]
     structure_words: Option<usize>,
     /// best: language of the stop words and Snowball stemmer of the sentence
     /// alignment: `none` (whole words, no stop words: measured best), `auto`
     /// (guessed per document), or a code: en de fr es it pt nl sv da no fi ru.
-    #[arg(long, value_name = "LANG", default_value = "none", value_parser = parse_language)]
-    language: LanguageSetting,
+    #[arg(long, value_name = "LANG", value_parser = parse_language)]
+    language: Option<LanguageSetting>,
     /// best: file of synonym groups (one per line, comma-separated, as for
     /// `pan-detect corpus --synonyms`); the words of a group count as one.
     #[arg(long, value_name = "FILE")]
     synonyms: Option<PathBuf>,
-    /// best: least tf-idf cosine of a seed sentence pair (0..=1) [default: 0.33].
-    #[arg(long, value_name = "X", value_parser = unit_interval)]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine of a seed sentence pair (0..=1).", best().seed_cosine))]
     seed_cosine: Option<f64>,
-    /// best: least Dice coefficient of a seed sentence pair (0..=1) [default: 0.33].
-    #[arg(long, value_name = "X", value_parser = unit_interval)]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least Dice coefficient of a seed sentence pair (0..=1).", best().seed_dice))]
     seed_dice: Option<f64>,
-    /// best: at most this many sentences between neighbouring seeds of a passage [default: 3].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: at most this many sentences between neighbouring seeds of a passage.", best().max_gap))]
     max_sentence_gap: Option<usize>,
-    /// best: least tf-idf cosine between a passage's two sides (0..=1) [default: 0.34].
-    #[arg(long, value_name = "X", value_parser = unit_interval)]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine between a passage's two sides (0..=1).", best().min_passage_cosine))]
     min_passage_cosine: Option<f64>,
-    /// best: passages shorter than this many characters are dropped [default: 250; 150 with --pairs].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: passages shorter than this many characters are dropped.", format!("{}; {} with --pairs", best().min_passage_chars, LISTED_PAIRS_MIN_PASSAGE_CHARS)))]
     min_passage_chars: Option<u32>,
-    /// best: least share of nearby word pairs a passage's sides share (0..=1) [default: 0.35; 0.15 with --pairs] ...
-    #[arg(long, value_name = "X", value_parser = unit_interval)]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least share of nearby word pairs a passage's sides share (0..=1) ...", format!("{}; {} with --pairs", best().min_pair_overlap, LISTED_PAIRS_MIN_PAIR_OVERLAP)))]
     min_pair_overlap: Option<f64>,
-    /// best: ... unless their tf-idf cosine reaches this (0..=1) [default: 0.55].
-    #[arg(long, value_name = "X", value_parser = unit_interval)]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: ... unless their tf-idf cosine reaches this (0..=1).", best().pair_overlap_waiver_cosine))]
     pair_overlap_waiver: Option<f64>,
-    /// best: merge neighbouring passages of a pair over gaps up to this share of the shorter one [default: 0.5].
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", help = defaulted("best: merge neighbouring passages of a pair over gaps up to this share of the shorter one.", best().merge_gap_ratio))]
     merge_gap_ratio: Option<f64>,
-    /// best: ... or up to this many characters [default: 300].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: ... or up to this many characters.", best().merge_gap_chars))]
     merge_gap_chars: Option<u32>,
-    /// best: sentences with fewer content words join the next one [default: 3].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: sentences with fewer content words join the next one.", best().min_sentence_words))]
     min_sentence_words: Option<usize>,
-    /// best: passages with fewer seeds must be twice --min-passage-chars long [default: 2].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = defaulted("best: passages with fewer seeds must be twice --min-passage-chars long.", best().min_seeds))]
     min_seeds: Option<usize>,
     /// best: report each candidate pair as one whole-document detection (to
     /// measure candidate recall with `pan-detect eval`'s document level).
@@ -194,7 +169,62 @@ fn unit_interval(value: &str) -> Result<f64, String> {
 }
 
 impl Args {
-    fn params(&self) -> DetectParams {
+    /// The flags of the paper's method alone, each with whether it was given.
+    fn pan09_flags(&self) -> [(&'static str, bool); 6] {
+        [
+            ("--chunk-words", self.chunk_words.is_some()),
+            ("--no-sort", self.no_sort),
+            ("--min-common", self.min_common.is_some()),
+            ("--min-chunks", self.min_chunks.is_some()),
+            ("--max-gap", self.max_gap.is_some()),
+            ("--depth", self.depth.is_some()),
+        ]
+    }
+
+    /// The flags of the `best` preset's candidate and alignment stages alone,
+    /// each with whether it was given.
+    fn best_flags(&self) -> [(&'static str, bool); 21] {
+        [
+            ("--candidate-words", self.candidate_words.is_some()),
+            ("--candidate-prefix", self.candidate_prefix.is_some()),
+            ("--candidate-min-common", self.candidate_min_common.is_some()),
+            ("--candidate-max-gap", self.candidate_max_gap.is_some()),
+            ("--candidate-min-content", self.candidate_min_content.is_some()),
+            ("--candidate-max-postings", self.candidate_max_postings.is_some()),
+            ("--structure-words", self.structure_words.is_some()),
+            ("--language", self.language.is_some()),
+            ("--synonyms", self.synonyms.is_some()),
+            ("--seed-cosine", self.seed_cosine.is_some()),
+            ("--seed-dice", self.seed_dice.is_some()),
+            ("--max-sentence-gap", self.max_sentence_gap.is_some()),
+            ("--min-passage-cosine", self.min_passage_cosine.is_some()),
+            ("--min-passage-chars", self.min_passage_chars.is_some()),
+            ("--min-pair-overlap", self.min_pair_overlap.is_some()),
+            ("--pair-overlap-waiver", self.pair_overlap_waiver.is_some()),
+            ("--merge-gap-ratio", self.merge_gap_ratio.is_some()),
+            ("--merge-gap-chars", self.merge_gap_chars.is_some()),
+            ("--min-sentence-words", self.min_sentence_words.is_some()),
+            ("--min-seeds", self.min_seeds.is_some()),
+            ("--report-candidates", self.report_candidates),
+        ]
+    }
+
+    /// Refuses a flag that the chosen preset would ignore.
+    fn check_flags_apply(&self) -> anyhow::Result<()> {
+        let (preset, other, foreign) = match self.preset {
+            PresetArg::Best => ("best", "pan09", &self.pan09_flags()[..]),
+            PresetArg::Pan09 => ("pan09", "best", &self.best_flags()[..]),
+        };
+        match foreign.iter().find(|(_, given)| *given) {
+            Some((flag, _)) => {
+                anyhow::bail!("{flag} applies to --preset {other} only, and the preset is {preset}")
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn params(&self) -> anyhow::Result<DetectParams> {
+        self.check_flags_apply()?;
         let mut params = DetectParams::preset(match self.preset {
             PresetArg::Best => Preset::Best,
             PresetArg::Pan09 => Preset::Pan09,
@@ -222,7 +252,7 @@ impl Args {
             set(&mut align.structure_words, self.structure_words);
             set(&mut align.candidate_min_content, self.candidate_min_content);
             set(&mut align.candidate_max_postings, self.candidate_max_postings);
-            align.language = self.language;
+            set(&mut align.language, self.language);
             set(&mut align.seed_cosine, self.seed_cosine);
             set(&mut align.seed_dice, self.seed_dice);
             set(&mut align.max_gap, self.max_sentence_gap);
@@ -236,8 +266,18 @@ impl Args {
             set(&mut align.min_seeds, self.min_seeds);
             align.report_candidates = self.report_candidates;
         }
-        params
+        Ok(params)
     }
+}
+
+/// A flag's help text with the default the code uses.
+fn defaulted(text: &str, default: impl std::fmt::Display) -> String {
+    format!("{} [default: {default}]", text.trim_end_matches('.'))
+}
+
+/// The `best` preset's alignment defaults, shown in the help texts.
+fn best() -> AlignParams {
+    AlignParams::default()
 }
 
 /// Overrides a preset's value with a flag's, when given.
@@ -249,7 +289,7 @@ fn set<T: Copy>(slot: &mut T, value: Option<T>) {
 
 /// Runs `pan-detect detect`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let params = args.params();
+    let params = args.params()?;
     params.validate()?;
     args.threads.configure()?;
     let synonyms = args.synonyms.as_deref().map(Synonyms::load).transpose()?;
