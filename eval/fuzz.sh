@@ -78,7 +78,7 @@ for target in "${targets[@]}"; do
     fi
     if ((crashes > 0)); then
         crashed=1
-        grep -E -m 5 "panicked at|^SUMMARY|Test unit written" "$log" >&2 || true
+        grep -a -E -m 5 "panicked at|^SUMMARY|Test unit written" "$log" >&2 || true
     fi
     rows+=("$(printf '%-16s %12s %8s %8s' "$target" "$runs" "$secs" "$crashes")")
 done
