@@ -79,14 +79,22 @@ impl Feature {
 
     /// The range `this_offset .. this_offset + this_length` in the suspicious document.
     pub fn this_range(&self) -> Result<(u64, u64), String> {
-        let offset = self.offset("this_offset")?;
-        Ok((offset, offset + self.offset("this_length")?))
+        self.range("this_offset", "this_length")
     }
 
     /// The range `source_offset .. source_offset + source_length` in the source document.
     pub fn source_range(&self) -> Result<(u64, u64), String> {
-        let offset = self.offset("source_offset")?;
-        Ok((offset, offset + self.offset("source_length")?))
+        self.range("source_offset", "source_length")
+    }
+
+    /// `offset .. offset + length`; an error when the end does not fit in a u64
+    /// (a wrapped end would pass a check against a document's length).
+    fn range(&self, offset_key: &str, length_key: &str) -> Result<(u64, u64), String> {
+        let (offset, length) = (self.offset(offset_key)?, self.offset(length_key)?);
+        let end = offset.checked_add(length).ok_or_else(|| {
+            format!("feature '{}' has {offset_key}={offset} plus {length_key}={length}, past 2^64", self.name)
+        })?;
+        Ok((offset, end))
     }
 }
 
@@ -256,6 +264,15 @@ mod tests {
         )
         .unwrap();
         assert!(negative.features[0].this_range().unwrap_err().contains("-3"));
+        // Found by fuzz/fuzz_targets/pan_xml.rs: the end overflowed u64 (a panic
+        // in debug builds, a wrapped end that passed range checks in release).
+        let huge = PanDocument::parse(
+            "<document reference=\"x\"><feature name=\"p\" this_offset=\"18446744073709551615\" this_length=\"1\" \
+             source_offset=\"1\" source_length=\"18446744073709551615\"/></document>",
+        )
+        .unwrap();
+        assert!(huge.features[0].this_range().unwrap_err().contains("past 2^64"));
+        assert!(huge.features[0].source_range().unwrap_err().contains("source_length=18446744073709551615"));
         assert!(PanDocument::parse("<feature name=\"p\"/>").is_err());
         assert!(PanDocument::parse("").is_err());
     }
