@@ -27,9 +27,12 @@ use pan_detect::progress::Silent;
 use pan_detect::report::{Detection, DetectionSink};
 use pan_detect::span::{CharRange, char_slice};
 
-/// The detections of each suspicious document, owned.
+/// A detection, owned: suspicious range, source document, source range.
+type Owned = (CharRange, String, CharRange);
+
+/// The detections of each suspicious document.
 #[derive(Default)]
-struct Collect(Mutex<Vec<(String, Vec<(CharRange, String, CharRange)>)>>);
+struct Collect(Mutex<Vec<(String, Vec<Owned>)>>);
 
 impl DetectionSink for Collect {
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
