@@ -79,14 +79,22 @@ impl Feature {
 
     /// The range `this_offset .. this_offset + this_length` in the suspicious document.
     pub fn this_range(&self) -> Result<(u64, u64), String> {
-        let offset = self.offset("this_offset")?;
-        Ok((offset, offset + self.offset("this_length")?))
+        self.range("this_offset", "this_length")
     }
 
     /// The range `source_offset .. source_offset + source_length` in the source document.
     pub fn source_range(&self) -> Result<(u64, u64), String> {
-        let offset = self.offset("source_offset")?;
-        Ok((offset, offset + self.offset("source_length")?))
+        self.range("source_offset", "source_length")
+    }
+
+    /// `offset .. offset + length`; an error when the end does not fit in a u64
+    /// (a wrapped end would pass a check against a document's length).
+    fn range(&self, offset_key: &str, length_key: &str) -> Result<(u64, u64), String> {
+        let (offset, length) = (self.offset(offset_key)?, self.offset(length_key)?);
+        let end = offset.checked_add(length).ok_or_else(|| {
+            format!("feature '{}' has {offset_key}={offset} plus {length_key}={length}, past 2^64", self.name)
+        })?;
+        Ok((offset, end))
     }
 }
 
@@ -169,11 +177,31 @@ fn attributes_of(element: &BytesStart) -> Result<Vec<(String, String)>, String> 
         .map(|attribute| {
             let attribute = attribute.map_err(|e| e.to_string())?;
             let key = attribute.key.as_ref().to_string();
+            // quick-xml reads a name up to `=` without checking it; a name
+            // holding quotes or `<` would be written back as broken XML.
+            if !is_xml_name(&key) {
+                return Err(format!("attribute name {key:?} is not an XML name"));
+            }
             let value =
                 attribute.normalized_value(quick_xml::XmlVersion::Implicit1_0).map_err(|e| e.to_string())?.into_owned();
             Ok((key, value))
         })
         .collect()
+}
+
+/// True for an XML 1.0 `Name` (fifth edition, productions 4, 4a and 5).
+fn is_xml_name(name: &str) -> bool {
+    fn is_start(c: char) -> bool {
+        matches!(c, ':' | 'A'..='Z' | '_' | 'a'..='z' | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{F6}'
+            | '\u{F8}'..='\u{2FF}' | '\u{370}'..='\u{37D}' | '\u{37F}'..='\u{1FFF}' | '\u{200C}'..='\u{200D}'
+            | '\u{2070}'..='\u{218F}' | '\u{2C00}'..='\u{2FEF}' | '\u{3001}'..='\u{D7FF}'
+            | '\u{F900}'..='\u{FDCF}' | '\u{FDF0}'..='\u{FFFD}' | '\u{10000}'..='\u{EFFFF}')
+    }
+    fn is_name_char(c: char) -> bool {
+        is_start(c) || matches!(c, '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
+    }
+    let mut chars = name.chars();
+    chars.next().is_some_and(is_start) && chars.all(is_name_char)
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
@@ -236,7 +264,31 @@ mod tests {
         )
         .unwrap();
         assert!(negative.features[0].this_range().unwrap_err().contains("-3"));
+        // Found by fuzz/fuzz_targets/pan_xml.rs: the end overflowed u64 (a panic
+        // in debug builds, a wrapped end that passed range checks in release).
+        let huge = PanDocument::parse(
+            "<document reference=\"x\"><feature name=\"p\" this_offset=\"18446744073709551615\" this_length=\"1\" \
+             source_offset=\"1\" source_length=\"18446744073709551615\"/></document>",
+        )
+        .unwrap();
+        assert!(huge.features[0].this_range().unwrap_err().contains("past 2^64"));
+        assert!(huge.features[0].source_range().unwrap_err().contains("source_length=18446744073709551615"));
         assert!(PanDocument::parse("<feature name=\"p\"/>").is_err());
         assert!(PanDocument::parse("").is_err());
+    }
+
+    #[test]
+    fn attribute_names_that_are_not_xml_names_are_errors() {
+        // Found by fuzz/fuzz_targets/pan_xml.rs: quick-xml read `'">e` and
+        // `a<b` as attribute names, and to_xml wrote them back as broken XML.
+        let crash = "<document reference=\"x\">\n<feature name=\"de\" '\">e=\"s'ocut=\"7\"/>\n</document>";
+        let error = PanDocument::parse(crash).unwrap_err();
+        assert!(error.message.contains("not an XML name") && error.line == 2, "{error:?}");
+        assert!(PanDocument::parse("<document reference=\"x\"><feature name=\"p\" a<b=\"1\"/></document>").is_err());
+        assert!(PanDocument::parse("<document 1st=\"x\"/>").is_err());
+        let fine = "<document reference=\"x\"><feature name=\"p\" x:a-b.c_1=\"1\" déjà=\"2\"/></document>";
+        let document = PanDocument::parse(fine).unwrap();
+        assert_eq!(document.features[0].get("déjà"), Some("2"));
+        assert_eq!(PanDocument::parse(&document.to_xml()).unwrap(), document);
     }
 }

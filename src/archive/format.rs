@@ -307,6 +307,15 @@ impl Header {
         if !(1..=32).contains(&header.directory_bits) || header.directory_bits > header.settings.hash_bits {
             return Err(corrupt(format!("directory_bits {} out of range", header.directory_bits)));
         }
+        // The counts come from the file: the lengths they imply must be
+        // computable (expected_lengths multiplies without checking).
+        let postings_bytes = header.postings.checked_mul(header.posting_bytes() as u64);
+        if postings_bytes.is_none() || header.id_slots.checked_mul(DOC_RECORD_BYTES as u64).is_none() {
+            return Err(corrupt(format!(
+                "{} postings and {} document ids are more than a file can hold",
+                header.postings, header.id_slots
+            )));
+        }
         let names: Vec<&str> = header.files.iter().map(|f| f.name.as_str()).collect();
         if names != BODY_FILES {
             return Err(corrupt(format!("files {names:?}, expected {BODY_FILES:?}")));
@@ -314,8 +323,8 @@ impl Header {
         let key_bytes = header.settings.key_bytes() as u64;
         for segment in &header.segments {
             let (hashes, ranges) = segment_names(segment.generation);
-            let bytes_ok = segment.hashes.bytes == segment.chunks * key_bytes
-                && segment.ranges.bytes == segment.chunks * RANGE_BYTES as u64;
+            let bytes_ok = segment.chunks.checked_mul(key_bytes) == Some(segment.hashes.bytes)
+                && segment.chunks.checked_mul(RANGE_BYTES as u64) == Some(segment.ranges.bytes);
             if segment.hashes.name != hashes || segment.ranges.name != ranges || !bytes_ok {
                 return Err(corrupt(format!("segment of generation {} is inconsistent", segment.generation)));
             }
@@ -700,6 +709,35 @@ mod tests {
         assert!(matches!(Header::parse("{\"magic\"", path), Err(ArchiveError::Corrupt { .. })));
         let bad_bits = text.replace("\"hash_bits\":32", "\"hash_bits\":99");
         assert!(matches!(Header::parse(&bad_bits, path), Err(ArchiveError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn header_parse_refuses_counts_whose_lengths_overflow() {
+        // Found by fuzz/fuzz_targets/archive_format.rs: a segment of 2^62 chunks
+        // overflowed `chunks * key_bytes` (a panic in debug builds; in release the
+        // product wrapped to 0 and empty segment files passed, so the reader
+        // sliced past their end).
+        let path = Path::new("idx/header.json");
+        let mut huge_segment = header();
+        let file = |name: String| FileEntry { name, bytes: 0, crc32: 0 };
+        let (hashes, ranges) = segment_names(1);
+        huge_segment.segments.push(SegmentEntry {
+            generation: 1,
+            chunks: 1 << 62,
+            live_chunks: 0,
+            hashes: file(hashes),
+            ranges: file(ranges),
+        });
+        let error = Header::parse(&serde_json::to_string(&huge_segment).unwrap(), path).unwrap_err();
+        assert!(error.to_string().contains("segment of generation 1 is inconsistent"), "{error}");
+        let huge_table = Header { id_slots: u64::MAX / 8, ..header() };
+        let error = Header::parse(&serde_json::to_string(&huge_table).unwrap(), path).unwrap_err();
+        assert!(error.to_string().contains("more than a file can hold"), "{error}");
+        let huge_postings = Header { postings: 1 << 62, ..header() };
+        assert!(matches!(
+            Header::parse(&serde_json::to_string(&huge_postings).unwrap(), path),
+            Err(ArchiveError::Corrupt { .. })
+        ));
     }
 
     #[test]

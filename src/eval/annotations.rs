@@ -265,13 +265,13 @@ pub struct Loaded {
 /// integer; a malformed file is skipped and listed in [`Loaded::skipped`].
 pub fn load_dir(dir: &Path, select: &Select) -> Result<Loaded, EvalError> {
     let files = xml_files(dir)?;
-    let parsed: Vec<Result<FileResult, EvalError>> = files.par_iter().map(|path| load_file(path, select)).collect();
+    let parsed: Vec<Result<FileAnnotations, EvalError>> = files.par_iter().map(|path| load_file(path, select)).collect();
     let mut loaded = Loaded { files: files.len(), ..Loaded::default() };
     let mut kept = Vec::new();
     for result in parsed {
         match result? {
-            FileResult::Skipped(skipped) => loaded.skipped.push(skipped),
-            FileResult::Read { annotations, without_offsets } => {
+            FileAnnotations::Skipped(skipped) => loaded.skipped.push(skipped),
+            FileAnnotations::Read { annotations, without_offsets } => {
                 loaded.without_offsets += without_offsets;
                 for annotation in annotations {
                     if annotation.chars() == 0 {
@@ -293,17 +293,34 @@ pub fn load_dir(dir: &Path, select: &Select) -> Result<Loaded, EvalError> {
     Ok(loaded)
 }
 
-enum FileResult {
-    Read { annotations: Vec<Annotation>, without_offsets: usize },
+/// The annotations of one XML file, before empty and duplicate ones are dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileAnnotations {
+    /// The file was read.
+    Read {
+        /// The selected features with offsets, in file order.
+        annotations: Vec<Annotation>,
+        /// Selected features ignored because they lack `this_offset` or `this_length`.
+        without_offsets: usize,
+    },
+    /// The file is not well-formed PAN XML.
     Skipped(SkippedFile),
 }
 
-fn load_file(path: &Path, select: &Select) -> Result<FileResult, EvalError> {
+fn load_file(path: &Path, select: &Select) -> Result<FileAnnotations, EvalError> {
     let bytes = fs::read(path).map_err(|source| EvalError::Io { path: path.to_path_buf(), source })?;
+    read_annotations(path, &bytes, select)
+}
+
+/// Reads the annotations selected by `select` from the bytes of one XML file, as
+/// [`load_dir`] reads each file; `path` only names the file in errors. Public so
+/// that the fuzz target `fuzz/fuzz_targets/annotations.rs` reaches the parsing
+/// without a file; [`load_dir`] is the entry point otherwise.
+pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<FileAnnotations, EvalError> {
     let skip = |line: Option<usize>, reason: String| {
-        FileResult::Skipped(SkippedFile { path: path.to_path_buf(), line, reason })
+        FileAnnotations::Skipped(SkippedFile { path: path.to_path_buf(), line, reason })
     };
-    let text = match std::str::from_utf8(&bytes) {
+    let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => {
             let valid = error.valid_up_to();
@@ -358,7 +375,7 @@ fn load_file(path: &Path, select: &Select) -> Result<FileResult, EvalError> {
             source_language: attribute("source_language"),
         });
     }
-    Ok(FileResult::Read { annotations, without_offsets })
+    Ok(FileAnnotations::Read { annotations, without_offsets })
 }
 
 /// The range `offset .. offset + length` of a feature, `None` when either attribute

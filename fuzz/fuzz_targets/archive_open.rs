@@ -1,0 +1,140 @@
+//! Opening an index made of arbitrary bytes, then every reader operation on it.
+//!
+//! The input is sections separated by `SEPARATOR`: `CURRENT`, a text to check,
+//! `header.json`, `postings.bin`, `directory.bin`, `docs.bin`, `names.bin`, then
+//! the `.hashes` and `.ranges` file of each segment the header lists. They are
+//! written into generation 1 of an index in a temporary directory. So that the
+//! fuzzer gets past the length checks to the tables, the lengths recorded in the
+//! header are set to those of the sections, and `docs_root` to a directory in
+//! the temporary one (check reads excerpts there).
+//!
+//! Invariants: opening, verifying, every accessor, `check` and `similar` return
+//! answers or errors, never panic; on an opened index each live document's
+//! chunk list has its recorded length and every lookup stays in the postings.
+#![no_main]
+
+use std::fs;
+use std::path::Path;
+use std::sync::Once;
+
+use libfuzzer_sys::fuzz_target;
+use pan_detect::archive::ArchiveIndex;
+use pan_detect::archive::check::{CheckParams, Checker};
+use pan_detect::archive::format::{BODY_FILES, CURRENT, HEADER, generation_name, segment_names};
+use pan_detect::archive::similar::{SimilarParams, similar};
+use serde_json::Value;
+
+const SEPARATOR: &[u8] = b"\n--8<--\n";
+
+fn sections(data: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    while let Some(at) = rest.windows(SEPARATOR.len()).position(|w| w == SEPARATOR) {
+        out.push(&rest[..at]);
+        rest = &rest[at + SEPARATOR.len()..];
+    }
+    out.push(rest);
+    out
+}
+
+fn set_bytes(entry: Option<&mut Value>, bytes: usize) {
+    if let Some(Value::Object(entry)) = entry {
+        entry.insert("bytes".into(), Value::from(bytes as u64));
+    }
+}
+
+/// Writes the index; false when the input is too short to hold one.
+fn write_index(root: &Path, parts: &[&[u8]]) -> bool {
+    let [current, _, header, body @ ..] = parts else { return false };
+    if body.len() < BODY_FILES.len() {
+        return false;
+    }
+    let generation = root.join(generation_name(1));
+    fs::create_dir_all(&generation).expect("temporary directory");
+    fs::write(root.join(CURRENT), current).expect("temporary file");
+    let (fixed, segment_parts) = body.split_at(BODY_FILES.len());
+    for (name, bytes) in BODY_FILES.iter().zip(fixed) {
+        fs::write(generation.join(name), bytes).expect("temporary file");
+    }
+    let mut header_bytes = header.to_vec();
+    if let Ok(mut value) = serde_json::from_slice::<Value>(header) {
+        if let Some(Value::Array(files)) = value.get_mut("files") {
+            for (entry, bytes) in files.iter_mut().zip(fixed) {
+                set_bytes(Some(entry), bytes.len());
+            }
+        }
+        if let Some(object) = value.as_object_mut() {
+            object.insert("docs_root".into(), Value::from(root.join("docs").to_string_lossy().into_owned()));
+        }
+        if let Some(Value::Array(segments)) = value.get_mut("segments") {
+            let mut files = segment_parts.chunks(2);
+            for segment in segments.iter_mut() {
+                let Some(number) = segment.get("generation").and_then(Value::as_u64) else { continue };
+                let (hashes, ranges) = match files.next() {
+                    Some([hashes, ranges]) => (*hashes, *ranges),
+                    Some([hashes]) => (*hashes, &[][..]),
+                    _ => (&[][..], &[][..]),
+                };
+                let (hashes_name, ranges_name) = segment_names(number);
+                fs::write(generation.join(hashes_name), hashes).expect("temporary file");
+                fs::write(generation.join(ranges_name), ranges).expect("temporary file");
+                set_bytes(segment.get_mut("hashes"), hashes.len());
+                set_bytes(segment.get_mut("ranges"), ranges.len());
+            }
+        }
+        header_bytes = serde_json::to_vec(&value).expect("a JSON value serializes");
+    }
+    fs::write(generation.join(HEADER), header_bytes).expect("temporary file");
+    true
+}
+
+fn exercise(index: &ArchiveIndex, text: &str) {
+    let _ = index.verify();
+    let _ = index.file_sizes();
+    let postings = index.postings_len();
+    for id in index.live_ids() {
+        let record = index.record(id);
+        let _ = index.name(id);
+        let hashes: Vec<u64> = index.chunk_hashes(&record).collect();
+        assert_eq!(hashes.len(), record.chunk_count as usize, "document {id}");
+        for seq in 0..=record.chunk_count {
+            let _ = index.chunk_range(&record, seq);
+        }
+        for hash in hashes.into_iter().take(64) {
+            let range = index.lookup(hash);
+            assert!(range.start <= range.end && range.end <= postings, "{range:?} of {postings}");
+            for i in range.take(64) {
+                let _ = index.posting_doc(i);
+            }
+        }
+    }
+    if let Ok(mut checker) = Checker::new(index, CheckParams::default()) {
+        let _ = checker.check_text("checked.txt", text);
+    }
+    let mut rows = 0usize;
+    let _ = similar(index, &SimilarParams::default(), &mut |_| {
+        rows += 1;
+        Ok(())
+    });
+}
+
+static ONE_THREAD: Once = Once::new();
+
+fuzz_target!(|data: &[u8]| {
+    // One worker: the machine is shared, and the fuzzer runs one job.
+    ONE_THREAD.call_once(|| {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
+    });
+    let parts = sections(data);
+    let shm = Path::new("/dev/shm");
+    let dir = if shm.is_dir() { tempfile::tempdir_in(shm) } else { tempfile::tempdir() };
+    let dir = dir.expect("temporary directory");
+    let root = dir.path().join("idx");
+    if !write_index(&root, &parts) {
+        return;
+    }
+    let text = String::from_utf8_lossy(parts[1]);
+    if let Ok(index) = ArchiveIndex::open(&root) {
+        exercise(&index, &text);
+    }
+});
