@@ -5,6 +5,7 @@ mod archive;
 mod corpus;
 mod detect;
 mod errors;
+mod pipes;
 mod eval;
 
 use std::fs;
@@ -34,7 +35,7 @@ pub fn detect(src: &Path, susp: &Path, out: &Path, extra: &[&str]) -> Output {
     run(&[&dirs[..], extra].concat())
 }
 
-fn path_str(path: &Path) -> &str {
+pub fn path_str(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")
 }
 

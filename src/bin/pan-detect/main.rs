@@ -1,6 +1,7 @@
 //! The `pan-detect` command line: a thin layer over the library.
 
 mod cmd;
+mod messages;
 mod progress_bar;
 mod threads;
 
@@ -52,7 +53,7 @@ fn main() -> ExitCode {
             if is_broken_pipe(&error) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("pan-detect: {error:#}");
+            messages::note(format_args!("{error:#}"));
             ExitCode::FAILURE
         }
     }

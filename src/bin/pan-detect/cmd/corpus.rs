@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 use pan_detect::corpus_builder::{self, CorpusSpec, DocChars, SizeGoal};
 
+use crate::messages;
 use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect corpus`.
@@ -70,24 +71,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let progress = TerminalProgress::new(args.quiet);
     if let Some(dir) = &args.check {
         let report = corpus_builder::check(dir, &progress)?;
-        println!(
-            "{}: ok: {} source and {} suspicious documents, {} cases ({} verbatim compared), {} pairs",
+        messages::print(&format!(
+            "{}: ok: {} source and {} suspicious documents, {} cases ({} verbatim compared), {} pairs\n",
             dir.display(),
             report.source_documents,
             report.suspicious_documents,
             report.cases,
             report.verbatim_cases,
             report.pairs
-        );
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     let spec = spec_from(&args)?;
     let summary = corpus_builder::build(&spec, &progress)?;
     let stats = &summary.stats;
     let count = |name| stats.per_obfuscation.get(name).copied().unwrap_or(0);
-    println!(
+    messages::print(&format!(
         "{}: {} source + {} suspicious documents ({:.1} MB), {} cases (none {}, low {}, high {}) in {} documents, \
-         {:.1} s; check ok",
+         {:.1} s; check ok\n",
         spec.out.display(),
         stats.source_documents,
         stats.suspicious_documents,
@@ -98,7 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         count("high"),
         stats.plagiarised_documents,
         started.elapsed().as_secs_f64()
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -13,6 +13,7 @@ use pan_detect::report::PanXmlDirectory;
 use pan_detect::stem::Language;
 
 use super::args::{Overlap, ThreadsArg};
+use crate::messages;
 use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect detect`.
@@ -235,7 +236,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary =
         detect_with_synonyms(&args.source_dir, &args.suspicious_dir, &params, synonyms.as_ref(), &sink, &progress)
             .with_context(|| "detection stopped")?;
-    eprintln!("{}", summary_line(&summary));
+    messages::note(summary_line(&summary));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -244,7 +245,7 @@ fn summary_line(s: &Summary) -> String {
     let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
     let aligned = if s.candidate_pairs > 0 { format!(" ({} pairs aligned)", s.candidate_pairs) } else { String::new() };
     format!(
-        "pan-detect: {} source + {} suspicious documents ({:.1} MB){skipped}, {} + {} chunks, {} passages{aligned} in {:.2} s \
+        "{} source + {} suspicious documents ({:.1} MB){skipped}, {} + {} chunks, {} passages{aligned} in {:.2} s \
          (read sources {:.2} s, build index {:.2} s, match {:.2} s)",
         s.source_documents,
         s.suspicious_documents,

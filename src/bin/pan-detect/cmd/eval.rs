@@ -1,7 +1,6 @@
 //! `pan-detect eval`: score detections against ground truth with the measures of
 //! the PAN plagiarism-detection competitions, as the official scripts compute them.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,6 +8,8 @@ use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::eval::{self, GroupBy, Loaded, Options, Report, Select, SkippedFile, Thresholds};
 use serde::Serialize;
+
+use crate::messages;
 
 /// The end of `pan-detect eval --help`: what is read and what a class's figures mean.
 const AFTER_HELP: &str = "\
@@ -115,13 +116,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         table(&report, args.by, &truth, &detections)
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).context("cannot write the report")?;
+    messages::print(&text).context("cannot write the report")?;
 
     if let Some(minimum) = args.fail_below
         && report.measures.plagdet < minimum
     {
-        eprintln!("pan-detect: plagdet {:.4} is below --fail-below {minimum}", report.measures.plagdet);
+        messages::note(format_args!("plagdet {:.4} is below --fail-below {minimum}", report.measures.plagdet));
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
@@ -132,10 +132,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn load(dir: &Path, select: &Select) -> anyhow::Result<Loaded> {
     let loaded = eval::load_dir(dir, select)?;
     for skipped in &loaded.skipped {
-        eprintln!("pan-detect: warning: {}", skipped_message(skipped));
+        messages::warn(skipped_message(skipped));
     }
     if loaded.files == 0 {
-        eprintln!("pan-detect: warning: {}: no *.xml files here or one folder below", dir.display());
+        messages::warn(format_args!("{}: no *.xml files here or one folder below", dir.display()));
     }
     Ok(loaded)
 }

@@ -9,6 +9,7 @@ use clap::Subcommand;
 use pan_detect::archive::{self, ArchiveIndex, UpdateOptions};
 
 use super::args::{SettingsArgs, ThreadsArg};
+use crate::messages;
 use crate::progress_bar::TerminalProgress;
 
 /// The environment variable that makes `index update` stop after writing that
@@ -98,8 +99,8 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
     let progress = TerminalProgress::new(args.quiet);
     let s = archive::create(&args.docs, &args.index, &settings, &progress).context("index create stopped")?;
     let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
-    eprintln!(
-        "pan-detect: indexed {} documents ({:.1} MB){skipped}, {} chunks, {} postings, index {:.1} MB in {:.2} s \
+    messages::note(format_args!(
+        "indexed {} documents ({:.1} MB){skipped}, {} chunks, {} postings, index {:.1} MB in {:.2} s \
          (chunk {:.2} s, sort and write {:.2} s)",
         s.documents,
         s.text_bytes as f64 / 1e6,
@@ -109,7 +110,7 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         (s.chunking + s.writing).as_secs_f64(),
         s.chunking.as_secs_f64(),
         s.writing.as_secs_f64(),
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -125,8 +126,8 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
         .context("index update stopped")?;
     let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
     let what = if s.committed { "updated" } else { "up to date" };
-    eprintln!(
-        "pan-detect: index {what}: {} added, {} modified, {} deleted, {} unchanged{skipped} ({} files read); \
+    messages::note(format_args!(
+        "index {what}: {} added, {} modified, {} deleted, {} unchanged{skipped} ({} files read); \
          {} ids recycled; {} documents, {} chunks in {:.2} s (scan {:.2} s, write {:.2} s)",
         s.added,
         s.modified,
@@ -139,7 +140,7 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
         (s.scanning + s.writing).as_secs_f64(),
         s.scanning.as_secs_f64(),
         s.writing.as_secs_f64(),
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -151,22 +152,23 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     let header = index.header();
     let s = &header.settings;
     let bytes: u64 = index.file_sizes().iter().map(|(_, b)| b).sum();
-    println!("index:      {} (generation {})", args.index.display(), header.generation);
-    println!("documents:  {}", header.documents);
-    println!("free ids:   {}", header.id_slots - header.documents);
-    println!("chunks:     {}", header.chunks);
-    println!("postings:   {}", header.postings);
-    println!("bytes:      {bytes}");
+    let mut text = format!("index:      {} (generation {})\n", args.index.display(), header.generation);
+    text += &format!("documents:  {}\n", header.documents);
+    text += &format!("free ids:   {}\n", header.id_slots - header.documents);
+    text += &format!("chunks:     {}\n", header.chunks);
+    text += &format!("postings:   {}\n", header.postings);
+    text += &format!("bytes:      {bytes}\n");
     for (name, bytes) in index.file_sizes() {
-        println!("  {name:17} {bytes}");
+        text += &format!("  {name:17} {bytes}\n");
     }
-    println!(
-        "settings:   digits={} min-word-len={} chunk-words={} sorted={} hash-bits={}",
+    text += &format!(
+        "settings:   digits={} min-word-len={} chunk-words={} sorted={} hash-bits={}\n",
         s.digits, s.min_word_len, s.chunk_words, s.sorted, s.hash_bits
     );
-    println!("docs:       {}", header.docs_root);
+    text += &format!("docs:       {}\n", header.docs_root);
     if args.verify {
-        println!("verified:   every checksum matches");
+        text += "verified:   every checksum matches\n";
     }
+    messages::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,6 +10,7 @@ use pan_detect::archive::similar::{SimilarParams, SimilarRow, similar};
 use pan_detect::archive::{ArchiveError, ArchiveIndex};
 
 use super::args::ThreadsArg;
+use crate::messages;
 
 /// Arguments of `pan-detect similar`.
 #[derive(clap::Args)]
@@ -100,14 +101,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         String::new()
     };
     for name in &summary.deleted {
-        eprintln!("pan-detect: deleted by the last update: {name}");
+        messages::note(format_args!("deleted by the last update: {name}"));
     }
-    eprintln!(
-        "pan-detect: {} documents, {} rows{skipped} in {:.2} s",
+    messages::note(format_args!(
+        "{} documents, {} rows{skipped} in {:.2} s",
         summary.documents,
         summary.rows,
         started.elapsed().as_secs_f64()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
