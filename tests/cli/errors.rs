@@ -127,3 +127,13 @@ fn rerun_replaces_only_its_own_reports() {
     let names: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert_eq!(names.len(), 2, "no temporary files are left behind: {names:?}");
 }
+
+#[test]
+fn an_os_error_is_printed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing-pairs").display().to_string();
+    let truth = crate::fixtures().join("pan/suspicious-documents").display().to_string();
+    let output = run(&["eval", "--truth", &truth, "--detections", &truth, "--pairs", &missing]);
+    assert_one_line_error(&output, &format!("{missing}: "));
+    assert_eq!(stderr(&output).matches("os error").count(), 1, "{}", stderr(&output));
+}
