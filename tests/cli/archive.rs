@@ -163,7 +163,7 @@ fn freed_ids_are_recycled() {
         write(&archive.docs.join(format!("more-{i}.txt")), &prose(600 + i, 100));
     }
     let summary = archive.update(&index);
-    assert!(summary.contains("1 ids recycled") && summary.contains("3 added"), "{summary}");
+    assert!(summary.contains("1 id recycled") && summary.contains("3 added"), "{summary}");
     assert!(docs_bytes(&index).ends_with(" 792"), "two fresh ids: {}", docs_bytes(&index));
     let fresh = archive.index("fresh");
     archive.create(&fresh);

@@ -4,7 +4,7 @@ use std::fs;
 
 use pan_detect::pan_xml::PanDocument;
 
-use crate::{detect, prose, read_report};
+use crate::{detect, path_str, prose, read_report};
 
 fn char_len(text: &str) -> u64 {
     text.chars().count() as u64
@@ -90,11 +90,18 @@ fn summary_line_counts_documents_and_passages() {
     let passage = prose(9, 60);
     fs::write(src.join("s.txt"), format!("{}{passage}", prose(1, 50))).unwrap();
     fs::write(susp.join("t.txt"), format!("{passage}{}", prose(2, 50))).unwrap();
-    let output = detect(&src, &susp, &out, &["--threads", "1", "--preset", "pan09"]);
+    for (preset, aligned) in [("pan09", " in "), ("best", " (1 pair aligned) in ")] {
+        let output = detect(&src, &susp, &out, &["--threads", "1", "--preset", preset]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("1 source + 1 suspicious document ("), "{stderr}");
+        assert!(stderr.contains(&format!(", 1 passage{aligned}")), "{stderr}");
+    }
+    let index = dir.path().join("idx");
+    let output = crate::run(&["index", "create", "--docs", path_str(&src), "--index", path_str(&index)]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("1 source + 1 suspicious documents") && stderr.contains(", 1 passages in"), "{stderr}");
+    assert!(stderr.contains("indexed 1 document ("), "{stderr}");
 }
 
 /// A case or a detection of the fixture corpus.

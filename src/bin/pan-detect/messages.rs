@@ -18,10 +18,33 @@ pub fn warn(message: impl fmt::Display) {
     note(format_args!("warning: {message}"));
 }
 
+/// `count` and `noun`, the noun in the plural unless `count` is 1: "1 passage",
+/// "2 passages" (every noun of pan-detect's summaries takes an `s`).
+pub fn count(count: u64, noun: &str) -> String {
+    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
+
+/// ", N files skipped" for a summary line; nothing when no file was.
+pub fn skipped_files(files: u64) -> String {
+    if files > 0 { format!(", {} skipped", count(files, "file")) } else { String::new() }
+}
+
 /// Writes `text` to stdout. A broken pipe comes back as an error, which the
 /// binary turns into success (`pan-detect index stats | head -1`).
 pub fn print(text: &str) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes())?;
     stdout.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_is_singular_everything_else_plural() {
+        assert_eq!(count(1, "passage"), "1 passage");
+        assert_eq!(count(0, "passage"), "0 passages");
+        assert_eq!(count(2, "suspicious document"), "2 suspicious documents");
+    }
 }

@@ -12,6 +12,7 @@ use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
 use pan_detect::params::{self, IntervalParams};
 
 use super::args::{Overlap, SettingsArgs};
+use crate::messages::count;
 use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
 use pan_detect::span::CharRange;
 
@@ -120,30 +121,33 @@ struct JsonOutput<'a> {
 fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> {
     writeln!(
         out,
-        "{}: {} chunks, {} archive documents share chunks with it",
+        "{}: {}, {} chunks with it",
         report.file,
-        report.chunks,
-        report.documents.len()
+        count(report.chunks, "chunk"),
+        match report.documents.len() {
+            1 => "1 archive document shares".to_string(),
+            n => format!("{n} archive documents share"),
+        }
     )?;
     for doc in &report.documents {
         writeln!(
             out,
-            "  {}: {} common chunks, {:.2}% of the file in it, {:.2}% of it in the file, {} passages",
+            "  {}: {}, {:.2}% of the file in it, {:.2}% of it in the file, {}",
             doc.document,
-            doc.common_chunks,
+            count(doc.common_chunks, "common chunk"),
             doc.file_in_document_percent,
             doc.document_in_file_percent,
-            doc.passages.len()
+            count(doc.passages.len() as u64, "passage")
         )?;
         for p in &doc.passages {
             writeln!(
                 out,
-                "    file {}..{} = document {}..{} ({} matching chunks)",
+                "    file {}..{} = document {}..{} ({})",
                 p.file.offset,
                 p.file.offset + p.file.length,
                 p.document.offset,
                 p.document.offset + p.document.length,
-                p.matching_chunks
+                count(p.matching_chunks, "matching chunk")
             )?;
             let show = |e: &Option<String>| e.clone().unwrap_or_else(|| "(document changed or missing)".into());
             writeln!(out, "      file:     {}", show(&p.file.excerpt))?;

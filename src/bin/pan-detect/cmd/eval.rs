@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use pan_detect::eval::{self, GroupBy, Loaded, Options, Report, Select, SkippedFile, Thresholds};
 use serde::Serialize;
 
-use crate::messages;
+use crate::messages::{self, count};
 
 /// The end of `pan-detect eval --help`: what is read and what a class's figures mean.
 const AFTER_HELP: &str = "\
@@ -174,14 +174,15 @@ fn table(report: &Report, by: Option<By>, truth: &Loaded, detections: &Loaded) -
     let micro = &report.micro;
     let scores = |s: &eval::Scores| format!("precision {:.4}  recall {:.4}  F1 {:.4}", s.precision, s.recall, s.f1);
     let mut input = format!(
-        "{} truth files, {} detection files, {} skipped",
-        truth.files,
-        detections.files,
+        "{}, {}, {} skipped",
+        count(truth.files as u64, "truth file"),
+        count(detections.files as u64, "detection file"),
         truth.skipped.len() + detections.skipped.len()
     );
     let (duplicates, empty) = (truth.duplicates + detections.duplicates, truth.empty + detections.empty);
     if duplicates + empty > 0 {
-        input.push_str(&format!("; ignored {duplicates} duplicate and {empty} empty annotations"));
+        let annotations = if duplicates + empty == 1 { "annotation" } else { "annotations" };
+        input.push_str(&format!("; ignored {duplicates} duplicate and {empty} empty {annotations}"));
     }
     let footer = [
         (

@@ -9,7 +9,7 @@ use clap::Subcommand;
 use pan_detect::archive::{self, ArchiveIndex, UpdateOptions};
 
 use super::args::{SettingsArgs, ThreadsArg};
-use crate::messages;
+use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
 /// The environment variable that makes `index update` stop after writing that
@@ -98,14 +98,13 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
     let settings = args.settings.to_override().or_defaults();
     let progress = TerminalProgress::new(args.quiet);
     let s = archive::create(&args.docs, &args.index, &settings, &progress).context("index create stopped")?;
-    let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
     messages::note(format_args!(
-        "indexed {} documents ({:.1} MB){skipped}, {} chunks, {} postings, index {:.1} MB in {:.2} s \
-         (chunk {:.2} s, sort and write {:.2} s)",
-        s.documents,
+        "indexed {} ({:.1} MB){}, {}, {}, index {:.1} MB in {:.2} s (chunk {:.2} s, sort and write {:.2} s)",
+        count(s.documents, "document"),
         s.text_bytes as f64 / 1e6,
-        s.chunks,
-        s.postings,
+        skipped_files(s.skipped_files),
+        count(s.chunks, "chunk"),
+        count(s.postings, "posting"),
         s.index_bytes as f64 / 1e6,
         (s.chunking + s.writing).as_secs_f64(),
         s.chunking.as_secs_f64(),
@@ -124,19 +123,19 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     let options = UpdateOptions { fail_after_files, rehash: args.rehash };
     let s = archive::update(&args.docs, &args.index, &args.settings.to_override(), &options, &progress)
         .context("index update stopped")?;
-    let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
     let what = if s.committed { "updated" } else { "up to date" };
     messages::note(format_args!(
-        "index {what}: {} added, {} modified, {} deleted, {} unchanged{skipped} ({} files read); \
-         {} ids recycled; {} documents, {} chunks in {:.2} s (scan {:.2} s, write {:.2} s)",
+        "index {what}: {} added, {} modified, {} deleted, {} unchanged{} ({} read); \
+         {} recycled; {}, {} in {:.2} s (scan {:.2} s, write {:.2} s)",
         s.added,
         s.modified,
         s.deleted,
         s.unchanged,
-        s.hashed,
-        s.recycled_ids,
-        s.documents,
-        s.chunks,
+        skipped_files(s.skipped_files),
+        count(s.hashed, "file"),
+        count(s.recycled_ids, "id"),
+        count(s.documents, "document"),
+        count(s.chunks, "chunk"),
         (s.scanning + s.writing).as_secs_f64(),
         s.scanning.as_secs_f64(),
         s.writing.as_secs_f64(),
