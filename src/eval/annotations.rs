@@ -11,7 +11,9 @@
 //!   (`suspicious-documentX-source-documentY.xml`, possibly in one folder per
 //!   obfuscation) both work; file names are not interpreted, the `reference` attribute
 //!   of `<document>` names the suspicious document;
-//! * a feature is selected by the end of its name ([`Select`]);
+//! * a feature is any element directly inside `<document>` with a `name` attribute,
+//!   whatever the element is called (a real corpus has `<featue name="plagiarism" .../>`),
+//!   and it is selected by the end of that name ([`Select`]);
 //! * a feature is an annotation when it has `this_offset` and `this_length`; it is
 //!   *external* when it also has `source_reference`, `source_offset` and
 //!   `source_length`, otherwise *intrinsic* (no source passage); a feature lacking

@@ -284,3 +284,18 @@ fn reads_the_pan_2013_text_alignment_layout() {
     assert_eq!(row(&table, "random"), ["1", "0", "0.0000", "0.0000", "0.0000", "1.0000"], "{table}");
     assert!(table.contains("3 truth files, 2 detection files, 0 skipped"), "{table}");
 }
+
+#[test]
+fn a_case_in_a_misspelled_element_counts_as_the_pan_script_counts_it() {
+    // A real corpus has <featue name="plagiarism" .../>; the official script takes
+    // every child of <document> by its name attribute, whatever the element is called.
+    let fixture = Fixture::new();
+    let expected = stdout(&fixture.eval(&[]));
+    let s1 = fixture.dir.path().join("truth/s1.xml");
+    let text = fs::read_to_string(&s1).unwrap();
+    write(&s1, &text.replacen("<feature name=\"plagiarism\"", "<featue name=\"plagiarism\"", 1));
+    assert_ne!(fs::read_to_string(&s1).unwrap(), text);
+    let output = fixture.eval(&[]);
+    assert_success(&output);
+    assert_eq!(stdout(&output), expected);
+}

@@ -15,8 +15,9 @@ use crate::messages::{self, count};
 const AFTER_HELP: &str = "\
 Ground truth: features whose name ends with 'plagiarism' (plagiarism, artificial-plagiarism,
 simulated-plagiarism, ...), except 'detected-plagiarism'. Detections: features named
-'detected-plagiarism'. Both are read from DIR/*.xml and DIR/*/*.xml, as the official PAN
-scripts read them.
+'detected-plagiarism'. A feature is any element inside <document> with a name attribute,
+whatever the element is called. Both are read from DIR/*.xml and DIR/*/*.xml, as the
+official PAN scripts read them.
 
 Per class (--by obfuscation, --by type): recall and granularity are those of the class's
 cases against all detections. The class's detections are those that detect at least one
