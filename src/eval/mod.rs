@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
-pub use annotations::{Annotation, EvalError, Loaded, Select, SkippedFile, SourcePassage, load_dir, read_pairs};
+pub use annotations::{Annotation, EvalError, FileProblem, Loaded, Select, SourcePassage, load_dir, read_pairs};
 pub use case_level::{CaseLevel, Scores, Thresholds};
 pub use measures::{Matching, Measures, covered_chars, detects, f1, plagdet_score};
 

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::ValueEnum;
-use pan_detect::eval::{self, GroupBy, Loaded, Options, Report, Select, SkippedFile, Thresholds};
+use pan_detect::eval::{self, FileProblem, GroupBy, Loaded, Options, Report, Select, Thresholds};
 use serde::Serialize;
 
 use crate::messages::{self, count};
@@ -128,24 +128,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Loads one side and warns on stderr about each skipped file and about a
-/// directory without XML files (most likely the wrong directory).
+/// Loads one side and warns on stderr about each skipped file, each problem in a
+/// file read, and a detections directory without XML files (a ground-truth
+/// directory without them is an error of [`eval::load_dir`]).
 fn load(dir: &Path, select: &Select) -> anyhow::Result<Loaded> {
     let loaded = eval::load_dir(dir, select)?;
     for skipped in &loaded.skipped {
-        messages::warn(skipped_message(skipped));
+        messages::warn(format_args!("{skipped}; file skipped"));
+    }
+    for warning in &loaded.warnings {
+        messages::warn(warning);
     }
     if loaded.files == 0 {
         messages::warn(format_args!("{}: no *.xml files here or one folder below", dir.display()));
     }
     Ok(loaded)
-}
-
-fn skipped_message(skipped: &SkippedFile) -> String {
-    match skipped.line {
-        Some(line) => format!("{}: line {line}: {}; file skipped", skipped.path.display(), skipped.reason),
-        None => format!("{}: {}; file skipped", skipped.path.display(), skipped.reason),
-    }
 }
 
 /// The table: one row for everything, one per group, then the other measures.
@@ -242,7 +239,9 @@ struct JsonSide {
     /// XML files found.
     files: usize,
     /// Files skipped as malformed.
-    skipped: Vec<JsonSkipped>,
+    skipped: Vec<JsonProblem>,
+    /// Problems in files that were read (the warnings on stderr).
+    warnings: Vec<JsonProblem>,
     /// Annotations read twice (counted once).
     duplicates: usize,
     /// Annotations of no characters (ignored).
@@ -252,21 +251,27 @@ struct JsonSide {
 }
 
 #[derive(Serialize)]
-struct JsonSkipped {
+struct JsonProblem {
     path: String,
     line: Option<usize>,
     reason: String,
+}
+
+impl JsonProblem {
+    fn list(problems: &[FileProblem]) -> Vec<JsonProblem> {
+        problems
+            .iter()
+            .map(|p| JsonProblem { path: p.path.display().to_string(), line: p.line, reason: p.reason.clone() })
+            .collect()
+    }
 }
 
 impl<'a> JsonOutput<'a> {
     fn new(report: &'a Report, truth: &Loaded, detections: &Loaded) -> JsonOutput<'a> {
         let side = |loaded: &Loaded| JsonSide {
             files: loaded.files,
-            skipped: loaded
-                .skipped
-                .iter()
-                .map(|s| JsonSkipped { path: s.path.display().to_string(), line: s.line, reason: s.reason.clone() })
-                .collect(),
+            skipped: JsonProblem::list(&loaded.skipped),
+            warnings: JsonProblem::list(&loaded.warnings),
             duplicates: loaded.duplicates,
             empty: loaded.empty,
             without_offsets: loaded.without_offsets,
