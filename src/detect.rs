@@ -78,8 +78,8 @@ pub fn detect_with_synonyms(
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     params.validate()?;
-    let sources = corpus::list_text_files(source_dir)?;
-    let suspicious = corpus::list_text_files(suspicious_dir)?;
+    let sources = corpus::list_text_files(source_dir, progress)?;
+    let suspicious = corpus::list_text_files(suspicious_dir, progress)?;
     let setup = Setup { params, synonyms };
     if params.chunks.hash_bits <= u32::WIDTH {
         run::<u32>(&sources, &suspicious, &setup, sink, progress)

@@ -137,3 +137,27 @@ fn an_os_error_is_printed_once() {
     assert_one_line_error(&output, &format!("{missing}: "));
     assert_eq!(stderr(&output).matches("os error").count(), 1, "{}", stderr(&output));
 }
+
+#[test]
+fn detect_and_the_archive_follow_links_to_files_and_name_broken_ones() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    write(&dir.path().join("elsewhere/linked.txt"), "some linked text");
+    symlink(dir.path().join("elsewhere/linked.txt"), dir.path().join("susp/link.txt")).unwrap();
+    symlink(dir.path().join("elsewhere/gone.txt"), dir.path().join("susp/broken.txt")).unwrap();
+    let out = dir.path().join("out");
+    let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", out.to_str().unwrap()]);
+    let message = stderr(&output);
+    assert!(output.status.success(), "{message}");
+    assert!(out.join("link.xml").exists() && out.join("b.xml").exists(), "{message}");
+    let broken = format!("{susp}/broken.txt: broken symbolic link");
+    assert!(message.starts_with(&format!("pan-detect: warning: {broken}")), "{message}");
+    assert_eq!(message.lines().count(), 2, "the warning and the summary: {message}");
+
+    let index = dir.path().join("idx").display().to_string();
+    let output = run(&["index", "create", "--docs", &susp, "--index", &index]);
+    let message = stderr(&output);
+    assert!(output.status.success(), "{message}");
+    assert!(message.contains(&broken) && message.contains("indexed 2 documents"), "{message}");
+}
