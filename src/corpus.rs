@@ -132,6 +132,12 @@ fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> s
     }
 }
 
+/// Whether `a` and `b` name the same directory (their canonical paths are
+/// equal); false when either cannot be resolved.
+pub fn same_directory(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}
+
 /// Splits `items` into consecutive batches of at most `max_bytes` each by
 /// `bytes_of` (at least one item per batch), so that a parallel stage holds a
 /// bounded amount of text and buffers at once.

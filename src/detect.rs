@@ -54,7 +54,8 @@ pub struct Summary {
 
 /// Detects passages of the `*.txt` documents in `suspicious_dir` copied from
 /// those in `source_dir`, and pushes every suspicious document's detections into
-/// `sink`.
+/// `sink`. When the two are the same directory, each document is compared with
+/// every other one but not with itself.
 pub fn detect(
     source_dir: &Path,
     suspicious_dir: &Path,
@@ -80,7 +81,7 @@ pub fn detect_with_synonyms(
     params.validate()?;
     let sources = corpus::list_text_files(source_dir, progress)?;
     let suspicious = corpus::list_text_files(suspicious_dir, progress)?;
-    let setup = Setup { params, synonyms };
+    let setup = Setup { params, synonyms, same_directory: corpus::same_directory(source_dir, suspicious_dir) };
     if params.chunks.hash_bits <= u32::WIDTH {
         run::<u32>(&sources, &suspicious, &setup, sink, progress)
     } else {
@@ -93,6 +94,9 @@ pub fn detect_with_synonyms(
 struct Setup<'a> {
     params: &'a DetectParams,
     synonyms: Option<&'a Synonyms>,
+    /// The sources are the suspicious documents: a document is not compared
+    /// with itself (it would match itself whole).
+    same_directory: bool,
 }
 
 impl Setup<'_> {
@@ -141,6 +145,16 @@ struct SourceSide<'a> {
     files: Vec<&'a DocumentFile>,
     /// Content chunks of each document (structure chunks follow them).
     content_chunks: Vec<u32>,
+}
+
+impl SourceSide<'_> {
+    /// Leaves out of `hits` those of the source document named `name`.
+    fn drop_hits_of(&self, name: &str, hits: &mut Vec<Hit>) {
+        // The names are in listing order, which is sorted.
+        if let Ok(doc) = self.names.binary_search_by(|n| n.as_str().cmp(name)) {
+            hits.retain(|hit| hit.source_doc as usize != doc);
+        }
+    }
 }
 
 /// Per-thread buffers for reading and chunking one document at a time.
@@ -370,7 +384,12 @@ fn match_suspicious<K: ChunkKey>(
         let reported: Result<Vec<(u64, u64)>, Error> = passages
             .map_init(
                 || PassageState::new(setup),
-                |state, (file, doc, mut hits)| report_document(state, file, &doc, &mut hits, side, setup.params, sink),
+                |state, (file, doc, mut hits)| {
+                    if setup.same_directory {
+                        side.drop_hits_of(&file.name, &mut hits);
+                    }
+                    report_document(state, file, &doc, &mut hits, side, setup.params, sink)
+                },
             )
             .collect();
         match reported {

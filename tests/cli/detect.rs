@@ -195,3 +195,26 @@ fn fixture_corpus_verbatim_cases_are_found_and_clean_documents_stay_clean() {
     assert!(verbatim >= 8, "the fixture should hold verbatim cases, found {verbatim}");
     assert!(exact >= 6, "most verbatim cases stand alone, found {exact}");
 }
+
+#[test]
+fn one_directory_as_sources_and_suspicious_documents_never_matches_a_document_with_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let (docs, out) = (dir.path().join("docs"), dir.path().join("out"));
+    fs::create_dir_all(&docs).unwrap();
+    let passage = prose(9, 120);
+    fs::write(docs.join("a.txt"), format!("{}{passage}", prose(1, 150))).unwrap();
+    fs::write(docs.join("b.txt"), format!("{passage}{}", prose(2, 150))).unwrap();
+    fs::write(docs.join("c.txt"), prose(3, 300)).unwrap();
+    // Reached by another path, the directory is still the same one.
+    let other_path = dir.path().join("docs/../docs");
+    for preset in ["pan09", "best"] {
+        let output = detect(&docs, &other_path, &out, &["--preset", preset]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        for (name, source) in [("a", "b.txt"), ("b", "a.txt")] {
+            let report = read_report(&out.join(format!("{name}.xml")));
+            let sources: Vec<_> = report.features.iter().map(|f| f.get("source_reference").unwrap()).collect();
+            assert_eq!(sources, [source], "{preset}: {name}.xml");
+        }
+        assert!(read_report(&out.join("c.xml")).features.is_empty(), "{preset}");
+    }
+}
