@@ -81,6 +81,8 @@ pub fn detect_with_synonyms(
     params.validate()?;
     let sources = corpus::list_text_files(source_dir, progress)?;
     let suspicious = corpus::list_text_files(suspicious_dir, progress)?;
+    let names: Vec<&str> = suspicious.iter().map(|file| file.name.as_str()).collect();
+    sink.prepare(&[source_dir, suspicious_dir], &names, progress)?;
     let setup = Setup { params, synonyms, same_directory: corpus::same_directory(source_dir, suspicious_dir) };
     if params.chunks.hash_bits <= u32::WIDTH {
         run::<u32>(&sources, &suspicious, &setup, sink, progress)

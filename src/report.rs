@@ -5,9 +5,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::corpus::same_directory;
 use crate::error::Error;
 use crate::output::{sync_filesystem, write_atomically_unsynced};
-use crate::pan_xml::{Feature, PanDocument};
+use crate::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
+use crate::progress::Progress;
 use crate::span::CharRange;
 
 /// One detected passage, ready to report.
@@ -23,6 +25,13 @@ pub struct Detection<'a> {
 
 /// Receives the detections of each suspicious document, from several threads.
 pub trait DetectionSink: Sync {
+    /// Called once before any work, with the directories the documents are read
+    /// from and the file names of the documents the run will report: a sink that
+    /// writes files checks here that it can, and that it would destroy nothing.
+    fn prepare(&self, _inputs: &[&Path], _documents: &[&str], _progress: &dyn Progress) -> Result<(), Error> {
+        Ok(())
+    }
+
     /// All detections of the suspicious document `suspicious` (its file name),
     /// ordered by position; empty when nothing was found.
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error>;
@@ -57,9 +66,34 @@ impl PanXmlDirectory {
         let stem = suspicious.strip_suffix(".txt").unwrap_or(suspicious);
         self.dir.join(format!("{stem}.xml"))
     }
+
+    /// Refuses to replace a file that is not a pan-detect report, such as the
+    /// ground truth beside PAN's suspicious documents.
+    fn check_replaceable(&self, document: &str) -> Result<(), Error> {
+        let path = self.report_path(document);
+        let Ok(bytes) = fs::read(&path) else { return Ok(()) };
+        let not_a_report = |reason: String| Err(Error::NotAReport { path: path.clone(), reason });
+        let Ok(text) = std::str::from_utf8(&bytes) else { return not_a_report("not UTF-8 text".into()) };
+        match PanDocument::parse(text) {
+            Err(error) => not_a_report(format!("not PAN XML: {error}")),
+            Ok(report) => match report.features.iter().find(|f| f.name != DETECTION_FEATURE) {
+                Some(other) => not_a_report(format!("it holds a '{}' feature: ground truth?", other.name)),
+                None => Ok(()),
+            },
+        }
+    }
 }
 
 impl DetectionSink for PanXmlDirectory {
+    /// Refuses an output directory that is an input directory, and an existing
+    /// file that is not a pan-detect report where a report would go.
+    fn prepare(&self, inputs: &[&Path], documents: &[&str], _progress: &dyn Progress) -> Result<(), Error> {
+        if let Some(input) = inputs.iter().find(|input| same_directory(&self.dir, input)) {
+            return Err(Error::OutputIsInput { out: self.dir.clone(), input: input.to_path_buf() });
+        }
+        documents.iter().try_for_each(|document| self.check_replaceable(document))
+    }
+
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
         let mut report = PanDocument::new(suspicious);
         report.features.extend(detections.iter().map(|d| Feature::detection(d.this, d.source_reference, d.source)));

@@ -362,6 +362,14 @@ fn pan_xml_reports_name_the_archive_documents() {
     let copied: String = probe.chars().skip(start as usize).take((end - start) as usize).collect();
     assert!(copied.starts_with(prose(103, 1).trim()), "{copied}");
     fails_with(run(&["check", "--index", s(&index), "--format", "pan-xml", s(&archive.probe)]), "needs --out");
+    // Ground truth where a report would go is never overwritten; nor is the index a report directory.
+    let truth = "<document reference=\"new-thesis.txt\"><feature name=\"plagiarism\"/></document>";
+    write(&out.join("new-thesis.xml"), truth);
+    let check_into =
+        |out: &Path| run(&["check", "--index", s(&index), "--format", "pan-xml", "--out", s(out), s(&archive.probe)]);
+    fails_with(check_into(&out), "exists and is not a pan-detect report");
+    assert_eq!(fs::read_to_string(out.join("new-thesis.xml")).unwrap(), truth);
+    fails_with(check_into(&index), "--out is the input directory");
 }
 
 #[test]

@@ -116,14 +116,18 @@ fn rerun_replaces_only_its_own_reports() {
     let (src, susp) = small_corpus(dir.path());
     let out = dir.path().join("out");
     write(&out.join("notes.txt"), "keep me");
-    write(&out.join("b.xml"), "stale report");
+    // A report of an earlier run, with a detection this run does not make.
+    let earlier = "<document reference=\"b.txt\">\n<feature name=\"detected-plagiarism\" this_offset=\"0\" \
+                   this_length=\"4\" source_reference=\"a.txt\" source_offset=\"0\" source_length=\"4\"/>\n</document>\n";
+    write(&out.join("b.xml"), earlier);
     let out_arg = out.display().to_string();
     for _ in 0..2 {
         let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", &out_arg]);
         assert!(output.status.success(), "{}", stderr(&output));
     }
     assert_eq!(fs::read_to_string(out.join("notes.txt")).unwrap(), "keep me");
-    assert!(fs::read_to_string(out.join("b.xml")).unwrap().starts_with("<?xml"));
+    let report = fs::read_to_string(out.join("b.xml")).unwrap();
+    assert!(report.starts_with("<?xml") && !report.contains("feature"), "{report}");
     let names: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert_eq!(names.len(), 2, "no temporary files are left behind: {names:?}");
 }
@@ -160,4 +164,47 @@ fn detect_and_the_archive_follow_links_to_files_and_name_broken_ones() {
     let message = stderr(&output);
     assert!(output.status.success(), "{message}");
     assert!(message.contains(&broken) && message.contains("indexed 2 documents"), "{message}");
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    names
+}
+
+const GROUND_TRUTH: &str = "<document reference=\"b.txt\">\n<feature name=\"plagiarism\" this_offset=\"0\" \
+                            this_length=\"4\" source_reference=\"a.txt\" source_offset=\"0\" source_length=\"4\"/>\n</document>\n";
+
+#[test]
+fn out_that_is_an_input_directory_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    write(&dir.path().join("susp/b.xml"), GROUND_TRUTH);
+    for out in [susp.clone(), format!("{src}/../src")] {
+        let (before_src, before_susp) = (listing(Path::new(&src)), listing(Path::new(&susp)));
+        let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", &out]);
+        assert_one_line_error(&output, &format!("{out}: --out is the input directory"));
+        assert_eq!(output.status.code(), Some(1));
+        assert_eq!((listing(Path::new(&src)), listing(Path::new(&susp))), (before_src, before_susp));
+    }
+    assert_eq!(fs::read_to_string(dir.path().join("susp/b.xml")).unwrap(), GROUND_TRUTH);
+}
+
+#[test]
+fn a_file_that_is_not_a_report_is_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    write(&dir.path().join("susp/c.txt"), "another suspicious text");
+    let out = dir.path().join("out");
+    for (content, reason) in [(GROUND_TRUTH, "it holds a 'plagiarism' feature"), ("my notes", "not PAN XML")] {
+        write(&out.join("b.xml"), content);
+        let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", out.to_str().unwrap()]);
+        assert_one_line_error(
+            &output,
+            &format!("{}: exists and is not a pan-detect report ({reason}", out.join("b.xml").display()),
+        );
+        assert_eq!(fs::read_to_string(out.join("b.xml")).unwrap(), content);
+        assert_eq!(listing(&out), ["b.xml"], "nothing else is written either");
+    }
 }

@@ -13,6 +13,7 @@ use pan_detect::params::{self, IntervalParams};
 
 use super::args::{Overlap, SettingsArgs};
 use crate::messages::count;
+use crate::progress_bar::TerminalProgress;
 use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
 use pan_detect::span::CharRange;
 
@@ -81,8 +82,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         overlap: args.overlap.into(),
     };
     let mut checker = Checker::new(&index, params)?;
+    let progress = TerminalProgress::new(true);
     let sink = match (&args.out, args.format) {
-        (Some(out), Format::PanXml) => Some(PanXmlDirectory::create(out)?),
+        (Some(out), Format::PanXml) => {
+            let sink = PanXmlDirectory::create(out)?;
+            let names: Vec<&str> = args.files.iter().filter_map(|f| f.file_name()?.to_str()).collect();
+            sink.prepare(&[args.index.as_path()], &names, &progress)?;
+            Some(sink)
+        }
         _ => None,
     };
     let mut reports = Vec::with_capacity(args.files.len());
