@@ -51,6 +51,14 @@ pub enum Error {
         /// The input directory it is, as given.
         input: PathBuf,
     },
+    /// The output directory does not take new files.
+    #[error("{path}: cannot write into the output directory: {source}")]
+    OutputNotWritable {
+        /// The directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
     /// A report would replace a file that is not a pan-detect report.
     #[error("{path}: exists and is not a pan-detect report ({reason}); not overwritten, nothing was written")]
     NotAReport {

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::corpus::same_directory;
 use crate::error::Error;
-use crate::output::{sync_filesystem, write_atomically_unsynced};
+use crate::error::Warning;
+use crate::output::{self, sync_filesystem, write_atomically_unsynced};
 use crate::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
 use crate::progress::Progress;
 use crate::span::CharRange;
@@ -67,6 +68,28 @@ impl PanXmlDirectory {
         self.dir.join(format!("{stem}.xml"))
     }
 
+    /// Creates and removes a temporary file, so that a directory that takes no
+    /// new files stops the run before its work rather than after.
+    fn check_writable(&self) -> Result<(), Error> {
+        let not_writable = |source| Error::OutputNotWritable { path: self.dir.clone(), source };
+        let probe = output::temporary_path(&self.dir.join("pan-detect-probe.xml")).map_err(not_writable)?;
+        fs::File::create(&probe).map_err(not_writable)?;
+        fs::remove_file(&probe).map_err(not_writable)
+    }
+
+    /// Removes the temporary reports of runs that were killed while writing.
+    fn remove_stale_temporaries(&self, progress: &dyn Progress) -> Result<(), Error> {
+        let not_writable = |source| Error::OutputNotWritable { path: self.dir.clone(), source };
+        for stale in output::stale_temporaries(&self.dir).map_err(not_writable)? {
+            if stale.target.ends_with(".xml") {
+                fs::remove_file(&stale.path).map_err(not_writable)?;
+                let message = format!("left by pan-detect process {}, which did not finish; removed", stale.pid);
+                progress.warn(&Warning { path: stale.path, message });
+            }
+        }
+        Ok(())
+    }
+
     /// Refuses to replace a file that is not a pan-detect report, such as the
     /// ground truth beside PAN's suspicious documents.
     fn check_replaceable(&self, document: &str) -> Result<(), Error> {
@@ -85,13 +108,16 @@ impl PanXmlDirectory {
 }
 
 impl DetectionSink for PanXmlDirectory {
-    /// Refuses an output directory that is an input directory, and an existing
-    /// file that is not a pan-detect report where a report would go.
-    fn prepare(&self, inputs: &[&Path], documents: &[&str], _progress: &dyn Progress) -> Result<(), Error> {
+    /// Refuses an output directory that is an input directory or does not take
+    /// files, and an existing file that is not a pan-detect report where a
+    /// report would go; removes the temporary files of killed runs.
+    fn prepare(&self, inputs: &[&Path], documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
         if let Some(input) = inputs.iter().find(|input| same_directory(&self.dir, input)) {
             return Err(Error::OutputIsInput { out: self.dir.clone(), input: input.to_path_buf() });
         }
-        documents.iter().try_for_each(|document| self.check_replaceable(document))
+        documents.iter().try_for_each(|document| self.check_replaceable(document))?;
+        self.check_writable()?;
+        self.remove_stale_temporaries(progress)
     }
 
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {

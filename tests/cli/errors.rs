@@ -208,3 +208,45 @@ fn a_file_that_is_not_a_report_is_never_overwritten() {
         assert_eq!(listing(&out), ["b.xml"], "nothing else is written either");
     }
 }
+
+#[test]
+fn an_out_that_takes_no_files_is_refused_before_the_documents_are_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    // A binary source: its warning would show that the sources were read.
+    write(&dir.path().join("src/binary.txt"), b"\0binary");
+    let read_only = dir.path().join("read-only");
+    fs::create_dir(&read_only).unwrap();
+    fs::set_permissions(&read_only, fs::Permissions::from_mode(0o555)).unwrap();
+    // Root writes through permissions; sysfs refuses new files even to root.
+    let is_root = fs::File::create(read_only.join("probe")).is_ok();
+    let out = if is_root { Path::new("/sys/kernel").to_path_buf() } else { read_only.clone() };
+    if !out.is_dir() {
+        return; // No sysfs (not Linux): nothing that refuses root's writes.
+    }
+    let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", out.to_str().unwrap()]);
+    assert_one_line_error(&output, &format!("{}: cannot write into the output directory", out.display()));
+    fs::set_permissions(&read_only, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn temporary_reports_of_a_killed_run_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    let out = dir.path().join("out");
+    // No process id reaches 99999999 (Linux stops at 2^22).
+    write(&out.join(".b.xml.99999999.tmp"), "<document reference=\"b.txt\">");
+    write(&out.join(".notes.txt.99999999.tmp"), "not a report's");
+    let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", out.to_str().unwrap()]);
+    let message = stderr(&output);
+    assert!(output.status.success(), "{message}");
+    let removed = out.join(".b.xml.99999999.tmp").display().to_string();
+    assert!(
+        message.starts_with(&format!(
+            "pan-detect: warning: {removed}: left by pan-detect process 99999999, which did not finish; removed"
+        )),
+        "{message}"
+    );
+    assert_eq!(listing(&out), [".notes.txt.99999999.tmp", "b.xml"]);
+}
