@@ -250,3 +250,19 @@ fn temporary_reports_of_a_killed_run_are_removed() {
     );
     assert_eq!(listing(&out), [".notes.txt.99999999.tmp", "b.xml"]);
 }
+
+#[test]
+fn too_many_threads_are_lowered_to_four_per_core_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    let out = dir.path().join("out").display().to_string();
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let asked = (4 * cores + 1).to_string();
+    let output = run(&["--source-dir", &src, "--suspicious-dir", &susp, "--out", &out, "--threads", &asked]);
+    let message = stderr(&output);
+    assert!(output.status.success(), "{message}");
+    let expected =
+        format!("pan-detect: warning: --threads {asked} is more than 4 × the {cores} cores; using {}\n", 4 * cores);
+    assert!(message.starts_with(&expected), "{message}");
+    assert!(dir.path().join("out/b.xml").exists());
+}
