@@ -266,3 +266,56 @@ fn too_many_threads_are_lowered_to_four_per_core_with_a_warning() {
     assert!(message.starts_with(&expected), "{message}");
     assert!(dir.path().join("out/b.xml").exists());
 }
+
+/// The last line of a run's stderr.
+fn last_line(output: &Output) -> String {
+    stderr(output).lines().last().unwrap_or_default().to_string()
+}
+
+#[test]
+fn strict_turns_a_skipped_file_into_a_failure_after_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    write(&dir.path().join("susp/binary.txt"), b"\0binary");
+    let out = dir.path().join("out").display().to_string();
+    let detect = ["--source-dir", src.as_str(), "--suspicious-dir", susp.as_str(), "--out", out.as_str()];
+    let output = run(&detect);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(last_line(&output).contains("(0.0 MB), 1 file skipped,"), "{}", stderr(&output));
+    let output = run(&[&detect[..], &["--strict"]].concat());
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let failure = "pan-detect: 1 file skipped (named above); failing because of --strict";
+    assert_eq!(last_line(&output), failure);
+    assert!(stderr(&output).contains("binary.txt: NUL byte"), "{}", stderr(&output));
+    assert!(dir.path().join("out/b.xml").exists(), "the reports are written all the same");
+
+    let index = dir.path().join("idx").display().to_string();
+    for command in ["create", "update"] {
+        let output = run(&["index", command, "--docs", &susp, "--index", &index, "--strict"]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert_eq!(last_line(&output), failure);
+    }
+}
+
+#[test]
+fn check_skips_a_bad_file_and_checks_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, _) = small_corpus(dir.path());
+    let index = dir.path().join("idx").display().to_string();
+    assert!(run(&["index", "create", "--docs", &src, "--index", &index]).status.success());
+    write(&dir.path().join("binary.txt"), b"\0binary");
+    let (binary, missing) = (dir.path().join("binary.txt"), dir.path().join("missing.txt"));
+    let good = dir.path().join("src/a.txt");
+    let files = [binary.to_str().unwrap(), good.to_str().unwrap(), missing.to_str().unwrap()];
+    let check = [&["check", "--index", index.as_str()][..], &files].concat();
+    let output = run(&check);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{message}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains(&format!("{}: ", good.display())), "checked");
+    assert!(message.contains(&format!("{}: NUL byte", binary.display())), "{message}");
+    assert!(message.contains(&format!("{}: cannot read: ", missing.display())), "{message}");
+    assert_eq!(last_line(&output), "pan-detect: 1 of 3 files checked, 2 skipped");
+    let output = run(&[&check[..], &["--strict"]].concat());
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(last_line(&output), "pan-detect: 2 files skipped (named above); failing because of --strict");
+}

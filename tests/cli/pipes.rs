@@ -64,8 +64,9 @@ fn check_and_stats_with_closed_pipes_succeed() {
     let (docs, index) = (dir.path().join("susp"), dir.path().join("idx"));
     let create = ["index", "create", "--docs", path_str(&docs), "--index", path_str(&index)];
     assert_no_panic(&run_with(&create, Stdio::null(), closed_pipe()), "index create");
-    let src = dir.path().join("src/a.txt");
-    let check = ["check", "--index", path_str(&index), path_str(&src)];
+    // The binary file is skipped with a warning on the closed stderr.
+    let (binary, src) = (dir.path().join("susp/binary.txt"), dir.path().join("src/a.txt"));
+    let check = ["check", "--index", path_str(&index), path_str(&binary), path_str(&src)];
     let output = run_with(&check, Stdio::piped(), closed_pipe());
     assert_no_panic(&output, "check with a closed stderr");
     assert!(String::from_utf8_lossy(&output.stdout).contains("b.txt"), "the answer is still written");

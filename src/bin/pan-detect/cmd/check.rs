@@ -7,12 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::ValueEnum;
-use pan_detect::archive::ArchiveIndex;
 use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
+use pan_detect::archive::{ArchiveError, ArchiveIndex};
 use pan_detect::params::{self, IntervalParams};
 
-use super::args::{Overlap, SettingsArgs};
-use crate::messages::count;
+use super::args::{Overlap, SettingsArgs, StrictArg};
+use crate::messages::{self, count};
 use crate::progress_bar::TerminalProgress;
 use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
 use pan_detect::span::CharRange;
@@ -53,6 +53,8 @@ pub struct Args {
     /// Check every index file's CRC-32 first (reads the whole index).
     #[arg(long)]
     verify: bool,
+    #[command(flatten)]
+    strict: StrictArg,
 }
 
 /// `--format` values.
@@ -95,17 +97,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut reports = Vec::with_capacity(args.files.len());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut skipped = 0;
     for file in &args.files {
         let display = file.display().to_string();
-        let report = checker.check_file(file, &display)?;
-        match args.format {
-            Format::Text => write_text(&mut out, &report)?,
-            Format::Json => reports.push(report),
-            Format::PanXml => {
-                if let Some(sink) = &sink {
-                    write_pan_xml(sink, file, &report)?;
-                }
+        let report = match checker.check_file(file, &display) {
+            Ok(report) => report,
+            // One bad file does not stop the batch, as in detect.
+            Err(ArchiveError::Unreadable(warning)) => {
+                messages::warn(warning);
+                skipped += 1;
+                continue;
             }
+            Err(error) => return Err(error.into()),
+        };
+        match (args.format, &sink) {
+            (Format::Text, _) => write_text(&mut out, &report)?,
+            (Format::Json, _) => reports.push(report),
+            (Format::PanXml, Some(sink)) => write_pan_xml(sink, file, &report)?,
+            (Format::PanXml, None) => {} // Refused above: pan-xml needs --out.
         }
     }
     if args.format == Format::Json {
@@ -116,6 +125,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         sink.finish()?;
     }
     out.flush()?;
+    if skipped > 0 {
+        let total = args.files.len() as u64;
+        messages::note(format_args!("{} of {} checked, {skipped} skipped", total - skipped, count(total, "file")));
+    }
+    args.strict.check(skipped)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -12,7 +12,7 @@ use pan_detect::params::{DetectParams, LanguageSetting, Preset};
 use pan_detect::report::PanXmlDirectory;
 use pan_detect::stem::Language;
 
-use super::args::{Overlap, ThreadsArg};
+use super::args::{Overlap, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
@@ -143,6 +143,8 @@ pub struct Args {
     report_candidates: bool,
     #[command(flatten)]
     threads: ThreadsArg,
+    #[command(flatten)]
+    strict: StrictArg,
     /// No progress bars (they are also off when stderr is not a terminal).
     #[arg(long)]
     quiet: bool,
@@ -237,6 +239,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         detect_with_synonyms(&args.source_dir, &args.suspicious_dir, &params, synonyms.as_ref(), &sink, &progress)
             .with_context(|| "detection stopped")?;
     messages::note(summary_line(&summary));
+    args.strict.check(summary.skipped_files as u64)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use pan_detect::archive::{self, ArchiveIndex, UpdateOptions};
 
-use super::args::{SettingsArgs, ThreadsArg};
+use super::args::{SettingsArgs, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
@@ -46,6 +46,8 @@ struct CreateArgs {
     settings: SettingsArgs,
     #[command(flatten)]
     threads: ThreadsArg,
+    #[command(flatten)]
+    strict: StrictArg,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -68,6 +70,8 @@ struct UpdateArgs {
     rehash: bool,
     #[command(flatten)]
     threads: ThreadsArg,
+    #[command(flatten)]
+    strict: StrictArg,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -110,6 +114,7 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         s.chunking.as_secs_f64(),
         s.writing.as_secs_f64(),
     ));
+    args.strict.check(s.skipped_files)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -140,6 +145,7 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
         s.scanning.as_secs_f64(),
         s.writing.as_secs_f64(),
     ));
+    args.strict.check(s.skipped_files)?;
     Ok(ExitCode::SUCCESS)
 }
 
