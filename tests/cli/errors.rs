@@ -85,6 +85,8 @@ fn flag_values_out_of_range_are_refused() {
     assert!(!output.status.success());
     assert!(!stderr(&output).contains("panicked"));
     assert!(!dir.path().join("out").exists(), "nothing is written when the flags are wrong");
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(readme.contains("usage hint and exit status 2"), "README's Bad input section states the rule");
 }
 
 #[test]
@@ -318,4 +320,31 @@ fn check_skips_a_bad_file_and_checks_the_others() {
     let output = run(&[&check[..], &["--strict"]].concat());
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert_eq!(last_line(&output), "pan-detect: 2 files skipped (named above); failing because of --strict");
+}
+
+#[test]
+fn exit_status_is_2_for_what_the_parser_rejects_and_1_for_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    let out = dir.path().join("out").display().to_string();
+    let base = ["--source-dir", src.as_str(), "--suspicious-dir", susp.as_str(), "--out", out.as_str()];
+    for (extra, status, needle) in [
+        (&["--seed-cosine", "2"][..], 2, "'--seed-cosine <X>'"),
+        (&["--min-chunks", "many"], 2, "'--min-chunks <N>'"),
+        (&["--preset", "pan10"], 2, "'--preset <PRESET>'"),
+        (&["--no-such-flag"], 2, "'--no-such-flag'"),
+        (&["--hash-bits", "20"], 1, "--hash-bits 20 is out of range"),
+        (&["--threads", "0"], 1, "--threads 0 is out of range"),
+    ] {
+        let output = run(&[&base[..], extra].concat());
+        assert_eq!(output.status.code(), Some(status), "{extra:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains(needle), "{extra:?}: {}", stderr(&output));
+    }
+    let output = run(&["eval", "--truth", &susp, "--detections", &susp, "--case-threshold", "1.5"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let output = run(&["detect", "--source-dir", &src, "--suspicious-dir", &susp]);
+    assert_eq!(output.status.code(), Some(2), "a missing --out: {}", stderr(&output));
+    assert!(!dir.path().join("out").exists(), "nothing is written when the flags are wrong");
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(readme.contains("usage hint and exit status 2"), "README's Bad input section states the rule");
 }
