@@ -14,7 +14,7 @@ use crate::progress_bar::TerminalProgress;
 /// Arguments of `pan-detect corpus`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Example: pan-detect corpus --texts books/ --out corpus/ --seed 7 --sources 100 --suspicious 100"
+    after_help = "Example: pan-detect corpus --texts corpus-fixtures/texts --out /tmp/my-corpus --seed 7 --sources 10 --suspicious 10"
 )]
 pub struct Args {
     /// Directories (or files) of plain UTF-8 texts; their .txt files are read
