@@ -6,8 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::corpus::same_directory;
-use crate::error::Error;
-use crate::error::Warning;
+use crate::error::{Error, Warning};
 use crate::output::{self, sync_filesystem, write_atomically_unsynced};
 use crate::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
 use crate::progress::Progress;
@@ -68,21 +67,24 @@ impl PanXmlDirectory {
         self.dir.join(format!("{stem}.xml"))
     }
 
+    /// The error of an output directory that does not take or give up files.
+    fn not_writable(&self, source: std::io::Error) -> Error {
+        Error::OutputNotWritable { path: self.dir.clone(), source }
+    }
+
     /// Creates and removes a temporary file, so that a directory that takes no
     /// new files stops the run before its work rather than after.
     fn check_writable(&self) -> Result<(), Error> {
-        let not_writable = |source| Error::OutputNotWritable { path: self.dir.clone(), source };
-        let probe = output::temporary_path(&self.dir.join("pan-detect-probe.xml")).map_err(not_writable)?;
-        fs::File::create(&probe).map_err(not_writable)?;
-        fs::remove_file(&probe).map_err(not_writable)
+        let probe = output::temporary_path(&self.dir.join("pan-detect-probe.xml")).map_err(|e| self.not_writable(e))?;
+        fs::File::create(&probe).map_err(|e| self.not_writable(e))?;
+        fs::remove_file(&probe).map_err(|e| self.not_writable(e))
     }
 
     /// Removes the temporary reports of runs that were killed while writing.
     fn remove_stale_temporaries(&self, progress: &dyn Progress) -> Result<(), Error> {
-        let not_writable = |source| Error::OutputNotWritable { path: self.dir.clone(), source };
-        for stale in output::stale_temporaries(&self.dir).map_err(not_writable)? {
+        for stale in output::stale_temporaries(&self.dir).map_err(|e| self.not_writable(e))? {
             if stale.target.ends_with(".xml") {
-                fs::remove_file(&stale.path).map_err(not_writable)?;
+                fs::remove_file(&stale.path).map_err(|e| self.not_writable(e))?;
                 let message = format!("left by pan-detect process {}, which did not finish; removed", stale.pid);
                 progress.warn(&Warning { path: stale.path, message });
             }
