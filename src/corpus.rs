@@ -1,9 +1,11 @@
-//! Reading documents: listing a directory's `*.txt` files and decoding them.
+//! Reading documents: listing a directory's `*.txt` files (the one listing rule of
+//! `detect` and the archive) and decoding them.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Warning};
+use crate::progress::Progress;
 
 /// Bytes at the start of a file examined to tell text from binary data.
 pub const BINARY_PROBE_BYTES: usize = 64 * 1024;
@@ -25,8 +27,33 @@ pub struct DocumentFile {
 }
 
 /// The `*.txt` files directly in `dir`, sorted by name. Other files (such as the
-/// ground-truth `*.xml` beside PAN's suspicious documents) are ignored.
-pub fn list_text_files(dir: &Path) -> Result<Vec<DocumentFile>, Error> {
+/// ground-truth `*.xml` beside PAN's suspicious documents) are ignored; the rule
+/// for each entry is [`list_text_files_recursive`]'s.
+pub fn list_text_files(dir: &Path, progress: &dyn Progress) -> Result<Vec<DocumentFile>, Error> {
+    let files = walk(dir, false, progress)?;
+    if files.is_empty() {
+        return Err(Error::NoTextFiles(dir.to_path_buf()));
+    }
+    Ok(files.into_iter().map(|(file, _)| file).collect())
+}
+
+/// Every `*.txt` file under `dir`, recursively, named by its path relative to
+/// `dir` with `/` separators, sorted by name, with its metadata.
+///
+/// The one rule of both listings: a symbolic link to a regular file is read as
+/// that file (under the link's name); a link to a directory is not followed
+/// (it could loop). Skipped with a warning through `progress`, one line naming
+/// the path: a name that is not valid UTF-8 (reports and the index need UTF-8
+/// names), a broken link, a link to a directory, and a `*.txt` that is not a
+/// regular file.
+pub fn list_text_files_recursive(
+    dir: &Path,
+    progress: &dyn Progress,
+) -> Result<Vec<(DocumentFile, fs::Metadata)>, Error> {
+    walk(dir, true, progress)
+}
+
+fn walk(dir: &Path, recursive: bool, progress: &dyn Progress) -> Result<Vec<(DocumentFile, fs::Metadata)>, Error> {
     let metadata = fs::metadata(dir).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => Error::MissingDirectory(dir.to_path_buf()),
         _ => Error::ListDirectory { path: dir.to_path_buf(), source },
@@ -34,25 +61,86 @@ pub fn list_text_files(dir: &Path) -> Result<Vec<DocumentFile>, Error> {
     if !metadata.is_dir() {
         return Err(Error::NotADirectory(dir.to_path_buf()));
     }
-    let list_error = |source| Error::ListDirectory { path: dir.to_path_buf(), source };
     let mut files = Vec::new();
-    for entry in fs::read_dir(dir).map_err(list_error)? {
-        let entry = entry.map_err(list_error)?;
-        let path = entry.path();
-        let is_text = path.extension().is_some_and(|ext| ext == "txt");
-        let metadata = entry.metadata().map_err(list_error)?;
-        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-            continue; // A name that is not UTF-8 cannot be written into PAN XML.
-        };
-        if is_text && metadata.is_file() {
-            files.push(DocumentFile { name, path, bytes: metadata.len() });
+    let mut pending = vec![(dir.to_path_buf(), String::new())];
+    while let Some((path, prefix)) = pending.pop() {
+        let list_error = |source| Error::ListDirectory { path: path.clone(), source };
+        for entry in fs::read_dir(&path).map_err(list_error)? {
+            let entry = entry.map_err(list_error)?;
+            match classify(&entry, recursive, progress).map_err(list_error)? {
+                Entry::Directory(name) => pending.push((entry.path(), format!("{prefix}{name}/"))),
+                Entry::Text(name, metadata) => {
+                    let file =
+                        DocumentFile { name: format!("{prefix}{name}"), path: entry.path(), bytes: metadata.len() };
+                    files.push((file, metadata));
+                }
+                Entry::Ignored => {}
+            }
         }
     }
-    if files.is_empty() {
-        return Err(Error::NoTextFiles(dir.to_path_buf()));
-    }
-    files.sort_by(|a, b| a.name.cmp(&b.name));
+    files.sort_by(|a, b| a.0.name.cmp(&b.0.name));
     Ok(files)
+}
+
+/// What a listing does with one directory entry.
+enum Entry {
+    /// A text file to read: its name and its (followed) metadata.
+    Text(String, fs::Metadata),
+    /// A directory to descend into (recursive listings only).
+    Directory(String),
+    /// Nothing: not a text file, or skipped with a warning.
+    Ignored,
+}
+
+/// The rule of [`list_text_files_recursive`] for one entry.
+fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> std::io::Result<Entry> {
+    let path = entry.path();
+    let file_type = entry.file_type()?; // Of the entry itself: a link is not followed here.
+    let is_text = path.extension().is_some_and(|ext| ext == "txt");
+    let is_link = file_type.is_symlink();
+    let skip = |message: String| {
+        progress.warn(&Warning { path: path.clone(), message: format!("{message}; skipped") });
+        Ok(Entry::Ignored)
+    };
+    let name = || entry.file_name().to_str().map(str::to_string);
+    if file_type.is_dir() {
+        return match (recursive, name()) {
+            (false, _) => Ok(Entry::Ignored),
+            (true, Some(name)) => Ok(Entry::Directory(name)),
+            (true, None) => skip("directory name is not valid UTF-8".into()),
+        };
+    }
+    // Only a link may lead to a directory; in a recursive listing any link is
+    // looked at, so that a linked directory is named rather than silently missed.
+    if !(is_text || recursive && is_link) {
+        return Ok(Entry::Ignored);
+    }
+    let target = match fs::metadata(&path) {
+        Ok(target) => target,
+        Err(_) if !is_text => return Ok(Entry::Ignored),
+        Err(error) if is_link => return skip(format!("broken symbolic link ({error})")),
+        Err(error) => return skip(format!("cannot read: {error}")),
+    };
+    if target.is_dir() {
+        return skip("symbolic link to a directory, not followed (it could loop)".into());
+    }
+    if !is_text {
+        return Ok(Entry::Ignored);
+    }
+    if !target.is_file() {
+        let what = if is_link { "symbolic link to something that is not a regular file" } else { "not a regular file" };
+        return skip(what.into());
+    }
+    match name() {
+        Some(name) => Ok(Entry::Text(name, target)),
+        None => skip("name is not valid UTF-8 (reports and the index need UTF-8 names)".into()),
+    }
+}
+
+/// Whether `a` and `b` name the same directory (their canonical paths are
+/// equal); false when either cannot be resolved.
+pub fn same_directory(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// Splits `items` into consecutive batches of at most `max_bytes` each by
@@ -118,7 +206,8 @@ pub fn decode(file: &DocumentFile, bytes: Vec<u8>) -> Loaded {
     let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
     let nuls = probe.iter().filter(|&&b| b == 0).count();
     if nuls * NUL_DENSITY_DIVISOR > probe.len() {
-        let message = format!("{nuls} NUL bytes in the first {} bytes, looks binary; skipped", probe.len());
+        let plural = if nuls == 1 { "" } else { "s" };
+        let message = format!("{nuls} NUL byte{plural} in the first {} bytes, looks binary; skipped", probe.len());
         return Loaded::Skipped(warning(message));
     }
     match String::from_utf8(bytes) {
@@ -197,6 +286,7 @@ fn decode_utf16(bytes: &[u8], endian: Endian, warning: impl Fn(String) -> Warnin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::Silent;
 
     #[test]
     fn lists_only_text_files_sorted() {
@@ -205,8 +295,53 @@ mod tests {
             fs::write(dir.path().join(name), "x").unwrap();
         }
         fs::create_dir(dir.path().join("sub.txt")).unwrap();
-        let names: Vec<_> = list_text_files(dir.path()).unwrap().into_iter().map(|f| f.name).collect();
+        let names: Vec<_> = list_text_files(dir.path(), &Silent).unwrap().into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["a.txt", "b.txt"]);
+    }
+
+    #[test]
+    fn follows_links_to_files_and_warns_about_what_it_skips() {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let (root, elsewhere) = (dir.path().join("docs"), dir.path().join("elsewhere"));
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("target.txt"), "linked text").unwrap();
+        fs::write(root.join("plain.txt"), "x").unwrap();
+        fs::write(root.join("sub/deep.txt"), "x").unwrap();
+        symlink(elsewhere.join("target.txt"), root.join("linked.txt")).unwrap();
+        symlink(elsewhere.join("missing.txt"), root.join("broken.txt")).unwrap();
+        symlink(&elsewhere, root.join("dir-link.txt")).unwrap();
+        symlink(&elsewhere, root.join("dir-link")).unwrap();
+        let bad_name = root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt"));
+        fs::write(&bad_name, "x").unwrap();
+
+        let warnings = crate::progress::Collect::default();
+        let flat = list_text_files(&root, &warnings).unwrap();
+        let names: Vec<_> = flat.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["linked.txt", "plain.txt"]);
+        assert_eq!(flat[0].bytes, "linked text".len() as u64, "the size of the link's target");
+        let at = |name: &str| root.join(name).display().to_string();
+        let expected = [
+            format!("{}: broken symbolic link (No such file or directory (os error 2)); skipped", at("broken.txt")),
+            format!(
+                "{}: name is not valid UTF-8 (reports and the index need UTF-8 names); skipped",
+                bad_name.display()
+            ),
+            format!("{}: symbolic link to a directory, not followed (it could loop); skipped", at("dir-link.txt")),
+        ];
+        assert_eq!(warnings.lines(), expected);
+
+        let warnings = crate::progress::Collect::default();
+        let recursive = list_text_files_recursive(&root, &warnings).unwrap();
+        let names: Vec<_> = recursive.iter().map(|(f, _)| f.name.as_str()).collect();
+        assert_eq!(names, ["linked.txt", "plain.txt", "sub/deep.txt"]);
+        let mut expected = expected.to_vec();
+        expected
+            .push(format!("{}: symbolic link to a directory, not followed (it could loop); skipped", at("dir-link")));
+        expected.sort();
+        assert_eq!(warnings.lines(), expected);
     }
 
     #[test]
@@ -222,13 +357,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing");
         assert_eq!(
-            list_text_files(&missing).unwrap_err().to_string(),
+            list_text_files(&missing, &Silent).unwrap_err().to_string(),
             format!("{}: no such directory", missing.display())
         );
-        assert!(matches!(list_text_files(dir.path()), Err(Error::NoTextFiles(_))));
+        assert!(matches!(list_text_files(dir.path(), &Silent), Err(Error::NoTextFiles(_))));
         let file = dir.path().join("f.txt");
         fs::write(&file, "x").unwrap();
-        assert!(matches!(list_text_files(&file), Err(Error::NotADirectory(_))));
+        assert!(matches!(list_text_files(&file, &Silent), Err(Error::NotADirectory(_))));
     }
 
     #[test]

@@ -56,7 +56,8 @@ pub struct Summary {
 
 /// Detects passages of the `*.txt` documents in `suspicious_dir` copied from
 /// those in `source_dir`, and pushes every suspicious document's detections into
-/// `sink`.
+/// `sink`. When the two are the same directory, each document is compared with
+/// every other one but not with itself.
 pub fn detect(
     source_dir: &Path,
     suspicious_dir: &Path,
@@ -90,14 +91,17 @@ pub fn detect_with(
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     params.validate()?;
-    let mut sources = corpus::list_text_files(source_dir)?;
-    let mut suspicious = corpus::list_text_files(suspicious_dir)?;
+    let mut sources = corpus::list_text_files(source_dir, progress)?;
+    let mut suspicious = corpus::list_text_files(suspicious_dir, progress)?;
     if let Some(pairs) = scope.pairs {
         keep_listed(&mut sources, source_dir, &pairs.source_names())?;
         let names: BTreeSet<&str> = pairs.iter().map(|(suspicious, _)| suspicious).collect();
         keep_listed(&mut suspicious, suspicious_dir, &names)?;
     }
-    let setup = Setup { params, synonyms: scope.synonyms, pairs: scope.pairs };
+    let names: Vec<&str> = suspicious.iter().map(|file| file.name.as_str()).collect();
+    sink.prepare(&[source_dir, suspicious_dir], &names, progress)?;
+    let same_directory = corpus::same_directory(source_dir, suspicious_dir);
+    let setup = Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory };
     if params.chunks.hash_bits <= u32::WIDTH {
         run::<u32>(&sources, &suspicious, &setup, sink, progress)
     } else {
@@ -123,6 +127,9 @@ struct Setup<'a> {
     params: &'a DetectParams,
     synonyms: Option<&'a Synonyms>,
     pairs: Option<&'a DocumentPairs>,
+    /// The sources are the suspicious documents: a document is not compared
+    /// with itself (it would match itself whole).
+    same_directory: bool,
 }
 
 impl Setup<'_> {
@@ -183,6 +190,14 @@ impl SourceSide<'_> {
             .filter_map(|name| self.names.binary_search_by(|n| n.as_str().cmp(name)).ok())
             .map(|i| i as u32)
             .collect()
+    }
+
+    /// Leaves out of `hits` those of the source document named `name`.
+    fn drop_hits_of(&self, name: &str, hits: &mut Vec<Hit>) {
+        // The names are in listing order, which is sorted.
+        if let Ok(doc) = self.names.binary_search_by(|n| n.as_str().cmp(name)) {
+            hits.retain(|hit| hit.source_doc as usize != doc);
+        }
     }
 }
 
@@ -413,7 +428,12 @@ fn match_suspicious<K: ChunkKey>(
         let reported: Result<Vec<(u64, u64)>, Error> = passages
             .map_init(
                 || PassageState::new(setup),
-                |state, (file, doc, mut hits)| report_document(state, file, &doc, &mut hits, side, setup, sink),
+                |state, (file, doc, mut hits)| {
+                    if setup.same_directory {
+                        side.drop_hits_of(&file.name, &mut hits);
+                    }
+                    report_document(state, file, &doc, &mut hits, side, setup, sink)
+                },
             )
             .collect();
         match reported {

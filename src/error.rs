@@ -48,6 +48,33 @@ pub enum Error {
         /// The underlying error.
         source: io::Error,
     },
+    /// The output directory is one of the input directories.
+    #[error(
+        "{out}: --out is the input directory {input}; the reports would go among its documents (and over PAN's \
+         ground truth beside them); choose another directory"
+    )]
+    OutputIsInput {
+        /// The output directory, as given.
+        out: PathBuf,
+        /// The input directory it is, as given.
+        input: PathBuf,
+    },
+    /// The output directory does not take new files.
+    #[error("{path}: cannot write into the output directory: {source}")]
+    OutputNotWritable {
+        /// The directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// A report would replace a file that is not a pan-detect report.
+    #[error("{path}: exists and is not a pan-detect report ({reason}); not overwritten, nothing was written")]
+    NotAReport {
+        /// The file.
+        path: PathBuf,
+        /// Why it is not a report, e.g. "it holds a 'plagiarism' feature: ground truth?".
+        reason: String,
+    },
     /// A report could not be written.
     #[error("{path}: cannot write report: {source}")]
     WriteReport {

@@ -2,7 +2,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` so that a reader sees either the old file or the
 /// complete new one, never a truncated file, and the new file is on disk when
@@ -27,13 +27,7 @@ pub fn write_atomically_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name =
-        path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "output path has no file name"))?;
-    let mut temporary_name = std::ffi::OsString::from(".");
-    temporary_name.push(name);
-    temporary_name.push(format!(".{}.tmp", std::process::id()));
-    let temporary = dir.join(temporary_name);
+    let temporary = temporary_path(path)?;
     let result = (|| {
         let mut file = File::create(&temporary)?;
         file.write_all(bytes)?;
@@ -47,6 +41,66 @@ fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
         let _ = fs::remove_file(&temporary);
     }
     result
+}
+
+/// The temporary file through which this process writes `path`: `.NAME.PID.tmp`
+/// in the same directory.
+pub fn temporary_path(path: &Path) -> io::Result<PathBuf> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name =
+        path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "output path has no file name"))?;
+    let mut temporary_name = std::ffi::OsString::from(".");
+    temporary_name.push(name);
+    temporary_name.push(format!(".{}.tmp", std::process::id()));
+    Ok(dir.join(temporary_name))
+}
+
+/// A temporary file that a write of this module left behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleTemporary {
+    /// The temporary file.
+    pub path: PathBuf,
+    /// The name of the file it was to replace.
+    pub target: String,
+    /// The process that wrote it.
+    pub pid: u32,
+}
+
+/// The temporary files in `dir` (`.NAME.PID.tmp`, see [`temporary_path`]) whose
+/// process is not running: left by a run that was killed while it wrote. A file
+/// of this process counts as stale too, so call this before writing into `dir`
+/// (a container's process may get the PID of a killed one).
+pub fn stale_temporaries(dir: &Path) -> io::Result<Vec<StaleTemporary>> {
+    let mut stale = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
+        let Some((target, pid)) = name
+            .strip_prefix('.')
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|rest| rest.rsplit_once('.'))
+            .and_then(|(target, pid)| Some((target, pid.parse::<u32>().ok()?)))
+        else {
+            continue;
+        };
+        if !target.is_empty() && (pid == std::process::id() || !is_running(pid)) {
+            stale.push(StaleTemporary { path: entry.path(), target: target.to_string(), pid });
+        }
+    }
+    stale.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(stale)
+}
+
+/// Whether a process with this id exists (one we may not signal exists too).
+fn is_running(pid: u32) -> bool {
+    // 0 and negative ids name process groups to kill(2), not a process.
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    alive || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Flushes every file written on the filesystem that holds `dir` to disk, and
@@ -95,6 +149,21 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), "new content");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left");
         assert!(sync_filesystem(&dir.path().join("missing")).is_err());
+    }
+
+    #[test]
+    fn temporaries_of_dead_processes_and_of_this_one_are_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let own = temporary_path(&dir.path().join("a.xml")).unwrap();
+        // PID 1 always runs; no process has an id above the kernel's limit (2^22).
+        for name in [".b.xml.1.tmp", ".c.xml.99999999.tmp", ".d.xml.tmp", "e.xml.5.tmp", ".f.xml.x1.tmp"] {
+            fs::write(dir.path().join(name), "").unwrap();
+        }
+        fs::write(&own, "").unwrap();
+        let stale = stale_temporaries(dir.path()).unwrap();
+        let found: Vec<(&str, u32)> = stale.iter().map(|s| (s.target.as_str(), s.pid)).collect();
+        assert_eq!(found, [("a.xml", std::process::id()), ("c.xml", 99_999_999)]);
+        assert_eq!(stale[0].path, own);
     }
 
     #[test]

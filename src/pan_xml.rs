@@ -1,5 +1,6 @@
 //! The PAN XML format: one `<document reference="...">` element per text, holding
-//! `<feature .../>` elements.
+//! `<feature .../>` elements (any child element with a `name` attribute counts, as
+//! in PAN's scripts).
 //!
 //! Detectors write features named `detected-plagiarism`; corpora keep their ground
 //! truth in features named `plagiarism` (PAN-PC-10), `artificial-plagiarism` or
@@ -130,11 +131,25 @@ impl PanDocument {
         String::from_utf8(bytes).expect("XML built from &str is UTF-8")
     }
 
-    /// Parses PAN XML text. Elements other than `<document>` and `<feature>` are
-    /// ignored; a `<feature>` without `name` or outside `<document>` is an error.
+    /// Parses PAN XML text.
+    ///
+    /// A feature is any element directly inside `<document>` that has a `name`
+    /// attribute, whatever the element is called: the official PAN scripts take
+    /// every child of the document element by its `name`, and a real corpus has
+    /// `<featue name="plagiarism" .../>`. Other elements are ignored; a
+    /// `<feature>` without `name`, or outside `<document>`, is an error.
     pub fn parse(text: &str) -> Result<PanDocument, XmlError> {
+        PanDocument::parse_with_lines(text).map(|(document, _)| document)
+    }
+
+    /// [`PanDocument::parse`], also returning the 1-based line of each feature.
+    pub fn parse_with_lines(text: &str) -> Result<(PanDocument, Vec<usize>), XmlError> {
         let mut reader = Reader::from_str(text);
         let mut document: Option<PanDocument> = None;
+        let mut lines = Vec::new();
+        // Elements open around the current event, and how many were open around `<document>`.
+        let mut depth = 0usize;
+        let mut document_depth = None;
         loop {
             let position = reader.buffer_position() as usize;
             let event = reader.read_event().map_err(|e| XmlError {
@@ -143,31 +158,44 @@ impl PanDocument {
             })?;
             let fail = |message: String| XmlError { line: line_of(text, position), message };
             match event {
-                Event::Start(element) | Event::Empty(element) => match element.name().as_ref() {
-                    "document" => {
-                        let attributes = attributes_of(&element).map_err(fail)?;
+                Event::Start(ref element) | Event::Empty(ref element) => {
+                    let is_feature_tag = element.name().as_ref() == "feature";
+                    if element.name().as_ref() == "document" {
+                        let attributes = attributes_of(element).map_err(fail)?;
                         let reference =
                             attributes.into_iter().find(|(k, _)| k == "reference").map(|(_, v)| v).unwrap_or_default();
                         document = Some(PanDocument::new(&reference));
+                        lines.clear();
+                        document_depth = Some(depth);
+                    } else if let Some(document) =
+                        document.as_mut().filter(|_| document_depth.map(|d| d + 1) == Some(depth))
+                    {
+                        let mut attributes = attributes_of(element).map_err(fail)?;
+                        match attributes.iter().position(|(k, _)| k == "name") {
+                            Some(index) => {
+                                let (_, name) = attributes.remove(index);
+                                document.features.push(Feature { name, attributes });
+                                lines.push(line_of(text, position));
+                            }
+                            None if is_feature_tag => return Err(fail("<feature> without a name attribute".into())),
+                            None => {}
+                        }
+                    } else if is_feature_tag && document.is_none() {
+                        return Err(fail("<feature> outside <document>".into()));
                     }
-                    "feature" => {
-                        let Some(document) = document.as_mut() else {
-                            return Err(fail("<feature> outside <document>".into()));
-                        };
-                        let mut attributes = attributes_of(&element).map_err(fail)?;
-                        let Some(index) = attributes.iter().position(|(k, _)| k == "name") else {
-                            return Err(fail("<feature> without a name attribute".into()));
-                        };
-                        let (_, name) = attributes.remove(index);
-                        document.features.push(Feature { name, attributes });
+                    if matches!(event, Event::Start(_)) {
+                        depth += 1;
                     }
-                    _ => {}
-                },
+                }
+                Event::End(_) => depth = depth.saturating_sub(1),
                 Event::Eof => break,
                 _ => {}
             }
         }
-        document.ok_or_else(|| XmlError { line: line_of(text, text.len()), message: "no <document> element".into() })
+        match document {
+            Some(document) => Ok((document, lines)),
+            None => Err(XmlError { line: line_of(text, text.len()), message: "no <document> element".into() }),
+        }
     }
 }
 
@@ -252,6 +280,20 @@ mod tests {
         assert_eq!(document.features[0].get("obfuscation"), Some("high"));
         assert_eq!(document.features[0].this_range(), Ok((461, 1173)));
         assert!(document.features[1].this_range().is_err());
+    }
+
+    #[test]
+    fn a_feature_is_any_child_of_document_with_a_name() {
+        let xml = r#"<document reference="s.txt">
+  <featue name="plagiarism" this_offset="1" this_length="2"/>
+  <feature name="detected-plagiarism" this_offset="3" this_length="4"><note name="not a child"/></feature>
+  <comment>no name</comment>
+</document>"#;
+        let (document, lines) = PanDocument::parse_with_lines(xml).unwrap();
+        let names: Vec<&str> = document.features.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["plagiarism", "detected-plagiarism"]);
+        assert_eq!(lines, [2, 3]);
+        assert_eq!(document.features[0].this_range(), Ok((1, 3)));
     }
 
     #[test]

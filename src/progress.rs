@@ -53,3 +53,25 @@ pub trait Progress: Sync {
 pub struct Silent;
 
 impl Progress for Silent {}
+
+/// Keeps the warnings it receives, for tests.
+#[cfg(test)]
+#[derive(Debug, Default)]
+pub(crate) struct Collect(pub(crate) std::sync::Mutex<Vec<Warning>>);
+
+#[cfg(test)]
+impl Collect {
+    /// Each warning as its one line, sorted.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self.0.lock().unwrap().iter().map(ToString::to_string).collect();
+        lines.sort();
+        lines
+    }
+}
+
+#[cfg(test)]
+impl Progress for Collect {
+    fn warn(&self, warning: &Warning) {
+        self.0.lock().unwrap().push(warning.clone());
+    }
+}

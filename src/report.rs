@@ -6,10 +6,12 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
-use crate::output::{sync_filesystem, write_atomically_unsynced};
+use crate::corpus::same_directory;
+use crate::error::{Error, Warning};
+use crate::output::{self, sync_filesystem, write_atomically_unsynced};
 use crate::pairs::DocumentPairs;
-use crate::pan_xml::{Feature, PanDocument};
+use crate::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
+use crate::progress::Progress;
 use crate::span::CharRange;
 
 /// One detected passage, ready to report.
@@ -25,6 +27,13 @@ pub struct Detection<'a> {
 
 /// Receives the detections of each suspicious document, from several threads.
 pub trait DetectionSink: Sync {
+    /// Called once before any work, with the directories the documents are read
+    /// from and the file names of the documents the run will report: a sink that
+    /// writes files checks here that it can, and that it would destroy nothing.
+    fn prepare(&self, _inputs: &[&Path], _documents: &[&str], _progress: &dyn Progress) -> Result<(), Error> {
+        Ok(())
+    }
+
     /// All detections of the suspicious document `suspicious` (its file name),
     /// ordered by position; empty when nothing was found.
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error>;
@@ -59,9 +68,66 @@ impl PanXmlDirectory {
         let stem = suspicious.strip_suffix(".txt").unwrap_or(suspicious);
         self.dir.join(format!("{stem}.xml"))
     }
+
+    /// The error of an output directory that does not take or give up files.
+    fn not_writable(&self, source: std::io::Error) -> Error {
+        Error::OutputNotWritable { path: self.dir.clone(), source }
+    }
+
+    /// Creates and removes a temporary file, so that a directory that takes no
+    /// new files stops the run before its work rather than after.
+    fn check_writable(&self) -> Result<(), Error> {
+        let probe = output::temporary_path(&self.dir.join("pan-detect-probe.xml")).map_err(|e| self.not_writable(e))?;
+        fs::File::create(&probe).map_err(|e| self.not_writable(e))?;
+        fs::remove_file(&probe).map_err(|e| self.not_writable(e))
+    }
+
+    /// Removes the temporary reports of runs that were killed while writing.
+    fn remove_stale_temporaries(&self, progress: &dyn Progress) -> Result<(), Error> {
+        for stale in output::stale_temporaries(&self.dir).map_err(|e| self.not_writable(e))? {
+            if stale.target.ends_with(".xml") {
+                fs::remove_file(&stale.path).map_err(|e| self.not_writable(e))?;
+                let message = format!("left by pan-detect process {}, which did not finish; removed", stale.pid);
+                progress.warn(&Warning { path: stale.path, message });
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses to replace a file that is not a pan-detect report, such as the
+    /// ground truth beside PAN's suspicious documents.
+    fn check_replaceable(&self, document: &str) -> Result<(), Error> {
+        check_replaceable(&self.report_path(document))
+    }
+}
+
+/// Refuses to replace the file at `path` when it is not a pan-detect report.
+fn check_replaceable(path: &Path) -> Result<(), Error> {
+    let Ok(bytes) = fs::read(path) else { return Ok(()) };
+    let not_a_report = |reason: String| Err(Error::NotAReport { path: path.to_path_buf(), reason });
+    let Ok(text) = std::str::from_utf8(&bytes) else { return not_a_report("not UTF-8 text".into()) };
+    match PanDocument::parse(text) {
+        Err(error) => not_a_report(format!("not PAN XML: {error}")),
+        Ok(report) => match report.features.iter().find(|f| f.name != DETECTION_FEATURE) {
+            Some(other) => not_a_report(format!("it holds a '{}' feature: ground truth?", other.name)),
+            None => Ok(()),
+        },
+    }
 }
 
 impl DetectionSink for PanXmlDirectory {
+    /// Refuses an output directory that is an input directory or does not take
+    /// files, and an existing file that is not a pan-detect report where a
+    /// report would go; removes the temporary files of killed runs.
+    fn prepare(&self, inputs: &[&Path], documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
+        if let Some(input) = inputs.iter().find(|input| same_directory(&self.dir, input)) {
+            return Err(Error::OutputIsInput { out: self.dir.clone(), input: input.to_path_buf() });
+        }
+        documents.iter().try_for_each(|document| self.check_replaceable(document))?;
+        self.check_writable()?;
+        self.remove_stale_temporaries(progress)
+    }
+
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
         write_report(&self.report_path(suspicious), suspicious, detections.iter())
     }
@@ -109,14 +175,27 @@ impl<'p> PanXmlPairDirectory<'p> {
 }
 
 impl DetectionSink for PanXmlPairDirectory<'_> {
+    /// The checks of [`PanXmlDirectory`], on the reports of the listed pairs.
+    fn prepare(&self, inputs: &[&Path], _documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
+        self.reports.prepare(inputs, &[], progress)?;
+        let pairs = self.pairs.into_iter().flat_map(DocumentPairs::iter);
+        pairs.into_iter().try_for_each(|(suspicious, source)| check_replaceable(&self.report_path(suspicious, source)))
+    }
+
+    /// Writes the reports of `suspicious`; without listed pairs, each report's
+    /// file is checked first, since its name was not known in advance.
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
         let mut sources: BTreeSet<&str> = detections.iter().map(|d| d.source_reference).collect();
         if let Some(pairs) = self.pairs {
             sources.extend(pairs.sources_of(suspicious));
         }
         for source in sources {
+            let path = self.report_path(suspicious, source);
+            if self.pairs.is_none() {
+                check_replaceable(&path)?;
+            }
             let of_pair = detections.iter().filter(|d| d.source_reference == source);
-            write_report(&self.report_path(suspicious, source), suspicious, of_pair)?;
+            write_report(&path, suspicious, of_pair)?;
         }
         Ok(())
     }

@@ -34,7 +34,7 @@ fn read(data: &[u8], select: &Select) -> Option<Vec<Annotation>> {
         }
         Err(other) => panic!("unexpected error {other}"),
         Ok(FileAnnotations::Skipped(skipped)) => panic!("a PAN document was skipped: {skipped}"),
-        Ok(FileAnnotations::Read { annotations, without_offsets }) => (annotations, without_offsets),
+        Ok(FileAnnotations::Read { annotations, without_offsets, .. }) => (annotations, without_offsets),
     };
     let selected: Vec<_> = document
         .features

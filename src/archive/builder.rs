@@ -145,6 +145,7 @@ fn create_with<K: ChunkKey>(
         files: generation.fixed_files(),
         segments: vec![segment],
         last_update: None,
+        header_crc32: None,
     };
     generation.write_header(&header)?;
     format::commit(index, generation.number)?;

@@ -128,8 +128,11 @@ impl<'a> Checker<'a> {
     }
 
     /// Reads and checks the file at `path`, reported under the name `display`.
+    /// A file that cannot be read as text (missing, unreadable, binary) is
+    /// [`ArchiveError::Unreadable`], whose warning names it.
     pub fn check_file(&mut self, path: &Path, display: &str) -> Result<CheckReport, ArchiveError> {
-        let bytes = std::fs::metadata(path).map_err(ArchiveError::io(path))?.len();
+        // A file that cannot be read is reported by `load`, as the detector reports it.
+        let bytes = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
         let file = DocumentFile { name: display.to_string(), path: path.to_path_buf(), bytes };
         match corpus::load(&file) {
             // A lossy decoding is fine: offsets count the replacement characters.

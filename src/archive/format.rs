@@ -264,9 +264,26 @@ pub struct Header {
     pub segments: Vec<SegmentEntry>,
     /// What the update that wrote this generation changed (`None` after `create`).
     pub last_update: Option<Changes>,
+    /// CRC-32 of this header as written with this field left out, set by the
+    /// writer: a flipped byte that leaves the JSON valid (in `docs_root`, say,
+    /// which no body checksum covers) is found when the index is opened.
+    /// `None` in headers written before it existed, which are not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_crc32: Option<u32>,
 }
 
 impl Header {
+    /// The header as written, JSON with a final line break.
+    fn to_text(&self) -> String {
+        // Serializing a struct of plain fields cannot fail.
+        serde_json::to_string_pretty(self).expect("header serializes") + "\n"
+    }
+
+    /// The CRC-32 of the header's text with `header_crc32` left out.
+    fn own_crc32(&self) -> u32 {
+        crc32fast::hash(Header { header_crc32: None, ..self.clone() }.to_text().as_bytes())
+    }
+
     /// Bits of a hash stored in a posting (those below the directory's).
     pub fn residue_bits(&self) -> u32 {
         self.settings.hash_bits - self.directory_bits
@@ -303,6 +320,11 @@ impl Header {
             return Err(ArchiveError::Version { path: path.to_path_buf(), expected: FORMAT_VERSION, got });
         }
         let header: Header = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
+        if let Some(expected) = header.header_crc32
+            && expected != header.own_crc32()
+        {
+            return Err(ArchiveError::ChecksumMismatch { path: path.to_path_buf(), expected, got: header.own_crc32() });
+        }
         header.settings.validate().map_err(|e| corrupt(e.to_string()))?;
         if !(1..=32).contains(&header.directory_bits) || header.directory_bits > header.settings.hash_bits {
             return Err(corrupt(format!("directory_bits {} out of range", header.directory_bits)));
@@ -586,10 +608,8 @@ impl GenerationWriter {
     /// Writes the header (atomically) and fsyncs the generation directory.
     pub(crate) fn write_header(&self, header: &Header) -> Result<(), ArchiveError> {
         let path = self.dir.join(HEADER);
-        // Serializing a struct of plain fields cannot fail.
-        let mut text = serde_json::to_string_pretty(header).expect("header serializes");
-        text.push('\n');
-        write_atomically(&path, text.as_bytes()).map_err(ArchiveError::io(&path))?;
+        let sealed = Header { header_crc32: Some(header.own_crc32()), ..header.clone() };
+        write_atomically(&path, sealed.to_text().as_bytes()).map_err(ArchiveError::io(&path))?;
         sync_dir(&self.dir)?;
         // The header is the last file before the commit.
         if self.fail_after_files.is_some_and(|n| n > self.files.len()) {
@@ -692,6 +712,7 @@ mod tests {
             files: BODY_FILES.iter().map(|n| FileEntry { name: n.to_string(), bytes: 0, crc32: 0 }).collect(),
             segments: Vec::new(),
             last_update: None,
+            header_crc32: None,
         }
     }
 
@@ -738,6 +759,21 @@ mod tests {
             Header::parse(&serde_json::to_string(&huge_postings).unwrap(), path),
             Err(ArchiveError::Corrupt { .. })
         ));
+    }
+
+    #[test]
+    fn a_header_that_parses_but_was_changed_fails_its_own_checksum() {
+        let path = Path::new("idx/header.json");
+        let sealed = Header { header_crc32: Some(header().own_crc32()), ..header() };
+        let text = sealed.to_text();
+        assert_eq!(Header::parse(&text, path).unwrap(), sealed);
+        // 'o' ^ 0x55 is ':', still a valid string: only the checksum tells.
+        let flipped = text.replace("\"/docs\"", "\"/d:cs\"");
+        let error = Header::parse(&flipped, path).unwrap_err();
+        assert!(matches!(error, ArchiveError::ChecksumMismatch { .. }), "{error:?}");
+        assert!(error.to_string().starts_with("idx/header.json: checksum mismatch"), "{error}");
+        // A header written before the field existed is read unchecked.
+        assert_eq!(Header::parse(&header().to_text().replace("/docs", "/d:cs"), path).unwrap().docs_root, "/d:cs");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::error::ArchiveError;
 use super::format::Settings;
 use crate::chunk::{Chunker, Chunks};
 use crate::corpus::{self, DocumentFile, Loaded};
-use crate::error::{Error, Warning};
+use crate::error::Warning;
 use crate::progress::Progress;
 use crate::span::CharRange;
 use crate::tokenize::{Tokenizer, Tokens};
@@ -26,48 +26,21 @@ pub struct ListedDocument {
 }
 
 /// Every `*.txt` file under `dir`, recursively, named by its path relative to
-/// `dir` with `/` separators, sorted by name. Symbolic links to files are
-/// followed, links to directories are not (they could loop). Names that are not
-/// UTF-8 are skipped with a warning.
+/// `dir` with `/` separators, sorted by name: the detector's listing rule
+/// ([`corpus::list_text_files_recursive`]: links to files followed, problems
+/// warned about through `progress`).
 pub fn list_documents(dir: &Path, progress: &dyn Progress) -> Result<Vec<ListedDocument>, ArchiveError> {
-    let metadata = fs::metadata(dir).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => Error::MissingDirectory(dir.to_path_buf()),
-        _ => Error::ListDirectory { path: dir.to_path_buf(), source },
-    })?;
-    if !metadata.is_dir() {
-        return Err(Error::NotADirectory(dir.to_path_buf()).into());
-    }
-    let mut files = Vec::new();
-    let mut pending = vec![(dir.to_path_buf(), String::new())];
-    while let Some((path, prefix)) = pending.pop() {
-        let list_error = |source| Error::ListDirectory { path: path.clone(), source };
-        for entry in fs::read_dir(&path).map_err(list_error)? {
-            let entry = entry.map_err(list_error)?;
-            let Some(file_name) = entry.file_name().to_str().map(str::to_string) else {
-                progress.warn(&Warning { path: entry.path(), message: "name is not UTF-8; skipped".into() });
-                continue;
-            };
-            let name = format!("{prefix}{file_name}");
-            let file_type = entry.file_type().map_err(list_error)?;
-            if file_type.is_dir() {
-                pending.push((entry.path(), format!("{name}/")));
-            } else if file_name.ends_with(".txt") {
-                // Follows a symbolic link to see whether it names a regular file.
-                let Ok(target) = fs::metadata(entry.path()) else { continue };
-                if target.is_file() {
-                    let modified_ns = target
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(0));
-                    let file = DocumentFile { name, path: entry.path(), bytes: target.len() };
-                    files.push(ListedDocument { file, modified_ns });
-                }
-            }
-        }
-    }
-    files.sort_by(|a, b| a.file.name.cmp(&b.file.name));
-    Ok(files)
+    let files = corpus::list_text_files_recursive(dir, progress)?;
+    Ok(files.into_iter().map(|(file, metadata)| ListedDocument { file, modified_ns: modified_ns(&metadata) }).collect())
+}
+
+/// A file's modification time in nanoseconds since 1970 (0 when unknown).
+fn modified_ns(metadata: &fs::Metadata) -> u64 {
+    metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(0))
 }
 
 /// Nanoseconds since 1970, now.

@@ -330,6 +330,7 @@ fn update_with<K: ChunkKey>(
         files: generation.fixed_files(),
         segments,
         last_update: Some(Changes { changed: changed.iter().map(|(name, _, _)| name.to_string()).collect(), deleted }),
+        header_crc32: None,
     };
     generation.write_header(&header)?;
     format::commit(old.root(), generation.number)?;

@@ -9,13 +9,17 @@
 //!   PAN-PC-09/10/11 layout (`suspicious-documentN.xml` beside the texts, possibly in
 //!   `partK/` folders) and the PAN 2013-2015 text-alignment layout
 //!   (`suspicious-documentX-source-documentY.xml`, possibly in one folder per
-//!   obfuscation) both work; file names are not interpreted, the `reference` attribute
-//!   of `<document>` names the suspicious document;
-//! * a feature is selected by the end of its name ([`Select`]);
+//!   obfuscation) both work; the `reference` attribute of `<document>` names the
+//!   suspicious document, with a warning when the file's name is not that document's
+//!   (`X.xml` or `X-....xml` for `reference="X.txt"`);
+//! * a feature is any element directly inside `<document>` with a `name` attribute,
+//!   whatever the element is called (a real corpus has `<featue name="plagiarism" .../>`),
+//!   and it is selected by the end of that name ([`Select`]);
 //! * a feature is an annotation when it has `this_offset` and `this_length`; it is
 //!   *external* when it also has `source_reference`, `source_offset` and
 //!   `source_length`, otherwise *intrinsic* (no source passage); a feature lacking
-//!   `this_offset` or `this_length` is ignored, as the scripts ignore it;
+//!   `this_offset` or `this_length` is ignored, as the scripts ignore it, with a warning
+//!   naming its file and line;
 //! * the annotations form a set: an annotation read twice (same suspicious document,
 //!   ranges and source) counts once.
 //!
@@ -70,6 +74,12 @@ pub enum EvalError {
         name: String,
         /// What is wrong, naming the attribute and its value.
         message: String,
+    },
+    /// The ground-truth directory holds no `*.xml` file, here or one folder below.
+    #[error("{}: no *.xml files here or one folder below", path.display())]
+    NoXmlFiles {
+        /// The directory.
+        path: PathBuf,
     },
 }
 
@@ -222,9 +232,10 @@ impl Select {
     }
 }
 
-/// An XML file that was skipped because it could not be read as PAN XML.
+/// A problem found in one XML file: a file skipped because it could not be read as
+/// PAN XML, or something read with a warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkippedFile {
+pub struct FileProblem {
     /// The file.
     pub path: PathBuf,
     /// 1-based line of the problem, when known.
@@ -233,10 +244,10 @@ pub struct SkippedFile {
     pub reason: String,
 }
 
-impl fmt::Display for SkippedFile {
+impl fmt::Display for FileProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.reason),
+            Some(line) => write!(f, "{}: line {line}: {}", self.path.display(), self.reason),
             None => write!(f, "{}: {}", self.path.display(), self.reason),
         }
     }
@@ -250,7 +261,10 @@ pub struct Loaded {
     /// XML files found.
     pub files: usize,
     /// Files skipped because they are not well-formed PAN XML.
-    pub skipped: Vec<SkippedFile>,
+    pub skipped: Vec<FileProblem>,
+    /// Problems in files that were read: features without offsets, a `reference`
+    /// that is not the file's document.
+    pub warnings: Vec<FileProblem>,
     /// Selected features ignored because they lack `this_offset` or `this_length`.
     pub without_offsets: usize,
     /// Annotations dropped because they cover no character at all.
@@ -262,17 +276,24 @@ pub struct Loaded {
 /// Reads the annotations selected by `select` from `dir/*.xml` and `dir/*/*.xml`.
 ///
 /// A missing directory is an error, and so is an offset that is not a non-negative
-/// integer; a malformed file is skipped and listed in [`Loaded::skipped`].
+/// integer, and, for the ground truth, a directory without XML files (most likely
+/// the wrong directory: every detection would score as a false positive); a
+/// malformed file is skipped and listed in [`Loaded::skipped`].
 pub fn load_dir(dir: &Path, select: &Select) -> Result<Loaded, EvalError> {
     let files = xml_files(dir)?;
-    let parsed: Vec<Result<FileAnnotations, EvalError>> = files.par_iter().map(|path| load_file(path, select)).collect();
+    if files.is_empty() && *select == Select::Truth {
+        return Err(EvalError::NoXmlFiles { path: dir.to_path_buf() });
+    }
+    let parsed: Vec<Result<FileAnnotations, EvalError>> =
+        files.par_iter().map(|path| load_file(path, select)).collect();
     let mut loaded = Loaded { files: files.len(), ..Loaded::default() };
     let mut kept = Vec::new();
     for result in parsed {
         match result? {
             FileAnnotations::Skipped(skipped) => loaded.skipped.push(skipped),
-            FileAnnotations::Read { annotations, without_offsets } => {
+            FileAnnotations::Read { annotations, without_offsets, warnings } => {
                 loaded.without_offsets += without_offsets;
+                loaded.warnings.extend(warnings);
                 for annotation in annotations {
                     if annotation.chars() == 0 {
                         loaded.empty += 1;
@@ -302,9 +323,12 @@ pub enum FileAnnotations {
         annotations: Vec<Annotation>,
         /// Selected features ignored because they lack `this_offset` or `this_length`.
         without_offsets: usize,
+        /// Problems that did not stop the file being read (a feature without
+        /// offsets, a reference that differs from the file name).
+        warnings: Vec<FileProblem>,
     },
     /// The file is not well-formed PAN XML.
-    Skipped(SkippedFile),
+    Skipped(FileProblem),
 }
 
 fn load_file(path: &Path, select: &Select) -> Result<FileAnnotations, EvalError> {
@@ -318,7 +342,7 @@ fn load_file(path: &Path, select: &Select) -> Result<FileAnnotations, EvalError>
 /// without a file; [`load_dir`] is the entry point otherwise.
 pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<FileAnnotations, EvalError> {
     let skip = |line: Option<usize>, reason: String| {
-        FileAnnotations::Skipped(SkippedFile { path: path.to_path_buf(), line, reason })
+        FileAnnotations::Skipped(FileProblem { path: path.to_path_buf(), line, reason })
     };
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
@@ -328,14 +352,21 @@ pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<Fi
             return Ok(skip(Some(line), format!("not valid UTF-8 at byte {valid}")));
         }
     };
-    let document = match PanDocument::parse(text) {
-        Ok(document) => document,
+    let (document, lines) = match PanDocument::parse_with_lines(text) {
+        Ok(parsed) => parsed,
         Err(error) => return Ok(skip(Some(error.line), error.message)),
     };
     if document.reference.is_empty() {
         // The official scripts read nothing from such a file; say so rather than
         // silently dropping its annotations.
         return Ok(skip(None, "<document> has no reference attribute".to_string()));
+    }
+    let warn = |line: Option<usize>, reason: String| FileProblem { path: path.to_path_buf(), line, reason };
+    let mut warnings = Vec::new();
+    if !names_document(path, &document.reference) {
+        let reason =
+            format!("reference=\"{}\" is not this file's document; read as its annotations", document.reference);
+        warnings.push(warn(None, reason));
     }
     let mut annotations = Vec::new();
     let mut without_offsets = 0;
@@ -351,6 +382,8 @@ pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<Fi
         };
         let Some(this) = range_of(feature, "this_offset", "this_length").map_err(bad)? else {
             without_offsets += 1;
+            let reason = format!("feature '{}' without this_offset or this_length; ignored", feature.name);
+            warnings.push(warn(lines.get(index).copied(), reason));
             continue;
         };
         let has_source =
@@ -375,7 +408,16 @@ pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<Fi
             source_language: attribute("source_language"),
         });
     }
-    Ok(FileAnnotations::Read { annotations, without_offsets })
+    Ok(FileAnnotations::Read { annotations, without_offsets, warnings })
+}
+
+/// Whether the file at `path` is named after the suspicious document
+/// `reference`: `X.xml` (PAN-PC-09/10/11) or `X-anything.xml` (PAN 2013-2015:
+/// `suspicious-documentX-source-documentY.xml`) for `reference="X.txt"`.
+fn names_document(path: &Path, reference: &str) -> bool {
+    let stem = path.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default();
+    let document = reference.strip_suffix(".txt").unwrap_or(reference);
+    stem == document || stem.strip_prefix(document).is_some_and(|rest| rest.starts_with('-'))
 }
 
 /// The range `offset .. offset + length` of a feature, `None` when either attribute
@@ -528,6 +570,44 @@ mod tests {
         assert!(loaded.annotations[0].source.is_none());
         assert_eq!(loaded.annotations[1].chars(), 9);
         assert_eq!((loaded.duplicates, loaded.empty, loaded.without_offsets), (2, 1, 1));
+    }
+
+    #[test]
+    fn features_without_offsets_and_foreign_references_are_warned_about() {
+        let dir = tempfile::tempdir().unwrap();
+        let features = "<document reference=\"s.txt\">\n<feature name=\"plagiarism\" this_offset=\"1\" this_length=\"2\"/>\n\
+                        <feature name=\"plagiarism\" this_length=\"3\"/>\n</document>";
+        write(dir.path(), "s.xml", features);
+        write(dir.path(), "s-source-document1.xml", &features.replace("this_length=\"3\"", "this_offset=\"9\""));
+        write(dir.path(), "other.xml", &TRUTH.replace("this_offset=\"461\" this_length=\"712\"", ""));
+        let loaded = load_dir(dir.path(), &Select::Truth).unwrap();
+        let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+        let at = |name: &str| dir.path().join(name).display().to_string();
+        let expected = [
+            format!(
+                "{}: reference=\"suspicious-document00001.txt\" is not this file's document; read as its annotations",
+                at("other.xml")
+            ),
+            format!("{}: line 3: feature 'plagiarism' without this_offset or this_length; ignored", at("other.xml")),
+            format!(
+                "{}: line 3: feature 'plagiarism' without this_offset or this_length; ignored",
+                at("s-source-document1.xml")
+            ),
+            format!("{}: line 3: feature 'plagiarism' without this_offset or this_length; ignored", at("s.xml")),
+        ];
+        assert_eq!(warnings, expected);
+        assert_eq!(loaded.without_offsets, 3);
+        // other.xml's second case, and the first case of the s files (read twice, kept once).
+        assert_eq!((loaded.annotations.len(), loaded.duplicates), (2, 1));
+    }
+
+    #[test]
+    fn a_truth_directory_without_xml_files_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "s.txt", "text");
+        let error = load_dir(dir.path(), &Select::Truth).unwrap_err();
+        assert_eq!(error.to_string(), format!("{}: no *.xml files here or one folder below", dir.path().display()));
+        assert_eq!(load_dir(dir.path(), &Select::detections()).unwrap().files, 0, "no detections is fine");
     }
 
     #[test]

@@ -37,7 +37,7 @@ use serde::Serialize;
 
 use crate::pairs::DocumentPairs;
 
-pub use annotations::{Annotation, EvalError, Loaded, Select, SkippedFile, SourcePassage, load_dir};
+pub use annotations::{Annotation, EvalError, FileProblem, Loaded, Select, SourcePassage, load_dir};
 pub use case_level::{CaseLevel, Scores, Thresholds};
 pub use measures::{Matching, Measures, covered_chars, detects, f1, plagdet_score};
 

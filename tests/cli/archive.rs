@@ -163,7 +163,7 @@ fn freed_ids_are_recycled() {
         write(&archive.docs.join(format!("more-{i}.txt")), &prose(600 + i, 100));
     }
     let summary = archive.update(&index);
-    assert!(summary.contains("1 ids recycled") && summary.contains("3 added"), "{summary}");
+    assert!(summary.contains("1 id recycled") && summary.contains("3 added"), "{summary}");
     assert!(docs_bytes(&index).ends_with(" 792"), "two fresh ids: {}", docs_bytes(&index));
     let fresh = archive.index("fresh");
     archive.create(&fresh);
@@ -362,6 +362,14 @@ fn pan_xml_reports_name_the_archive_documents() {
     let copied: String = probe.chars().skip(start as usize).take((end - start) as usize).collect();
     assert!(copied.starts_with(prose(103, 1).trim()), "{copied}");
     fails_with(run(&["check", "--index", s(&index), "--format", "pan-xml", s(&archive.probe)]), "needs --out");
+    // Ground truth where a report would go is never overwritten; nor is the index a report directory.
+    let truth = "<document reference=\"new-thesis.txt\"><feature name=\"plagiarism\"/></document>";
+    write(&out.join("new-thesis.xml"), truth);
+    let check_into =
+        |out: &Path| run(&["check", "--index", s(&index), "--format", "pan-xml", "--out", s(out), s(&archive.probe)]);
+    fails_with(check_into(&out), "exists and is not a pan-detect report");
+    assert_eq!(fs::read_to_string(out.join("new-thesis.xml")).unwrap(), truth);
+    fails_with(check_into(&index), "--out is the input directory");
 }
 
 #[test]

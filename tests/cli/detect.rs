@@ -4,7 +4,7 @@ use std::fs;
 
 use pan_detect::pan_xml::PanDocument;
 
-use crate::{detect, prose, read_report};
+use crate::{detect, path_str, prose, read_report};
 
 fn char_len(text: &str) -> u64 {
     text.chars().count() as u64
@@ -90,11 +90,18 @@ fn summary_line_counts_documents_and_passages() {
     let passage = prose(9, 60);
     fs::write(src.join("s.txt"), format!("{}{passage}", prose(1, 50))).unwrap();
     fs::write(susp.join("t.txt"), format!("{passage}{}", prose(2, 50))).unwrap();
-    let output = detect(&src, &susp, &out, &["--threads", "1", "--preset", "pan09"]);
+    for (preset, aligned) in [("pan09", " in "), ("best", " (1 pair aligned) in ")] {
+        let output = detect(&src, &susp, &out, &["--threads", "1", "--preset", preset]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("1 source + 1 suspicious document ("), "{stderr}");
+        assert!(stderr.contains(&format!(", 1 passage{aligned}")), "{stderr}");
+    }
+    let index = dir.path().join("idx");
+    let output = crate::run(&["index", "create", "--docs", path_str(&src), "--index", path_str(&index)]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("1 source + 1 suspicious documents") && stderr.contains(", 1 passages in"), "{stderr}");
+    assert!(stderr.contains("indexed 1 document ("), "{stderr}");
 }
 
 /// A case or a detection of the fixture corpus.
@@ -187,4 +194,27 @@ fn fixture_corpus_verbatim_cases_are_found_and_clean_documents_stay_clean() {
     }
     assert!(verbatim >= 8, "the fixture should hold verbatim cases, found {verbatim}");
     assert!(exact >= 6, "most verbatim cases stand alone, found {exact}");
+}
+
+#[test]
+fn one_directory_as_sources_and_suspicious_documents_never_matches_a_document_with_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let (docs, out) = (dir.path().join("docs"), dir.path().join("out"));
+    fs::create_dir_all(&docs).unwrap();
+    let passage = prose(9, 120);
+    fs::write(docs.join("a.txt"), format!("{}{passage}", prose(1, 150))).unwrap();
+    fs::write(docs.join("b.txt"), format!("{passage}{}", prose(2, 150))).unwrap();
+    fs::write(docs.join("c.txt"), prose(3, 300)).unwrap();
+    // Reached by another path, the directory is still the same one.
+    let other_path = dir.path().join("docs/../docs");
+    for preset in ["pan09", "best"] {
+        let output = detect(&docs, &other_path, &out, &["--preset", preset]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        for (name, source) in [("a", "b.txt"), ("b", "a.txt")] {
+            let report = read_report(&out.join(format!("{name}.xml")));
+            let sources: Vec<_> = report.features.iter().map(|f| f.get("source_reference").unwrap()).collect();
+            assert_eq!(sources, [source], "{preset}: {name}.xml");
+        }
+        assert!(read_report(&out.join("c.xml")).features.is_empty(), "{preset}");
+    }
 }

@@ -208,6 +208,48 @@ fn missing_directory_is_an_error_naming_it() {
 }
 
 #[test]
+fn a_truth_directory_without_xml_files_is_an_error_naming_it() {
+    let fixture = Fixture::new();
+    let empty = fixture.dir.path().join("empty");
+    write(&empty.join("s1.txt"), "a text, no truth");
+    let empty = empty.display().to_string();
+    let output = run(&["eval", "--truth", &empty, "--detections", &fixture.detections()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(output.stdout.is_empty());
+    let error = stderr(&output);
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(error.contains(&format!("{empty}: no *.xml files here or one folder below")), "{error}");
+}
+
+#[test]
+fn features_without_offsets_and_foreign_references_are_warned_about() {
+    let fixture = Fixture::new();
+    let truth = fixture.dir.path().join("truth");
+    let lacking = "<feature name=\"plagiarism\" this_offset=\"900\"/>".to_string();
+    write(&truth.join("s3.xml"), &xml("s3.txt", &[case("none", (0, 10), "r.txt", (0, 10)), lacking]));
+    write(&truth.join("copy-of-s3.xml"), &xml("s3.txt", &[]));
+    let output = fixture.eval(&[]);
+    assert_success(&output);
+    let warnings = stderr(&output);
+    let at = |name: &str| truth.join(name).display().to_string();
+    assert!(
+        warnings.contains(&format!(
+            "pan-detect: warning: {}: line 4: feature 'plagiarism' without this_offset or this_length; ignored",
+            at("s3.xml")
+        )),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains(&format!(
+            "pan-detect: warning: {}: reference=\"s3.txt\" is not this file's",
+            at("copy-of-s3.xml")
+        )),
+        "{warnings}"
+    );
+    assert_eq!(warnings.lines().count(), 2, "{warnings}");
+}
+
+#[test]
 fn negative_offset_is_an_error_naming_the_file() {
     let fixture = Fixture::new();
     let bad = fixture.dir.path().join("truth/bad.xml");
@@ -283,4 +325,19 @@ fn reads_the_pan_2013_text_alignment_layout() {
     assert_eq!(row(&table, "all"), ["2", "2", "0.5000", "0.5000", "0.5000", "1.0000"], "{table}");
     assert_eq!(row(&table, "random"), ["1", "0", "0.0000", "0.0000", "0.0000", "1.0000"], "{table}");
     assert!(table.contains("3 truth files, 2 detection files, 0 skipped"), "{table}");
+}
+
+#[test]
+fn a_case_in_a_misspelled_element_counts_as_the_pan_script_counts_it() {
+    // A real corpus has <featue name="plagiarism" .../>; the official script takes
+    // every child of <document> by its name attribute, whatever the element is called.
+    let fixture = Fixture::new();
+    let expected = stdout(&fixture.eval(&[]));
+    let s1 = fixture.dir.path().join("truth/s1.xml");
+    let text = fs::read_to_string(&s1).unwrap();
+    write(&s1, &text.replacen("<feature name=\"plagiarism\"", "<featue name=\"plagiarism\"", 1));
+    assert_ne!(fs::read_to_string(&s1).unwrap(), text);
+    let output = fixture.eval(&[]);
+    assert_success(&output);
+    assert_eq!(stdout(&output), expected);
 }

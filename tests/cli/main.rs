@@ -6,6 +6,7 @@ mod corpus;
 mod detect;
 mod encodings;
 mod errors;
+mod pipes;
 mod eval;
 mod pairs;
 
@@ -36,7 +37,7 @@ pub fn detect(src: &Path, susp: &Path, out: &Path, extra: &[&str]) -> Output {
     run(&[&dirs[..], extra].concat())
 }
 
-fn path_str(path: &Path) -> &str {
+pub fn path_str(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")
 }
 

@@ -1,6 +1,7 @@
 //! The `pan-detect` command line: a thin layer over the library.
 
 mod cmd;
+mod messages;
 mod progress_bar;
 mod threads;
 
@@ -52,7 +53,7 @@ fn main() -> ExitCode {
             if is_broken_pipe(&error) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("pan-detect: {error:#}");
+            messages::note(one_line(&error));
             ExitCode::FAILURE
         }
     }
@@ -69,10 +70,45 @@ fn with_default_subcommand(mut args: Vec<OsString>) -> Vec<OsString> {
     args
 }
 
+/// The error and its causes as one line, `context: error: cause`, leaving out a
+/// cause whose text is already in the line: the library's errors name their
+/// source in their own message (`x.txt: cannot read: No such file or directory`)
+/// and also return it as their `source()`, which `{:#}` would print again.
+fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
 /// A closed stdout (`pan-detect eval ... | head`) is not an error.
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error
         .chain()
         .filter_map(|cause| cause.downcast_ref::<std::io::Error>())
         .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_already_in_the_message_is_printed_once() {
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let reason = io.to_string();
+        let error = pan_detect::error::Error::ListDirectory { path: "docs".into(), source: io };
+        let error = anyhow::Error::new(error).context("index create stopped");
+        assert_eq!(one_line(&error), format!("index create stopped: docs: cannot list directory: {reason}"));
+        let error = anyhow::Error::new(std::io::Error::other("disk on fire")).context("cannot write");
+        assert_eq!(one_line(&error), "cannot write: disk on fire");
+    }
 }

@@ -6,6 +6,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pan_detect::error::Warning;
 use pan_detect::progress::{Progress, Stage};
 
+use crate::messages;
+
 /// Shows one bar per stage on stderr when it is a terminal; prints warnings as
 /// one line each above the bar.
 pub struct TerminalProgress {
@@ -67,8 +69,8 @@ impl Progress for TerminalProgress {
 
     fn warn(&self, warning: &Warning) {
         match self.current() {
-            Some(bar) => bar.suspend(|| eprintln!("pan-detect: warning: {warning}")),
-            None => eprintln!("pan-detect: warning: {warning}"),
+            Some(bar) => bar.suspend(|| messages::warn(warning)),
+            None => messages::warn(warning),
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Flags and flag values shared by several subcommands.
 
 use clap::ValueEnum;
+
+use crate::messages::count;
 use pan_detect::archive::SettingsOverride;
 use pan_detect::params::OverlapPolicy;
 
@@ -37,6 +39,26 @@ impl ThreadsArg {
     /// Sizes rayon's global pool (see [`crate::threads::configure`]).
     pub fn configure(&self) -> anyhow::Result<()> {
         crate::threads::configure(self.threads)
+    }
+}
+
+/// `--strict`, for the commands that skip files they cannot read as text.
+#[derive(clap::Args)]
+pub struct StrictArg {
+    /// Fail (exit status 1) when any file was skipped; without it a skipped file
+    /// is a warning and the summary counts it.
+    #[arg(long)]
+    strict: bool,
+}
+
+impl StrictArg {
+    /// An error after a run that skipped `skipped` files, with `--strict`; the
+    /// warnings have named them.
+    pub fn check(&self, skipped: u64) -> anyhow::Result<()> {
+        if self.strict && skipped > 0 {
+            anyhow::bail!("{} skipped (named above); failing because of --strict", count(skipped, "file"));
+        }
+        Ok(())
     }
 }
 

@@ -7,11 +7,13 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::ValueEnum;
-use pan_detect::archive::ArchiveIndex;
 use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
+use pan_detect::archive::{ArchiveError, ArchiveIndex};
 use pan_detect::params::{self, IntervalParams};
 
-use super::args::{Overlap, SettingsArgs};
+use super::args::{Overlap, SettingsArgs, StrictArg};
+use crate::messages::{self, count};
+use crate::progress_bar::TerminalProgress;
 use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
 use pan_detect::span::CharRange;
 
@@ -51,6 +53,8 @@ pub struct Args {
     /// Check every index file's CRC-32 first (reads the whole index).
     #[arg(long)]
     verify: bool,
+    #[command(flatten)]
+    strict: StrictArg,
 }
 
 /// `--format` values.
@@ -80,24 +84,37 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         overlap: args.overlap.into(),
     };
     let mut checker = Checker::new(&index, params)?;
+    let progress = TerminalProgress::new(true);
     let sink = match (&args.out, args.format) {
-        (Some(out), Format::PanXml) => Some(PanXmlDirectory::create(out)?),
+        (Some(out), Format::PanXml) => {
+            let sink = PanXmlDirectory::create(out)?;
+            let names: Vec<&str> = args.files.iter().filter_map(|f| f.file_name()?.to_str()).collect();
+            sink.prepare(&[args.index.as_path()], &names, &progress)?;
+            Some(sink)
+        }
         _ => None,
     };
     let mut reports = Vec::with_capacity(args.files.len());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut skipped = 0;
     for file in &args.files {
         let display = file.display().to_string();
-        let report = checker.check_file(file, &display)?;
-        match args.format {
-            Format::Text => write_text(&mut out, &report)?,
-            Format::Json => reports.push(report),
-            Format::PanXml => {
-                if let Some(sink) = &sink {
-                    write_pan_xml(sink, file, &report)?;
-                }
+        let report = match checker.check_file(file, &display) {
+            Ok(report) => report,
+            // One bad file does not stop the batch, as in detect.
+            Err(ArchiveError::Unreadable(warning)) => {
+                messages::warn(warning);
+                skipped += 1;
+                continue;
             }
+            Err(error) => return Err(error.into()),
+        };
+        match (args.format, &sink) {
+            (Format::Text, _) => write_text(&mut out, &report)?,
+            (Format::Json, _) => reports.push(report),
+            (Format::PanXml, Some(sink)) => write_pan_xml(sink, file, &report)?,
+            (Format::PanXml, None) => {} // Refused above: pan-xml needs --out.
         }
     }
     if args.format == Format::Json {
@@ -108,6 +125,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         sink.finish()?;
     }
     out.flush()?;
+    if skipped > 0 {
+        let total = args.files.len() as u64;
+        messages::note(format_args!("{} of {} checked, {skipped} skipped", total - skipped, count(total, "file")));
+    }
+    args.strict.check(skipped)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -120,30 +142,33 @@ struct JsonOutput<'a> {
 fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> {
     writeln!(
         out,
-        "{}: {} chunks, {} archive documents share chunks with it",
+        "{}: {}, {} chunks with it",
         report.file,
-        report.chunks,
-        report.documents.len()
+        count(report.chunks, "chunk"),
+        match report.documents.len() {
+            1 => "1 archive document shares".to_string(),
+            n => format!("{n} archive documents share"),
+        }
     )?;
     for doc in &report.documents {
         writeln!(
             out,
-            "  {}: {} common chunks, {:.2}% of the file in it, {:.2}% of it in the file, {} passages",
+            "  {}: {}, {:.2}% of the file in it, {:.2}% of it in the file, {}",
             doc.document,
-            doc.common_chunks,
+            count(doc.common_chunks, "common chunk"),
             doc.file_in_document_percent,
             doc.document_in_file_percent,
-            doc.passages.len()
+            count(doc.passages.len() as u64, "passage")
         )?;
         for p in &doc.passages {
             writeln!(
                 out,
-                "    file {}..{} = document {}..{} ({} matching chunks)",
+                "    file {}..{} = document {}..{} ({})",
                 p.file.offset,
                 p.file.offset + p.file.length,
                 p.document.offset,
                 p.document.offset + p.document.length,
-                p.matching_chunks
+                count(p.matching_chunks, "matching chunk")
             )?;
             let show = |e: &Option<String>| e.clone().unwrap_or_else(|| "(document changed or missing)".into());
             writeln!(out, "      file:     {}", show(&p.file.excerpt))?;

@@ -8,12 +8,13 @@ use std::time::Instant;
 use anyhow::Context;
 use pan_detect::corpus_builder::{self, CorpusSpec, DocChars, SizeGoal};
 
+use crate::messages::{self, count};
 use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect corpus`.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Example: pan-detect corpus --texts books/ --out corpus/ --seed 7 --sources 100 --suspicious 100"
+    after_help = "Example: pan-detect corpus --texts corpus-fixtures/texts --out /tmp/my-corpus --seed 7 --sources 10 --suspicious 10"
 )]
 pub struct Args {
     /// Directories (or files) of plain UTF-8 texts; their .txt files are read
@@ -70,35 +71,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let progress = TerminalProgress::new(args.quiet);
     if let Some(dir) = &args.check {
         let report = corpus_builder::check(dir, &progress)?;
-        println!(
-            "{}: ok: {} source and {} suspicious documents, {} cases ({} verbatim compared), {} pairs",
+        messages::print(&format!(
+            "{}: ok: {} source and {}, {} ({} verbatim compared), {}\n",
             dir.display(),
             report.source_documents,
-            report.suspicious_documents,
-            report.cases,
+            count(report.suspicious_documents as u64, "suspicious document"),
+            count(report.cases as u64, "case"),
             report.verbatim_cases,
-            report.pairs
-        );
+            count(report.pairs as u64, "pair")
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     let spec = spec_from(&args)?;
     let summary = corpus_builder::build(&spec, &progress)?;
     let stats = &summary.stats;
-    let count = |name| stats.per_obfuscation.get(name).copied().unwrap_or(0);
-    println!(
-        "{}: {} source + {} suspicious documents ({:.1} MB), {} cases (none {}, low {}, high {}) in {} documents, \
-         {:.1} s; check ok",
+    let of_class = |name| stats.per_obfuscation.get(name).copied().unwrap_or(0);
+    messages::print(&format!(
+        "{}: {} source + {} ({:.1} MB), {} (none {}, low {}, high {}) in {}, {:.1} s; check ok\n",
         spec.out.display(),
         stats.source_documents,
-        stats.suspicious_documents,
+        count(stats.suspicious_documents as u64, "suspicious document"),
         stats.total_bytes() as f64 / 1e6,
-        stats.cases,
-        count("none"),
-        count("low"),
-        count("high"),
-        stats.plagiarised_documents,
+        count(stats.cases as u64, "case"),
+        of_class("none"),
+        of_class("low"),
+        of_class("high"),
+        count(stats.plagiarised_documents as u64, "document"),
         started.elapsed().as_secs_f64()
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 

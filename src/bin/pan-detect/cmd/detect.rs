@@ -17,7 +17,8 @@ use pan_detect::params::{
 use pan_detect::report::{DetectionSink, PanXmlDirectory, PanXmlPairDirectory};
 use pan_detect::stem::Language;
 
-use super::args::{Overlap, ThreadsArg};
+use super::args::{Overlap, StrictArg, ThreadsArg};
+use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect detect`.
@@ -128,6 +129,8 @@ pub struct Args {
     report_candidates: bool,
     #[command(flatten)]
     threads: ThreadsArg,
+    #[command(flatten)]
+    strict: StrictArg,
     /// No progress bars (they are also off when stderr is not a terminal).
     #[arg(long)]
     quiet: bool,
@@ -302,23 +305,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let scope = Scope { synonyms: synonyms.as_ref(), pairs: pairs.as_ref() };
     let summary = detect_with(&args.source_dir, &args.suspicious_dir, &params, &scope, sink.as_ref(), &progress)
         .with_context(|| "detection stopped")?;
-    eprintln!("{}", summary_line(&summary));
+    messages::note(summary_line(&summary));
+    args.strict.check(summary.skipped_files as u64)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn summary_line(s: &Summary) -> String {
     let total = s.read_sources + s.build_index + s.matching;
-    let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
-    let aligned = if s.candidate_pairs > 0 { format!(" ({} pairs aligned)", s.candidate_pairs) } else { String::new() };
+    let aligned =
+        if s.candidate_pairs > 0 { format!(" ({} aligned)", count(s.candidate_pairs, "pair")) } else { String::new() };
     format!(
-        "pan-detect: {} source + {} suspicious documents ({:.1} MB){skipped}, {} + {} chunks, {} passages{aligned} in {:.2} s \
+        "{} source + {} ({:.1} MB){}, {} + {}, {}{aligned} in {:.2} s \
          (read sources {:.2} s, build index {:.2} s, match {:.2} s)",
         s.source_documents,
-        s.suspicious_documents,
+        count(s.suspicious_documents as u64, "suspicious document"),
         s.input_bytes as f64 / 1e6,
+        skipped_files(s.skipped_files as u64),
         s.source_chunks,
-        s.suspicious_chunks,
-        s.passages,
+        count(s.suspicious_chunks, "chunk"),
+        count(s.passages, "passage"),
         total.as_secs_f64(),
         s.read_sources.as_secs_f64(),
         s.build_index.as_secs_f64(),

@@ -1,22 +1,24 @@
 //! `pan-detect eval`: score detections against ground truth with the measures of
 //! the PAN plagiarism-detection competitions, as the official scripts compute them.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::ValueEnum;
-use pan_detect::eval::{self, GroupBy, Loaded, Options, Report, Select, SkippedFile, Thresholds};
+use pan_detect::eval::{self, FileProblem, GroupBy, Loaded, Options, Report, Select, Thresholds};
 use pan_detect::pairs::{DocumentPairs, PairsError};
 use serde::Serialize;
+
+use crate::messages::{self, count};
 
 /// The end of `pan-detect eval --help`: what is read and what a class's figures mean.
 const AFTER_HELP: &str = "\
 Ground truth: features whose name ends with 'plagiarism' (plagiarism, artificial-plagiarism,
 simulated-plagiarism, ...), except 'detected-plagiarism'. Detections: features named
-'detected-plagiarism'. Both are read from DIR/*.xml and DIR/*/*.xml, as the official PAN
-scripts read them.
+'detected-plagiarism'. A feature is any element inside <document> with a name attribute,
+whatever the element is called. Both are read from DIR/*.xml and DIR/*/*.xml, as the
+official PAN scripts read them.
 
 Per class (--by obfuscation, --by type): recall and granularity are those of the class's
 cases against all detections. The class's detections are those that detect at least one
@@ -139,13 +141,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         table(&report, &subset_reports, args.by, &truth, &detections)
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).context("cannot write the report")?;
+    messages::print(&text).context("cannot write the report")?;
 
     if let Some(minimum) = args.fail_below
         && report.measures.plagdet < minimum
     {
-        eprintln!("pan-detect: plagdet {:.4} is below --fail-below {minimum}", report.measures.plagdet);
+        messages::note(format_args!("plagdet {:.4} is below --fail-below {minimum}", report.measures.plagdet));
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
@@ -167,24 +168,21 @@ struct Subset {
     report: Report,
 }
 
-/// Loads one side and warns on stderr about each skipped file and about a
-/// directory without XML files (most likely the wrong directory).
+/// Loads one side and warns on stderr about each skipped file, each problem in a
+/// file read, and a detections directory without XML files (a ground-truth
+/// directory without them is an error of [`eval::load_dir`]).
 fn load(dir: &Path, select: &Select) -> anyhow::Result<Loaded> {
     let loaded = eval::load_dir(dir, select)?;
     for skipped in &loaded.skipped {
-        eprintln!("pan-detect: warning: {}", skipped_message(skipped));
+        messages::warn(format_args!("{skipped}; file skipped"));
+    }
+    for warning in &loaded.warnings {
+        messages::warn(warning);
     }
     if loaded.files == 0 {
-        eprintln!("pan-detect: warning: {}: no *.xml files here or one folder below", dir.display());
+        messages::warn(format_args!("{}: no *.xml files here or one folder below", dir.display()));
     }
     Ok(loaded)
-}
-
-fn skipped_message(skipped: &SkippedFile) -> String {
-    match skipped.line {
-        Some(line) => format!("{}: line {line}: {}; file skipped", skipped.path.display(), skipped.reason),
-        None => format!("{}: {}; file skipped", skipped.path.display(), skipped.reason),
-    }
 }
 
 /// The table: one row for everything, one per pairs file, one per group, then
@@ -216,14 +214,15 @@ fn table(report: &Report, subsets: &[Subset], by: Option<By>, truth: &Loaded, de
     let micro = &report.micro;
     let scores = |s: &eval::Scores| format!("precision {:.4}  recall {:.4}  F1 {:.4}", s.precision, s.recall, s.f1);
     let mut input = format!(
-        "{} truth files, {} detection files, {} skipped",
-        truth.files,
-        detections.files,
+        "{}, {}, {} skipped",
+        count(truth.files as u64, "truth file"),
+        count(detections.files as u64, "detection file"),
         truth.skipped.len() + detections.skipped.len()
     );
     let (duplicates, empty) = (truth.duplicates + detections.duplicates, truth.empty + detections.empty);
     if duplicates + empty > 0 {
-        input.push_str(&format!("; ignored {duplicates} duplicate and {empty} empty annotations"));
+        let annotations = if duplicates + empty == 1 { "annotation" } else { "annotations" };
+        input.push_str(&format!("; ignored {duplicates} duplicate and {empty} empty {annotations}"));
     }
     let footer = [
         (
@@ -285,7 +284,9 @@ struct JsonSide {
     /// XML files found.
     files: usize,
     /// Files skipped as malformed.
-    skipped: Vec<JsonSkipped>,
+    skipped: Vec<JsonProblem>,
+    /// Problems in files that were read (the warnings on stderr).
+    warnings: Vec<JsonProblem>,
     /// Annotations read twice (counted once).
     duplicates: usize,
     /// Annotations of no characters (ignored).
@@ -295,21 +296,27 @@ struct JsonSide {
 }
 
 #[derive(Serialize)]
-struct JsonSkipped {
+struct JsonProblem {
     path: String,
     line: Option<usize>,
     reason: String,
+}
+
+impl JsonProblem {
+    fn list(problems: &[FileProblem]) -> Vec<JsonProblem> {
+        problems
+            .iter()
+            .map(|p| JsonProblem { path: p.path.display().to_string(), line: p.line, reason: p.reason.clone() })
+            .collect()
+    }
 }
 
 impl<'a> JsonOutput<'a> {
     fn new(report: &'a Report, pairs: &'a [Subset], truth: &Loaded, detections: &Loaded) -> JsonOutput<'a> {
         let side = |loaded: &Loaded| JsonSide {
             files: loaded.files,
-            skipped: loaded
-                .skipped
-                .iter()
-                .map(|s| JsonSkipped { path: s.path.display().to_string(), line: s.line, reason: s.reason.clone() })
-                .collect(),
+            skipped: JsonProblem::list(&loaded.skipped),
+            warnings: JsonProblem::list(&loaded.warnings),
             duplicates: loaded.duplicates,
             empty: loaded.empty,
             without_offsets: loaded.without_offsets,

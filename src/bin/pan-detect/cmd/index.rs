@@ -8,7 +8,8 @@ use anyhow::Context;
 use clap::Subcommand;
 use pan_detect::archive::{self, ArchiveIndex, UpdateOptions};
 
-use super::args::{SettingsArgs, ThreadsArg};
+use super::args::{SettingsArgs, StrictArg, ThreadsArg};
+use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
 /// The environment variable that makes `index update` stop after writing that
@@ -45,6 +46,8 @@ struct CreateArgs {
     settings: SettingsArgs,
     #[command(flatten)]
     threads: ThreadsArg,
+    #[command(flatten)]
+    strict: StrictArg,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -67,6 +70,8 @@ struct UpdateArgs {
     rehash: bool,
     #[command(flatten)]
     threads: ThreadsArg,
+    #[command(flatten)]
+    strict: StrictArg,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -97,19 +102,19 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
     let settings = args.settings.to_override().or_defaults();
     let progress = TerminalProgress::new(args.quiet);
     let s = archive::create(&args.docs, &args.index, &settings, &progress).context("index create stopped")?;
-    let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
-    eprintln!(
-        "pan-detect: indexed {} documents ({:.1} MB){skipped}, {} chunks, {} postings, index {:.1} MB in {:.2} s \
-         (chunk {:.2} s, sort and write {:.2} s)",
-        s.documents,
+    messages::note(format_args!(
+        "indexed {} ({:.1} MB){}, {}, {}, index {:.1} MB in {:.2} s (chunk {:.2} s, sort and write {:.2} s)",
+        count(s.documents, "document"),
         s.text_bytes as f64 / 1e6,
-        s.chunks,
-        s.postings,
+        skipped_files(s.skipped_files),
+        count(s.chunks, "chunk"),
+        count(s.postings, "posting"),
         s.index_bytes as f64 / 1e6,
         (s.chunking + s.writing).as_secs_f64(),
         s.chunking.as_secs_f64(),
         s.writing.as_secs_f64(),
-    );
+    ));
+    args.strict.check(s.skipped_files)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -123,23 +128,24 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     let options = UpdateOptions { fail_after_files, rehash: args.rehash };
     let s = archive::update(&args.docs, &args.index, &args.settings.to_override(), &options, &progress)
         .context("index update stopped")?;
-    let skipped = if s.skipped_files > 0 { format!(", {} files skipped", s.skipped_files) } else { String::new() };
     let what = if s.committed { "updated" } else { "up to date" };
-    eprintln!(
-        "pan-detect: index {what}: {} added, {} modified, {} deleted, {} unchanged{skipped} ({} files read); \
-         {} ids recycled; {} documents, {} chunks in {:.2} s (scan {:.2} s, write {:.2} s)",
+    messages::note(format_args!(
+        "index {what}: {} added, {} modified, {} deleted, {} unchanged{} ({} read); \
+         {} recycled; {}, {} in {:.2} s (scan {:.2} s, write {:.2} s)",
         s.added,
         s.modified,
         s.deleted,
         s.unchanged,
-        s.hashed,
-        s.recycled_ids,
-        s.documents,
-        s.chunks,
+        skipped_files(s.skipped_files),
+        count(s.hashed, "file"),
+        count(s.recycled_ids, "id"),
+        count(s.documents, "document"),
+        count(s.chunks, "chunk"),
         (s.scanning + s.writing).as_secs_f64(),
         s.scanning.as_secs_f64(),
         s.writing.as_secs_f64(),
-    );
+    ));
+    args.strict.check(s.skipped_files)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -151,22 +157,23 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     let header = index.header();
     let s = &header.settings;
     let bytes: u64 = index.file_sizes().iter().map(|(_, b)| b).sum();
-    println!("index:      {} (generation {})", args.index.display(), header.generation);
-    println!("documents:  {}", header.documents);
-    println!("free ids:   {}", header.id_slots - header.documents);
-    println!("chunks:     {}", header.chunks);
-    println!("postings:   {}", header.postings);
-    println!("bytes:      {bytes}");
+    let mut text = format!("index:      {} (generation {})\n", args.index.display(), header.generation);
+    text += &format!("documents:  {}\n", header.documents);
+    text += &format!("free ids:   {}\n", header.id_slots - header.documents);
+    text += &format!("chunks:     {}\n", header.chunks);
+    text += &format!("postings:   {}\n", header.postings);
+    text += &format!("bytes:      {bytes}\n");
     for (name, bytes) in index.file_sizes() {
-        println!("  {name:17} {bytes}");
+        text += &format!("  {name:17} {bytes}\n");
     }
-    println!(
-        "settings:   digits={} min-word-len={} chunk-words={} sorted={} hash-bits={}",
+    text += &format!(
+        "settings:   digits={} min-word-len={} chunk-words={} sorted={} hash-bits={}\n",
         s.digits, s.min_word_len, s.chunk_words, s.sorted, s.hash_bits
     );
-    println!("docs:       {}", header.docs_root);
+    text += &format!("docs:       {}\n", header.docs_root);
     if args.verify {
-        println!("verified:   every checksum matches");
+        text += "verified:   every checksum matches\n";
     }
+    messages::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

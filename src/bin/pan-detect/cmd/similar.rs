@@ -10,6 +10,7 @@ use pan_detect::archive::similar::{SimilarParams, SimilarRow, similar};
 use pan_detect::archive::{ArchiveError, ArchiveIndex};
 
 use super::args::ThreadsArg;
+use crate::messages::{self, count};
 
 /// Arguments of `pan-detect similar`.
 #[derive(clap::Args)]
@@ -95,19 +96,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = similar(&index, &params, &mut write_row)?;
     out.flush().map_err(io)?;
     let skipped = if summary.frequent_chunks_skipped > 0 {
-        format!(", {} frequent chunk lookups left out (--max-postings)", summary.frequent_chunks_skipped)
+        format!(", {} left out (--max-postings)", count(summary.frequent_chunks_skipped, "frequent chunk lookup"))
     } else {
         String::new()
     };
     for name in &summary.deleted {
-        eprintln!("pan-detect: deleted by the last update: {name}");
+        messages::note(format_args!("deleted by the last update: {name}"));
     }
-    eprintln!(
-        "pan-detect: {} documents, {} rows{skipped} in {:.2} s",
-        summary.documents,
-        summary.rows,
+    messages::note(format_args!(
+        "{}, {}{skipped} in {:.2} s",
+        count(summary.documents, "document"),
+        count(summary.rows, "row"),
         started.elapsed().as_secs_f64()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
