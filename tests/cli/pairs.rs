@@ -97,6 +97,32 @@ fn a_pairs_file_naming_a_missing_document_is_refused() {
 }
 
 #[test]
+fn a_pan13_truth_file_where_a_pair_report_would_go_is_never_replaced() {
+    let pan = fixtures().join("pan");
+    let dir = tempfile::tempdir().unwrap();
+    let pairs_file = dir.path().join("pairs");
+    fs::write(&pairs_file, "suspicious-document00006.txt source-document00004.txt\n").unwrap();
+    let out = dir.path().join("out");
+    fs::create_dir_all(&out).unwrap();
+    // PAN 2013's truth is one file per pair, named as the per-pair reports are.
+    let truth = out.join("suspicious-document00006-source-document00004.xml");
+    let case = "<document reference=\"suspicious-document00006.txt\"><feature name=\"plagiarism\" \
+                this_offset=\"0\" this_length=\"10\" source_reference=\"source-document00004.txt\" \
+                source_offset=\"0\" source_length=\"10\"/></document>";
+    fs::write(&truth, case).unwrap();
+    for listed in [true, false] {
+        let mut flags = vec!["--layout", "per-pair", "--quiet"];
+        if listed {
+            flags.extend(["--pairs", pairs_file.to_str().unwrap()]);
+        }
+        let output = detect(&pan.join("source-documents"), &pan.join("suspicious-documents"), &out, &flags);
+        assert_eq!(output.status.code(), Some(1), "listed {listed}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(String::from_utf8_lossy(&output.stderr).contains("ground truth?"));
+        assert_eq!(fs::read_to_string(&truth).unwrap(), case, "the truth file is untouched");
+    }
+}
+
+#[test]
 fn eval_prints_a_row_per_pairs_file_and_scores_only_listed_pairs() {
     let dir = tempfile::tempdir().unwrap();
     let write = |path: &Path, text: &str| {
