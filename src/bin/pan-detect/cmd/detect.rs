@@ -11,8 +11,7 @@ use pan_detect::detect::{Scope, Summary, detect_with};
 use pan_detect::pairs::DocumentPairs;
 use pan_detect::params::{
     AlignParams, DEFAULT_CHUNK_WORDS, DEFAULT_DEPTH, DEFAULT_HASH_BITS, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS,
-    DEFAULT_MIN_COMMON, DEFAULT_MIN_WORD_LEN, DetectParams, LISTED_PAIRS_MIN_PAIR_OVERLAP,
-    LISTED_PAIRS_MIN_PASSAGE_CHARS, LanguageSetting, Preset,
+    DEFAULT_MIN_COMMON, DEFAULT_MIN_WORD_LEN, DetectParams, LanguageSetting, Preset,
 };
 use pan_detect::report::{DetectionSink, PanXmlDirectory, PanXmlPairDirectory};
 use pan_detect::stem::Language;
@@ -101,17 +100,17 @@ pub struct Args {
     /// `pan-detect corpus --synonyms`); the words of a group count as one.
     #[arg(long, value_name = "FILE")]
     synonyms: Option<PathBuf>,
-    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine of a seed sentence pair (0..=1).", best().seed_cosine))]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine of a seed sentence pair (0..=1).", full_and_listed(|a| a.seed_cosine)))]
     seed_cosine: Option<f64>,
-    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least Dice coefficient of a seed sentence pair (0..=1).", best().seed_dice))]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least Dice coefficient of a seed sentence pair (0..=1).", full_and_listed(|a| a.seed_dice)))]
     seed_dice: Option<f64>,
     #[arg(long, value_name = "N", help = defaulted("best: at most this many sentences between neighbouring seeds of a passage.", best().max_gap))]
     max_sentence_gap: Option<usize>,
-    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine between a passage's two sides (0..=1).", best().min_passage_cosine))]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine between a passage's two sides (0..=1).", full_and_listed(|a| a.min_passage_cosine)))]
     min_passage_cosine: Option<f64>,
-    #[arg(long, value_name = "N", help = defaulted("best: passages shorter than this many characters are dropped.", format!("{}; {} with --pairs", best().min_passage_chars, LISTED_PAIRS_MIN_PASSAGE_CHARS)))]
+    #[arg(long, value_name = "N", help = defaulted("best: passages shorter than this many characters are dropped.", full_and_listed(|a| a.min_passage_chars)))]
     min_passage_chars: Option<u32>,
-    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least share of nearby word pairs a passage's sides share (0..=1) ...", format!("{}; {} with --pairs", best().min_pair_overlap, LISTED_PAIRS_MIN_PAIR_OVERLAP)))]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least share of nearby word pairs a passage's sides share (0..=1) ...", full_and_listed(|a| a.min_pair_overlap)))]
     min_pair_overlap: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: ... unless their tf-idf cosine reaches this (0..=1).", best().pair_overlap_waiver_cosine))]
     pair_overlap_waiver: Option<f64>,
@@ -281,6 +280,11 @@ fn defaulted(text: &str, default: impl std::fmt::Display) -> String {
 /// The `best` preset's alignment defaults, shown in the help texts.
 fn best() -> AlignParams {
     AlignParams::default()
+}
+
+/// A `best` default in full search and with `--pairs`, for a help text.
+fn full_and_listed<T: std::fmt::Display>(field: fn(&AlignParams) -> T) -> String {
+    format!("{}; {} with --pairs", field(&best()), field(&best().for_listed_pairs()))
 }
 
 /// Overrides a preset's value with a flag's, when given.
