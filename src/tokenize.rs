@@ -16,9 +16,8 @@
 //! maksura and Persian yeh to yeh, teh marbuta to heh, Persian keheh to kaf, and
 //! tatweel (a stretching stroke) to nothing; Greek final sigma to sigma.
 //!
-//! Han ideographs, hiragana and katakana are UAX #29 words of one character (or a
-//! few): they are kept whatever `min_word_len` says, so that Chinese and Japanese
-//! text has words at all.
+//! Han ideographs are UAX #29 words of one character: they are kept whatever
+//! `min_word_len` says, so that Chinese text has words at all.
 
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 use unicode_segmentation::UnicodeSegmentation;
@@ -256,12 +255,13 @@ impl Tokenizer {
     }
 }
 
-/// True for Han ideographs, hiragana and katakana: scripts written without
-/// spaces, whose words are kept however short.
+/// True for Han ideographs: written without spaces, one UAX #29 word each, and
+/// kept however short. (Kana are not: katakana runs are words of their own, and
+/// hiragana are mostly particles and endings, which as one-character words made
+/// every Japanese document look like every other.)
 pub fn is_ideographic(c: char) -> bool {
     matches!(c,
-        '\u{3040}'..='\u{30FF}' // hiragana, katakana
-        | '\u{3400}'..='\u{4DBF}' // CJK extension A
+        '\u{3400}'..='\u{4DBF}' // CJK extension A
         | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
         | '\u{F900}'..='\u{FAFF}' // CJK compatibility ideographs
         | '\u{20000}'..='\u{3FFFF}') // CJK extensions B and later
