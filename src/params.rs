@@ -42,7 +42,8 @@ pub const DEFAULT_DEPTH: usize = 2;
 pub struct TokenizerParams {
     /// Digits count as word characters (`--digits`).
     pub digits: bool,
-    /// Words with fewer characters (after folding) are ignored.
+    /// Words with fewer characters (after folding) are ignored; Han ideographs
+    /// are kept however short.
     pub min_word_len: usize,
 }
 

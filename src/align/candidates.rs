@@ -11,7 +11,7 @@ use crate::align::synonyms::Synonyms;
 use crate::chunk::Chunks;
 use crate::span::CharRange;
 use crate::stem::LANGUAGES;
-use crate::tokenize::{Tokens, sort_key};
+use crate::tokenize::{Tokens, is_ideographic, sort_key};
 
 /// Function words whose order survives when the content words are replaced by
 /// synonyms (Stamatatos 2011, "Plagiarism detection using stopword n-grams": the
@@ -64,7 +64,8 @@ impl<'a> CandidateWords<'a> {
     pub fn derive(&self, tokens: &Tokens, out: &mut Tokens) {
         out.derive_from(tokens, |seq, word, folded| {
             let short = word.len() < self.min_len && (word.is_ascii() || word.chars().count() < self.min_len);
-            if short || self.is_stop_word(tokens, seq) {
+            // Ideographs are words of one character, kept as the tokenizer keeps them.
+            if (short && !word.starts_with(is_ideographic)) || self.is_stop_word(tokens, seq) {
                 return false;
             }
             let word = self.synonyms.map_or(word, |s| s.canonical(word));
@@ -132,6 +133,13 @@ mod tests {
         assert_eq!(found, [("conne".to_string(), 4), ("ubers".to_string(), 35)]);
         let whole = candidate_words("The connections", 0, None);
         assert_eq!(whole, [("connections".to_string(), 4)]);
+    }
+
+    #[test]
+    fn ideographs_are_candidate_words_however_short() {
+        let found = candidate_words("安装 the 系统", 5, None);
+        let expected = [("安", 0), ("装", 1), ("系", 7), ("统", 8)];
+        assert_eq!(found, expected.map(|(w, o)| (w.to_string(), o)));
     }
 
     #[test]

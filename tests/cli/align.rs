@@ -97,7 +97,12 @@ fn a_flag_the_preset_would_ignore_is_refused_and_so_are_contradictions() {
     // The help shows the defaults the code uses.
     let help = String::from_utf8_lossy(&run(&["detect", "--help"]).stdout).into_owned();
     let default = pan_detect::params::AlignParams::default();
-    assert!(help.contains(&format!("[default: {}]", default.seed_cosine)), "{help}");
+    let listed = default.for_listed_pairs();
+    assert!(
+        help.contains(&format!("[default: {}; {} with --pairs]", default.seed_cosine, listed.seed_cosine)),
+        "{help}"
+    );
+    assert!(help.contains(&format!("[default: {}]", default.candidate_words)), "{help}");
     assert!(help.contains("MD5 with pan09, XXH3 for best"), "{help}");
 }
 

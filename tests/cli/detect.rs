@@ -218,3 +218,48 @@ fn one_directory_as_sources_and_suspicious_documents_never_matches_a_document_wi
         assert!(read_report(&out.join("c.xml")).features.is_empty(), "{preset}");
     }
 }
+
+/// Text of pseudo-Chinese sentences: `sentences` runs of 12–30 Han ideographs
+/// drawn from 3000 of them, each ending with "。".
+fn han_prose(seed: u64, sentences: usize) -> String {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = move |n: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let mut text = String::new();
+    for _ in 0..sentences {
+        for _ in 0..12 + next(19) {
+            text.push(char::from_u32(0x4E00 + next(3000) as u32).expect("a Han ideograph"));
+        }
+        text.push('。');
+    }
+    text
+}
+
+#[test]
+fn chinese_copy_is_found_by_both_presets_with_character_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = (dir.path().join("src"), dir.path().join("susp"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    let source_before = han_prose(1, 20);
+    // The copy ends with an ideograph, where pan09's last chunk ends too.
+    let passage = han_prose(2, 20).trim_end_matches('。').to_string();
+    fs::write(src.join("source-a.txt"), format!("{source_before}{passage}。{}", han_prose(3, 20))).unwrap();
+    let suspicious_before = han_prose(4, 10);
+    fs::write(susp.join("suspicious-a.txt"), format!("{suspicious_before}{passage}。{}", han_prose(5, 10))).unwrap();
+    let this_start = char_len(&suspicious_before);
+    let source_start = char_len(&source_before);
+    for preset in ["pan09", "best"] {
+        let out = dir.path().join(preset);
+        let output = detect(&src, &susp, &out, &["--quiet", "--preset", preset]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let report = read_report(&out.join("suspicious-a.xml"));
+        assert_eq!(report.features.len(), 1, "{preset}: {report:?}");
+        let (this, source) = (report.features[0].this_range().unwrap(), report.features[0].source_range().unwrap());
+        let end = char_len(&passage);
+        assert_eq!(this, (this_start, this_start + end), "{preset}");
+        assert_eq!(source, (source_start, source_start + end), "{preset}");
+    }
+}
