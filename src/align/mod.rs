@@ -352,4 +352,18 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, format!("{copy}."));
     }
+
+    /// `ORIGINAL` after a round trip through German, as PAN 2013's cyclic
+    /// translation obfuscation made its cases.
+    const TRANSLATION: &str = include_str!("../../corpus-fixtures/align/translation.txt");
+
+    #[test]
+    fn a_cyclic_translation_is_aligned_to_its_sentence_boundaries() {
+        let (suspicious, _) = padded(&OTHER[..2], TRANSLATION.trim_end(), &OTHER[2..]);
+        let (source, _) = padded(&OTHER_SOURCE[..3], ORIGINAL.trim_end(), &OTHER_SOURCE[3..]);
+        // As with given pairs (PAN's protocol, under which the corpus was scored).
+        let listed = AlignParams::default().for_listed_pairs();
+        let found = align_with(&suspicious, &source, listed);
+        assert_eq!(found, [(TRANSLATION.trim_end().to_string(), ORIGINAL.trim_end().to_string())]);
+    }
 }
