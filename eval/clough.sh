@@ -28,8 +28,8 @@ if [[ ! -f $corpus/file_information.csv ]]; then
     echo "eval/clough.sh: $corpus/file_information.csv: no such file (expected the clough-answers corpus)" >&2
     exit 2
 fi
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-binary=${CARGO_TARGET_DIR:-$root/target}/release/pan-detect
+source "$root/eval/common.sh"
+build_release
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pan-detect-clough.XXXXXX")
 trap 'rm -rf -- "$tmp"' EXIT
 

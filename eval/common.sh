@@ -1,6 +1,7 @@
-# Shared by the eval/ scripts that take a PAN-layout corpus: argument checks,
-# the release build and a temporary directory. Source it after
-# `set -euo pipefail`, then call `setup_corpus_run "$@"` and `shift`.
+# Shared by the eval/ scripts: `build_release` and `require_tools` for all; for
+# those that take a PAN-layout corpus, argument checks, the release build and a
+# temporary directory: source it after `set -euo pipefail`, then call
+# `setup_corpus_run "$@"` and `shift`.
 
 # Prints the script's leading comment block (its usage text).
 usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
@@ -25,10 +26,27 @@ setup_corpus_run() {
             exit 2
         fi
     done
+    build_release
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/pan-detect-$(basename "$0" .sh).XXXXXX")
+    trap 'rm -rf -- "$tmp"' EXIT
+}
+
+# require_tools TOOL...: exits with status 2 naming the first tool not on the PATH.
+require_tools() {
+    local tool
+    for tool in "$@"; do
+        if ! command -v "$tool" >/dev/null; then
+            echo "eval/$(basename "$0"): needs $tool" >&2
+            exit 2
+        fi
+    done
+}
+
+# build_release: builds the release binary and sets `binary` to it
+# (CARGO_TARGET_DIR honoured).
+build_release() {
     local root
     root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
     cargo build --release --quiet --manifest-path "$root/Cargo.toml"
     binary=${CARGO_TARGET_DIR:-$root/target}/release/pan-detect
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}/pan-detect-$(basename "$0" .sh).XXXXXX")
-    trap 'rm -rf -- "$tmp"' EXIT
 }

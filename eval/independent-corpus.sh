@@ -60,15 +60,9 @@ DOC_CHARS=${DOC_CHARS:-3k..100k}
 # every machine.
 PACKAGES=(r-cran-janeaustenr=1.0.0-1 r-cran-tokenizers=0.3.0-1 debian-handbook=11.20220922)
 
-for tool in apt-get dpkg-deb python3; do
-    if ! command -v "$tool" >/dev/null; then
-        echo "eval/$(basename "$0"): needs $tool" >&2
-        exit 2
-    fi
-done
-
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-binary=${CARGO_TARGET_DIR:-$root/target}/release/pan-detect
+source "$root/eval/common.sh"
+require_tools apt-get dpkg-deb python3
+build_release
 
 debs=$INDEPENDENT_DIR/debs
 extract=$INDEPENDENT_DIR/extract

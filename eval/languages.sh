@@ -47,15 +47,9 @@ if [[ ${#languages[@]} == 0 ]]; then
     languages=(ar-MA fa-IR ru-RU zh-CN ja-JP de-DE)
 fi
 
-for tool in apt-get dpkg-deb python3; do
-    if ! command -v "$tool" >/dev/null; then
-        echo "eval/$(basename "$0"): needs $tool" >&2
-        exit 2
-    fi
-done
-
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-binary=${CARGO_TARGET_DIR:-$root/target}/release/pan-detect
+source "$root/eval/common.sh"
+require_tools apt-get dpkg-deb python3
+build_release
 
 debs=$LANGUAGES_DIR/debs
 texts=$LANGUAGES_DIR/texts
