@@ -176,6 +176,10 @@ pub struct AlignParams {
     pub pair_overlap_waiver_cosine: f64,
     /// Passages with fewer seed sentence pairs are dropped unless they are twice `min_passage_chars` long.
     pub min_seeds: usize,
+    /// Least tf-idf cosine and Dice coefficient of the seeds of a second search
+    /// for summaries ([`crate::align::summary`]), made in document pairs where
+    /// nothing else was aligned; 0 makes no second search.
+    pub summary_seed_similarity: f64,
     /// Report each candidate pair as one whole-document detection instead of
     /// aligning it (to measure candidate recall with `pan-detect eval`'s
     /// document level).
@@ -204,6 +208,7 @@ impl Default for AlignParams {
             min_pair_overlap: 0.35,
             pair_overlap_waiver_cosine: 0.55,
             min_seeds: 2,
+            summary_seed_similarity: 0.0,
             report_candidates: false,
         }
     }
@@ -229,10 +234,18 @@ pub const LISTED_PAIRS_SEED_SIMILARITY: f64 = 0.28;
 /// (no obfuscation 0.9800 -> 0.9774 rather than 0.9741).
 pub const LISTED_PAIRS_MIN_PASSAGE_COSINE: f64 = 0.4;
 
+/// Seeds of the second summary search when document pairs are given: summary
+/// sentences share few words with any one source sentence (pan13-ta-train
+/// summary 0.41 -> 0.66). In full search most candidate pairs where nothing was
+/// aligned share only their topic, and seeds this low make summaries of them
+/// (dev-en 0.964 -> 0.819), so full search makes no second search.
+pub const LISTED_PAIRS_SUMMARY_SEED_SIMILARITY: f64 = 0.12;
+
 impl AlignParams {
     /// The defaults for document pairs that are given rather than retrieved
     /// ([`LISTED_PAIRS_MIN_PASSAGE_CHARS`], [`LISTED_PAIRS_MIN_PAIR_OVERLAP`],
-    /// [`LISTED_PAIRS_SEED_SIMILARITY`], [`LISTED_PAIRS_MIN_PASSAGE_COSINE`]).
+    /// [`LISTED_PAIRS_SEED_SIMILARITY`], [`LISTED_PAIRS_MIN_PASSAGE_COSINE`],
+    /// [`LISTED_PAIRS_SUMMARY_SEED_SIMILARITY`]).
     pub fn for_listed_pairs(self) -> AlignParams {
         AlignParams {
             min_passage_chars: LISTED_PAIRS_MIN_PASSAGE_CHARS,
@@ -240,6 +253,7 @@ impl AlignParams {
             seed_cosine: LISTED_PAIRS_SEED_SIMILARITY,
             seed_dice: LISTED_PAIRS_SEED_SIMILARITY,
             min_passage_cosine: LISTED_PAIRS_MIN_PASSAGE_COSINE,
+            summary_seed_similarity: LISTED_PAIRS_SUMMARY_SEED_SIMILARITY,
             ..self
         }
     }
@@ -398,12 +412,14 @@ mod tests {
         assert!(listed.min_pair_overlap < full_search.min_pair_overlap);
         assert!(listed.seed_cosine < full_search.seed_cosine && listed.seed_dice < full_search.seed_dice);
         assert!(listed.min_passage_cosine > full_search.min_passage_cosine);
+        assert!(listed.summary_seed_similarity > 0.0 && full_search.summary_seed_similarity == 0.0);
         let restored = AlignParams {
             min_passage_chars: full_search.min_passage_chars,
             min_pair_overlap: full_search.min_pair_overlap,
             seed_cosine: full_search.seed_cosine,
             seed_dice: full_search.seed_dice,
             min_passage_cosine: full_search.min_passage_cosine,
+            summary_seed_similarity: full_search.summary_seed_similarity,
             ..listed
         };
         assert_eq!(restored, full_search);

@@ -37,7 +37,7 @@ use extend::{ExtendParams, Pair, extend};
 use filter::{Candidate, FilterParams, keep};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
-use summary::summaries;
+use summary::{SummaryCriteria, summaries};
 use synonyms::Synonyms;
 use verbatim::{Chain, VerbatimScratch, bound_by_chains, verbatim_chains};
 
@@ -154,7 +154,7 @@ impl<'a> Aligner<'a> {
         anchors: &[(CharRange, CharRange)],
         out: &mut Vec<AlignedPassage>,
     ) {
-        let params = &self.params;
+        let params = self.params;
         self.idf.compute(suspicious, source);
         self.seeds.clear();
         let (min_cosine, min_dice) = (params.seed_cosine as f32, params.seed_dice as f32);
@@ -167,40 +167,52 @@ impl<'a> Aligner<'a> {
         // One seed per sentence pair; structural when any of its duplicates is.
         self.seeds.sort_unstable_by_key(|s| (s.suspicious, s.source, std::cmp::Reverse(s.structural)));
         self.seeds.dedup_by_key(|s| (s.suspicious, s.source));
-        if self.seeds.is_empty() {
-            return;
-        }
         let pair = Pair::new(suspicious, source, &self.idf);
-        let extend_params = ExtendParams {
-            max_gap: params.max_gap,
-            min_cosine: params.min_passage_cosine as f32,
-            merge_gap_ratio: params.merge_gap_ratio,
-            merge_gap_chars: params.merge_gap_chars,
-        };
-        let filter = FilterParams {
-            min_chars: params.min_passage_chars,
-            min_seeds: params.min_seeds as u32,
-            min_pair_overlap: params.min_pair_overlap as f32,
-            waiver_cosine: params.pair_overlap_waiver_cosine as f32,
-        };
-        for fragment in extend(&pair, &mut self.seeds, &extend_params) {
-            let (this, source) = pair.ranges(&fragment);
-            let cosine = pair.cosine(&fragment);
-            let candidate = Candidate {
-                suspicious: this,
-                source,
-                seeds: fragment.seeds,
-                cosine,
-                pair_overlap: pair.pair_overlap(&fragment),
-                structural: fragment.structurally_supported(cosine),
-            };
-            if keep(&candidate, &filter) {
+        if !self.seeds.is_empty() {
+            passages_from_seeds(&params, &pair, &mut self.seeds, out);
+        }
+        if out.is_empty() && params.summary_seed_similarity > 0.0 {
+            let low = params.summary_seed_similarity as f32;
+            self.seeds.clear();
+            seeds(suspicious, source, &self.idf, low, low, &mut self.scratch, &mut self.seeds);
+            for (this, source) in summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS) {
                 out.push(AlignedPassage { suspicious: this, source });
             }
         }
-        for (_, this, source) in summaries(&pair, &mut self.seeds) {
-            add_summary(AlignedPassage { suspicious: this, source }, out);
+    }
+}
+
+/// The passages of `pair` that `seeds` extend to, and the summaries among them.
+fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed], out: &mut Vec<AlignedPassage>) {
+    let extend_params = ExtendParams {
+        max_gap: params.max_gap,
+        min_cosine: params.min_passage_cosine as f32,
+        merge_gap_ratio: params.merge_gap_ratio,
+        merge_gap_chars: params.merge_gap_chars,
+    };
+    let filter = FilterParams {
+        min_chars: params.min_passage_chars,
+        min_seeds: params.min_seeds as u32,
+        min_pair_overlap: params.min_pair_overlap as f32,
+        waiver_cosine: params.pair_overlap_waiver_cosine as f32,
+    };
+    for fragment in extend(pair, seeds, &extend_params) {
+        let (this, source) = pair.ranges(&fragment);
+        let cosine = pair.cosine(&fragment);
+        let candidate = Candidate {
+            suspicious: this,
+            source,
+            seeds: fragment.seeds,
+            cosine,
+            pair_overlap: pair.pair_overlap(&fragment),
+            structural: fragment.structurally_supported(cosine),
+        };
+        if keep(&candidate, &filter) {
+            out.push(AlignedPassage { suspicious: this, source });
         }
+    }
+    for (this, source) in summaries(pair, seeds, SummaryCriteria::PASSAGE_SEEDS) {
+        add_summary(AlignedPassage { suspicious: this, source }, out);
     }
 }
 

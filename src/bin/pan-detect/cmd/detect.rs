@@ -122,6 +122,8 @@ pub struct Args {
     min_sentence_words: Option<usize>,
     #[arg(long, value_name = "N", help = defaulted("best: passages with fewer seeds must be twice --min-passage-chars long.", best().min_seeds))]
     min_seeds: Option<usize>,
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine and Dice of the seeds of a second search for summaries in pairs where nothing was aligned (0..=1; 0: none).", full_and_listed(|a| a.summary_seed_similarity)))]
+    summary_seed_similarity: Option<f64>,
     /// best: report each candidate pair as one whole-document detection (to
     /// measure candidate recall with `pan-detect eval`'s document level).
     #[arg(long, hide = true)]
@@ -185,7 +187,7 @@ impl Args {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 21] {
+    fn best_flags(&self) -> [(&'static str, bool); 22] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -207,6 +209,7 @@ impl Args {
             ("--merge-gap-chars", self.merge_gap_chars.is_some()),
             ("--min-sentence-words", self.min_sentence_words.is_some()),
             ("--min-seeds", self.min_seeds.is_some()),
+            ("--summary-seed-similarity", self.summary_seed_similarity.is_some()),
             ("--report-candidates", self.report_candidates),
         ]
     }
@@ -266,6 +269,7 @@ impl Args {
             set(&mut align.merge_gap_chars, self.merge_gap_chars);
             set(&mut align.min_sentence_words, self.min_sentence_words);
             set(&mut align.min_seeds, self.min_seeds);
+            set(&mut align.summary_seed_similarity, self.summary_seed_similarity);
             align.report_candidates = self.report_candidates;
         }
         Ok(params)
