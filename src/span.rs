@@ -45,6 +45,11 @@ impl CharRange {
         self.end.min(other.end).saturating_sub(self.start.max(other.start))
     }
 
+    /// Characters between the two ranges (0 when they touch or overlap).
+    pub fn gap(&self, other: &CharRange) -> u32 {
+        other.start.saturating_sub(self.end).max(self.start.saturating_sub(other.end))
+    }
+
     /// The smallest range covering both.
     pub fn cover(&self, other: &CharRange) -> CharRange {
         CharRange::new(self.start.min(other.start), self.end.max(other.end))
@@ -151,6 +156,15 @@ impl PackedRanges {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn gap_counts_the_characters_between_two_ranges_either_way() {
+        let (a, b) = (CharRange::new(10, 20), CharRange::new(25, 30));
+        assert_eq!((a.gap(&b), b.gap(&a)), (5, 5));
+        assert_eq!(a.gap(&CharRange::new(20, 22)), 0);
+        assert_eq!(a.gap(&CharRange::new(15, 40)), 0);
+    }
+
     use super::*;
 
     #[test]

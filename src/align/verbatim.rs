@@ -40,7 +40,8 @@ pub struct Chain {
 }
 
 impl Chain {
-    fn words(&self) -> u32 {
+    /// Words of the chain in the suspicious document.
+    pub fn words(&self) -> u32 {
         self.suspicious.1 - self.suspicious.0
     }
 }

@@ -122,6 +122,10 @@ pub struct Args {
     min_sentence_words: Option<usize>,
     #[arg(long, value_name = "N", help = defaulted("best: passages with fewer seeds must be twice --min-passage-chars long.", best().min_seeds))]
     min_seeds: Option<usize>,
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: in a pair without a verbatim run, seeds need this tf-idf cosine and Dice instead (0..=1; none: the same as elsewhere).", full_and_listed(|a| or_none(a.obfuscated_seed_similarity))))]
+    obfuscated_seed_similarity: Option<f64>,
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: ... and passages this share of nearby word pairs (0..=1; none: the same as elsewhere).", full_and_listed(|a| or_none(a.obfuscated_min_pair_overlap))))]
+    obfuscated_min_pair_overlap: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine and Dice of the seeds of a second search for summaries in pairs where nothing was aligned (0..=1; 0: none).", full_and_listed(|a| a.summary_seed_similarity)))]
     summary_seed_similarity: Option<f64>,
     /// best: report each candidate pair as one whole-document detection (to
@@ -187,7 +191,7 @@ impl Args {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 22] {
+    fn best_flags(&self) -> [(&'static str, bool); 24] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -209,6 +213,8 @@ impl Args {
             ("--merge-gap-chars", self.merge_gap_chars.is_some()),
             ("--min-sentence-words", self.min_sentence_words.is_some()),
             ("--min-seeds", self.min_seeds.is_some()),
+            ("--obfuscated-seed-similarity", self.obfuscated_seed_similarity.is_some()),
+            ("--obfuscated-min-pair-overlap", self.obfuscated_min_pair_overlap.is_some()),
             ("--summary-seed-similarity", self.summary_seed_similarity.is_some()),
             ("--report-candidates", self.report_candidates),
         ]
@@ -269,6 +275,8 @@ impl Args {
             set(&mut align.merge_gap_chars, self.merge_gap_chars);
             set(&mut align.min_sentence_words, self.min_sentence_words);
             set(&mut align.min_seeds, self.min_seeds);
+            set(&mut align.obfuscated_seed_similarity, self.obfuscated_seed_similarity.map(Some));
+            set(&mut align.obfuscated_min_pair_overlap, self.obfuscated_min_pair_overlap.map(Some));
             set(&mut align.summary_seed_similarity, self.summary_seed_similarity);
             align.report_candidates = self.report_candidates;
         }
@@ -289,6 +297,11 @@ fn best() -> AlignParams {
 /// A `best` default in full search and with `--pairs`, for a help text.
 fn full_and_listed<T: std::fmt::Display>(field: fn(&AlignParams) -> T) -> String {
     format!("{}; {} with --pairs", field(&best()), field(&best().for_listed_pairs()))
+}
+
+/// An optional default for a help text: its value, or `none`.
+fn or_none(value: Option<f64>) -> String {
+    value.map_or_else(|| "none".to_string(), |v| v.to_string())
 }
 
 /// Overrides a preset's value with a flag's, when given.
