@@ -488,6 +488,7 @@ fn report_document(
                 suspicious: chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]),
                 source_doc,
                 source: source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize)),
+                exact: false,
             }));
         }),
     }
@@ -584,7 +585,7 @@ fn align_document(
         passages.extend(candidate_docs.iter().map(|&(source_doc, ..)| {
             // Characters are at most bytes: the range covers the whole source.
             let bytes = side.files[source_doc as usize].bytes.min(u64::from(u32::MAX)) as u32;
-            Passage { suspicious: whole, source_doc, source: CharRange::new(0, bytes) }
+            Passage { suspicious: whole, source_doc, source: CharRange::new(0, bytes), exact: false }
         }));
         return candidate_docs.len() as u64;
     }
@@ -597,7 +598,12 @@ fn align_document(
         aligner.analyse_window(text, this_window, suspicious);
         aligned.clear();
         aligner.align(suspicious, source, &anchors[pair_anchors.clone()], aligned);
-        passages.extend(aligned.iter().map(|p| Passage { suspicious: p.suspicious, source_doc, source: p.source }));
+        passages.extend(aligned.iter().map(|p| Passage {
+            suspicious: p.suspicious,
+            source_doc,
+            source: p.source,
+            exact: p.exact,
+        }));
     }
     candidate_docs.len() as u64
 }

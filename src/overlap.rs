@@ -14,6 +14,11 @@ pub struct Passage {
     pub source_doc: u32,
     /// Character range in the source document.
     pub source: CharRange,
+    /// Bounded by the words it shares verbatim with its source (the
+    /// alignment's verbatim chains): [`OverlapPolicy::Trim`] takes such
+    /// passages first, so that a neighbour whose last sentence runs into a
+    /// copy cannot cut the copy's start.
+    pub exact: bool,
 }
 
 /// Applies `policy` to the passages of one suspicious document and sorts the
@@ -25,13 +30,15 @@ pub struct Passage {
 /// taken. [`OverlapPolicy::Trim`] takes them in the same order but cuts a
 /// passage down to its longest stretch that no passage taken before covers,
 /// and drops it only when that is less than half of it. With
-/// [`OverlapPolicy::KeepAll`] only exact duplicates are dropped.
+/// [`OverlapPolicy::KeepAll`] only exact duplicates are dropped. Under
+/// `Trim`, [`Passage::exact`] passages come before all others.
 pub fn resolve_overlaps(passages: &mut Vec<Passage>, policy: OverlapPolicy) {
     match policy {
         OverlapPolicy::KeepAll => {}
         OverlapPolicy::Largest | OverlapPolicy::Trim => {
             passages.sort_unstable_by_key(|p| {
                 (
+                    std::cmp::Reverse(policy == OverlapPolicy::Trim && p.exact),
                     std::cmp::Reverse(p.suspicious.len()),
                     std::cmp::Reverse(p.source.len()),
                     p.source_doc,
@@ -90,6 +97,7 @@ impl Passage {
             suspicious: part,
             source_doc: self.source_doc,
             source: CharRange::new(scale(part.start), scale(part.end)),
+            exact: self.exact,
         }
     }
 }
@@ -99,7 +107,7 @@ mod tests {
     use super::*;
 
     fn passage(start: u32, end: u32, source_doc: u32) -> Passage {
-        Passage { suspicious: CharRange::new(start, end), source_doc, source: CharRange::new(start, end) }
+        Passage { suspicious: CharRange::new(start, end), source_doc, source: CharRange::new(start, end), exact: false }
     }
 
     #[test]
@@ -130,7 +138,12 @@ mod tests {
             passage(1500, 2100, 4),
             // Overlaps the first by 100 of its 400 characters: cut to 1000..1300,
             // and its source range in proportion.
-            Passage { suspicious: CharRange::new(900, 1300), source_doc: 2, source: CharRange::new(5000, 5800) },
+            Passage {
+                suspicious: CharRange::new(900, 1300),
+                source_doc: 2,
+                source: CharRange::new(5000, 5800),
+                exact: false,
+            },
             // Covered by more than half: dropped.
             passage(600, 1100, 3),
             // Both ends covered once the others are taken: the middle is kept.
@@ -139,11 +152,29 @@ mod tests {
         resolve_overlaps(&mut passages, OverlapPolicy::Trim);
         let expected = vec![
             passage(0, 1000, 1),
-            Passage { suspicious: CharRange::new(1000, 1300), source_doc: 2, source: CharRange::new(5200, 5800) },
+            Passage {
+                suspicious: CharRange::new(1000, 1300),
+                source_doc: 2,
+                source: CharRange::new(5200, 5800),
+                exact: false,
+            },
             passage(1300, 1500, 5),
             passage(1500, 2100, 4),
         ];
         assert_eq!(passages, expected);
+    }
+
+    #[test]
+    fn trim_takes_exact_passages_first_and_largest_ignores_exactness() {
+        // A longer neighbour runs 100 characters into a verbatim copy.
+        let neighbour = passage(0, 1100, 1);
+        let copy = Passage { exact: true, ..passage(1000, 1500, 2) };
+        let mut trimmed = vec![neighbour, copy];
+        resolve_overlaps(&mut trimmed, OverlapPolicy::Trim);
+        assert_eq!(trimmed, vec![passage(0, 1000, 1), copy]);
+        let mut largest = vec![neighbour, copy];
+        resolve_overlaps(&mut largest, OverlapPolicy::Largest);
+        assert_eq!(largest, vec![neighbour]);
     }
 
     #[test]

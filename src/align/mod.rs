@@ -51,6 +51,8 @@ pub struct AlignedPassage {
     pub suspicious: CharRange,
     /// Characters in the source document.
     pub source: CharRange,
+    /// Bounded by verbatim runs ([`verbatim`]) rather than by sentences.
+    pub exact: bool,
 }
 
 /// Prepares documents and aligns pairs of them; one per thread, to reuse its
@@ -147,6 +149,7 @@ impl<'a> Aligner<'a> {
             merge_adjacent(&mut passages);
         }
         bound_by_chains(suspicious, source, &self.chains, &mut passages);
+        drop_contained(&mut passages);
         out.extend_from_slice(&passages);
         self.passages = passages;
     }
@@ -181,7 +184,7 @@ impl<'a> Aligner<'a> {
             self.seeds.clear();
             seeds(suspicious, source, &self.idf, low, low, &mut self.scratch, &mut self.seeds);
             for (this, source) in summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS) {
-                out.push(AlignedPassage { suspicious: this, source });
+                out.push(AlignedPassage { suspicious: this, source, exact: false });
             }
         }
     }
@@ -213,11 +216,11 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
             structural: fragment.structurally_supported(cosine),
         };
         if keep(&candidate, &filter) {
-            out.push(AlignedPassage { suspicious: this, source });
+            out.push(AlignedPassage { suspicious: this, source, exact: false });
         }
     }
     for (this, source) in summaries(pair, seeds, SummaryCriteria::PASSAGE_SEEDS) {
-        add_summary(AlignedPassage { suspicious: this, source }, out);
+        add_summary(AlignedPassage { suspicious: this, source, exact: false }, out);
     }
 }
 
@@ -256,6 +259,25 @@ fn merge_adjacent(passages: &mut Vec<AlignedPassage>) {
         kept += 1;
     }
     passages.truncate(kept);
+}
+
+/// Drops each passage that another of the pair holds on both sides (a piece
+/// cut to its verbatim runs inside a longer passage): as an exact passage it
+/// would win the overlap and cut the longer one in two.
+fn drop_contained(passages: &mut Vec<AlignedPassage>) {
+    let holds = |outer: &AlignedPassage, inner: &AlignedPassage| {
+        outer.suspicious.cover(&inner.suspicious) == outer.suspicious
+            && outer.source.cover(&inner.source) == outer.source
+    };
+    let mut i = 0;
+    while i < passages.len() {
+        let inner = passages[i];
+        if passages.iter().enumerate().any(|(j, outer)| j != i && *outer != inner && holds(outer, &inner)) {
+            passages.swap_remove(i);
+        } else {
+            i += 1;
+        }
+    }
 }
 
 /// Adds `summary` in place of the passages it takes in: those overlapping it in
@@ -411,6 +433,7 @@ mod tests {
         AlignedPassage {
             suspicious: CharRange::new(suspicious.0, suspicious.1),
             source: CharRange::new(source.0, source.1),
+            exact: false,
         }
     }
 
@@ -433,6 +456,17 @@ mod tests {
         let mut apart = vec![passage((0, 400), (0, 400)), passage((601, 900), (100, 300))];
         merge_adjacent(&mut apart);
         assert_eq!(apart.len(), 2);
+    }
+
+    #[test]
+    fn a_passage_held_by_another_on_both_sides_is_dropped() {
+        let long = passage((100, 2000), (50, 1900));
+        let piece = AlignedPassage { exact: true, ..passage((300, 700), (250, 650)) };
+        let elsewhere = passage((2500, 3000), (300, 800));
+        let mut passages = vec![piece, long, elsewhere, long];
+        drop_contained(&mut passages);
+        passages.sort_unstable();
+        assert_eq!(passages, [long, long, elsewhere]);
     }
 
     /// `ORIGINAL` after a round trip through German, as PAN 2013's cyclic

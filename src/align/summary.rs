@@ -218,6 +218,6 @@ mod tests {
         let found = aligned(AlignParams { summary_seed_similarity: 0.12, ..strict });
         let (summary, source) = texts();
         let whole = |text: &str| CharRange { start: 0, end: text.trim_end().chars().count() as u32 };
-        assert_eq!(found, [AlignedPassage { suspicious: whole(&summary), source: whole(&source) }]);
+        assert_eq!(found, [AlignedPassage { suspicious: whole(&summary), source: whole(&source), exact: false }]);
     }
 }

@@ -141,6 +141,7 @@ pub fn bound_by_chains(
             let passage = AlignedPassage {
                 suspicious: char_range(suspicious, c.suspicious),
                 source: char_range(source, c.source),
+                exact: true,
             };
             (passage, c.words())
         })
@@ -159,6 +160,7 @@ pub fn bound_by_chains(
             let hull = inside.iter().skip(1).fold(**inside.first().expect("not empty"), |hull, c| AlignedPassage {
                 suspicious: hull.suspicious.cover(&c.suspicious),
                 source: hull.source.cover(&c.source),
+                exact: true,
             });
             *passage = hull;
         }

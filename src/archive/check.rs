@@ -164,6 +164,7 @@ impl<'a> Checker<'a> {
                         .cover(&chunked.ranges[pair.suspicious.1 as usize]),
                     source_doc: local,
                     source: range(pair.source.0)?.cover(&range(pair.source.1)?),
+                    exact: false,
                 };
                 *matches_of.entry(passage).or_default() += pair.matches as u64;
                 passages.push(passage);
