@@ -19,9 +19,11 @@
 //! pieces of one copy join before one of them can join a neighbouring copy.
 
 use std::cell::RefCell;
+use std::sync::OnceLock;
 
+use crate::align::candidates::STRUCTURE_WORDS;
 use crate::align::seed::{Idf, Seed};
-use crate::align::sentences::Sentences;
+use crate::align::sentences::{Sentences, term_hash};
 use crate::span::CharRange;
 
 /// A run of sentences on each side, first and last inclusive.
@@ -169,6 +171,31 @@ impl<'a> Pair<'a> {
         shared as f32 / small.len() as f32
     }
 
+    /// Share of the distinct content terms of the fragment's side with fewer
+    /// of them that the other side has too. Content terms are those that are
+    /// neither English function words ([`STRUCTURE_WORDS`]) nor common in the
+    /// pair ([`Idf::is_common`]): formulaic texts (genealogies, laws, lists)
+    /// share their scaffolding and little else.
+    pub fn content_share(&self, fragment: &Fragment) -> f32 {
+        let terms = |s: &Sentences, (first, last): (u32, u32)| {
+            let range = s.sentences[first as usize].terms.start..s.sentences[last as usize].terms.end;
+            let mut terms: Vec<u64> = s.terms[range]
+                .iter()
+                .map(|t| t.term)
+                .filter(|&t| !self.idf.is_common(t) && scaffolding_terms().binary_search(&t).is_err())
+                .collect();
+            terms.sort_unstable();
+            terms.dedup();
+            terms
+        };
+        let (a, b) = (terms(self.suspicious, fragment.suspicious), terms(self.source, fragment.source));
+        let (small, large) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+        if small.is_empty() {
+            return 0.0;
+        }
+        small.iter().filter(|t| large.binary_search(t).is_ok()).count() as f32 / small.len() as f32
+    }
+
     /// Characters of the fragment in the suspicious and the source document.
     pub fn ranges(&self, fragment: &Fragment) -> (CharRange, CharRange) {
         let range = |s: &Sentences, (first, last): (u32, u32)| {
@@ -176,6 +203,17 @@ impl<'a> Pair<'a> {
         };
         (range(self.suspicious, fragment.suspicious), range(self.source, fragment.source))
     }
+}
+
+/// The terms of [`STRUCTURE_WORDS`] (as words are hashed without stemming),
+/// sorted.
+fn scaffolding_terms() -> &'static [u64] {
+    static TERMS: OnceLock<Vec<u64>> = OnceLock::new();
+    TERMS.get_or_init(|| {
+        let mut terms: Vec<u64> = STRUCTURE_WORDS.iter().map(|word| term_hash(word)).collect();
+        terms.sort_unstable();
+        terms
+    })
 }
 
 /// Turns `seeds` (reordered in place) into fragments.
@@ -473,6 +511,34 @@ fn closest_joinable(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::align::Aligner;
+    use crate::params::{AlignParams, TokenizerParams};
+
+    /// Content share of two texts aligned whole.
+    fn content_share_of(suspicious: &str, source: &str) -> f32 {
+        let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
+        let (mut a, mut b) = (Sentences::default(), Sentences::default());
+        aligner.analyse(suspicious, &mut a);
+        aligner.analyse(source, &mut b);
+        let mut idf = Idf::default();
+        idf.compute(&a, &b);
+        let pair = Pair::new(&a, &b, &idf);
+        let whole =
+            Fragment { suspicious: (0, a.len() as u32 - 1), source: (0, b.len() as u32 - 1), seeds: 1, structural: 0 };
+        pair.content_share(&whole)
+    }
+
+    #[test]
+    fn genealogies_share_their_scaffolding_but_little_content() {
+        let genealogy = "And Joel, and Jehu the son of Josibiah, the son of Seraiah, the son of Asiel. \
+                         And Elioenai, and Jaakobah, and Jeshohaiah, and Asaiah, and Adiel, and Jesimiel.";
+        let other = "And their brethren that did the work of the house were eight hundred twenty and two. \
+                     And Adaiah the son of Jeroham, the son of Pelaliah, the son of Amzi, the son of Zechariah.";
+        assert!(content_share_of(genealogy, other) < 0.3, "{}", content_share_of(genealogy, other));
+        let paraphrase = "And Joel, and Jehu the child of Josibiah, the child of Seraiah, the child of Asiel. \
+                          Elioenai too, and Jaakobah, Jeshohaiah, Asaiah, Adiel and Jesimiel.";
+        assert!(content_share_of(genealogy, paraphrase) > 0.8, "{}", content_share_of(genealogy, paraphrase));
+    }
 
     fn seeds(pairs: &[(u32, u32)]) -> Vec<Seed> {
         pairs.iter().map(|&(suspicious, source)| Seed { suspicious, source, structural: false }).collect()

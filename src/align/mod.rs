@@ -214,6 +214,7 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
             cosine,
             pair_overlap: pair.pair_overlap(&fragment),
             structural: fragment.structurally_supported(cosine),
+            content_share: pair.content_share(&fragment),
         };
         if keep(&candidate, &filter) {
             out.push(AlignedPassage { suspicious: this, source, exact: false });

@@ -85,7 +85,7 @@ impl Sentences {
 
 /// FNV-1a, 64 bits: terms are compared by hash; a collision between two stems
 /// of one document pair merely adds a spurious common word.
-fn term_hash(stem: &str) -> u64 {
+pub fn term_hash(stem: &str) -> u64 {
     stem.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
