@@ -74,11 +74,12 @@ if [[ $(cat "$texts/STAMP" 2>/dev/null) != "$stamp" ]]; then
     "$extract/usr/bin/bible" -p "$extract/usr/lib" 'Gen1:1-Rev22:21' >"$extract/kjv.txt"
 
     # --- 2. chapters -> documents -------------------------------------------------------
-    python3 - "$extract/kjv.txt" "$texts.partial" <<'PY'
+    PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)" python3 - "$extract/kjv.txt" "$texts.partial" <<'PY'
 import os, re, sys
 
+from documents import group
+
 source, out = sys.argv[1], sys.argv[2]
-TARGET_CHARS, MIN_LAST = 12000, 4000
 chapters, verses = [], []
 for line in open(source, encoding="utf-8"):
     line = line.strip()
@@ -91,18 +92,7 @@ for line in open(source, encoding="utf-8"):
 if verses:
     chapters.append(" ".join(verses))
 
-documents, current, chars = [], [], 0
-for chapter in chapters:
-    current.append(chapter)
-    chars += len(chapter)
-    if chars >= TARGET_CHARS:
-        documents.append(current)
-        current, chars = [], 0
-if current:
-    if documents and chars < MIN_LAST:
-        documents[-1] += current
-    else:
-        documents.append(current)
+documents = group(chapters, target=12000, min_last=4000)
 for number, document in enumerate(documents, 1):
     with open(os.path.join(out, "kjv-%03d.txt" % number), "w", encoding="utf-8") as f:
         f.write("\n\n".join(document) + "\n")

@@ -221,6 +221,7 @@ def paragraphs(text):
     return [p.strip('\n') for p in re.split(r'\n[ \t]*\n', text) if p.strip()]
 
 
+from documents import group
 from handbook import HandbookPage, looks_english
 
 
@@ -252,7 +253,6 @@ works.append(('en', 'debian-handbook', handbook('en-US', True)))
 works.append(('de', 'debian-handbook', handbook('de-DE', False)))
 works.append(('cs', 'debian-handbook', handbook('cs-CZ', False)))
 
-TARGET_WORDS, MIN_LAST = 3000, 1000
 seen = set()
 manifest = []
 for language, work, paras in works:
@@ -264,18 +264,7 @@ for language, work, paras in works:
                 continue
             seen.add(key)
         kept.append(p)
-    documents, current, words = [], [], 0
-    for p in kept:
-        current.append(p)
-        words += len(p.split())
-        if words >= TARGET_WORDS:
-            documents.append(current)
-            current, words = [], 0
-    if current:
-        if documents and words < MIN_LAST:
-            documents[-1] += current
-        else:
-            documents.append(current)
+    documents = group(kept, target=3000, min_last=1000, size=lambda p: len(p.split()))
     total = 0
     for number, document in enumerate(documents, 1):
         text = '\n\n'.join(document) + '\n'

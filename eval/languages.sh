@@ -89,10 +89,10 @@ import html.parser, os, re, sys
 html_dir, out, languages = sys.argv[1], sys.argv[2], sys.argv[3:]
 
 
+from documents import group
 from handbook import HandbookPage, looks_english
 
 
-TARGET_CHARS, MIN_LAST = 12000, 4000
 manifest = []
 for language in languages:
     directory = os.path.join(html_dir, language)
@@ -110,18 +110,7 @@ for language in languages:
             if key not in seen:
                 seen.add(key)
                 kept.append(p)
-    documents, current, chars = [], [], 0
-    for p in kept:
-        current.append(p)
-        chars += len(p)
-        if chars >= TARGET_CHARS:
-            documents.append(current)
-            current, chars = [], 0
-    if current:
-        if documents and chars < MIN_LAST:
-            documents[-1] += current
-        else:
-            documents.append(current)
+    documents = group(kept, target=12000, min_last=4000)
     os.makedirs(os.path.join(out, language))
     total = 0
     for number, document in enumerate(documents, 1):
