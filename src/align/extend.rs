@@ -158,17 +158,9 @@ impl<'a> Pair<'a> {
                     pairs.push(low.rotate_left(17) ^ high);
                 }
             }
-            pairs.sort_unstable();
-            pairs.dedup();
             pairs
         };
-        let (a, b) = (pairs(self.suspicious, fragment.suspicious), pairs(self.source, fragment.source));
-        let (small, large) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
-        if small.is_empty() {
-            return 0.0;
-        }
-        let shared = small.iter().filter(|p| large.binary_search(p).is_ok()).count();
-        shared as f32 / small.len() as f32
+        share_of_smaller(pairs(self.suspicious, fragment.suspicious), pairs(self.source, fragment.source))
     }
 
     /// Share of the distinct content terms of the fragment's side with fewer
@@ -179,21 +171,14 @@ impl<'a> Pair<'a> {
     pub fn content_share(&self, fragment: &Fragment) -> f32 {
         let terms = |s: &Sentences, (first, last): (u32, u32)| {
             let range = s.sentences[first as usize].terms.start..s.sentences[last as usize].terms.end;
-            let mut terms: Vec<u64> = s.terms[range]
+            let terms: Vec<u64> = s.terms[range]
                 .iter()
                 .map(|t| t.term)
                 .filter(|&t| !self.idf.is_common(t) && scaffolding_terms().binary_search(&t).is_err())
                 .collect();
-            terms.sort_unstable();
-            terms.dedup();
             terms
         };
-        let (a, b) = (terms(self.suspicious, fragment.suspicious), terms(self.source, fragment.source));
-        let (small, large) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
-        if small.is_empty() {
-            return 0.0;
-        }
-        small.iter().filter(|t| large.binary_search(t).is_ok()).count() as f32 / small.len() as f32
+        share_of_smaller(terms(self.suspicious, fragment.suspicious), terms(self.source, fragment.source))
     }
 
     /// Characters of the fragment in the suspicious and the source document.
@@ -203,6 +188,20 @@ impl<'a> Pair<'a> {
         };
         (range(self.suspicious, fragment.suspicious), range(self.source, fragment.source))
     }
+}
+
+/// Share of the distinct values of the side with fewer of them that the other
+/// side has too (0 when it has none).
+fn share_of_smaller(mut a: Vec<u64>, mut b: Vec<u64>) -> f32 {
+    for side in [&mut a, &mut b] {
+        side.sort_unstable();
+        side.dedup();
+    }
+    let (small, large) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    if small.is_empty() {
+        return 0.0;
+    }
+    small.iter().filter(|x| large.binary_search(x).is_ok()).count() as f32 / small.len() as f32
 }
 
 /// The terms of [`STRUCTURE_WORDS`] (as words are hashed without stemming),
