@@ -384,11 +384,6 @@ fn fragment_of(seeds: &[Seed]) -> Fragment {
     }
 }
 
-/// Characters between two ranges (0 when they overlap or touch).
-fn distance(a: CharRange, b: CharRange) -> u32 {
-    b.start.saturating_sub(a.end).max(a.start.saturating_sub(b.end))
-}
-
 /// Largest gap between two fragments on one diagonal ([`on_one_diagonal`]):
 /// the longer fragment's length, but at least ...
 const DIAGONAL_GAP_MIN: u32 = 1000;
@@ -487,18 +482,18 @@ fn closest_joinable(
             let (b_this, b_source) = pair.ranges(b);
             // Later fragments start later: none is in reach after the first one
             // beyond the widest gap any rule allows `a` (which must not depend on `b`).
-            if distance(a_this, b_this) > allowed_gap(a_this.len()).max(DIAGONAL_GAP_MAX) {
+            if a_this.gap(&b_this) > allowed_gap(a_this.len()).max(DIAGONAL_GAP_MAX) {
                 break;
             }
             let shorter = a_this.len().min(b_this.len()).min(a_source.len()).min(b_source.len());
             let allowed = allowed_gap(shorter);
-            let close = distance(a_this, b_this) <= allowed && distance(a_source, b_source) <= allowed;
+            let close = a_this.gap(&b_this) <= allowed && a_source.gap(&b_source) <= allowed;
             let lone_seed = a.seeds.min(b.seeds) < 2;
             let joinable = close || on_one_diagonal((a_this, a_source), (b_this, b_source), lone_seed);
             if !joinable || same_source_twice((a_this, a_source), (b_this, b_source)) || refused.contains(&(*a, *b)) {
                 continue;
             }
-            let gap = distance(a_this, b_this).max(distance(a_source, b_source));
+            let gap = a_this.gap(&b_this).max(a_source.gap(&b_source));
             if closest.is_none_or(|(best, ..)| gap < best) {
                 closest = Some((gap, i, j));
             }
@@ -647,12 +642,5 @@ mod tests {
         assert!(!same_source_twice((r(0, 300), r(1000, 1300)), (r(300, 600), r(1280, 1580))));
         // Overlapping as much on both sides: one passage seen twice, not two copies.
         assert!(!same_source_twice((r(0, 300), r(1000, 1300)), (r(100, 400), r(1100, 1400))));
-    }
-
-    #[test]
-    fn distance_between_ranges() {
-        assert_eq!(distance(CharRange::new(0, 10), CharRange::new(15, 20)), 5);
-        assert_eq!(distance(CharRange::new(15, 20), CharRange::new(0, 10)), 5);
-        assert_eq!(distance(CharRange::new(0, 10), CharRange::new(5, 20)), 0);
     }
 }
