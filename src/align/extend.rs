@@ -456,13 +456,31 @@ fn merge_neighbours(pair: &Pair<'_>, fragments: &mut Vec<Fragment>, params: &Ext
             structural: a.structural + b.structural,
         };
         let cosine = pair.cosine(&merged);
-        if cosine >= params.min_cosine || merged.structurally_supported(cosine) {
+        if let Some(stray) = stray_within(pair, (i, &a), (j, &b), cosine) {
+            fragments.remove(stray);
+        } else if cosine >= params.min_cosine || merged.structurally_supported(cosine) {
             fragments[i] = merged;
             fragments.remove(j);
         } else {
             refused.push((a, b));
         }
     }
+}
+
+/// Of two fragments about to merge into one of tf-idf cosine `merged_cosine`,
+/// the index of the one that is a stray: a single seed whose suspicious
+/// sentence the other fragment holds already, and whose merge would lower the
+/// other's cosine. Such a seed is a sentence that also resembles another
+/// source sentence on the same topic; merged, it would stretch the passage's
+/// source side over the sentences between (fa-IR low 0.9896 -> 0.9957;
+/// pan13-ta-train random 0.9054 -> 0.9085, translation 0.8894 -> 0.8922).
+fn stray_within(pair: &Pair<'_>, a: (usize, &Fragment), b: (usize, &Fragment), merged_cosine: f32) -> Option<usize> {
+    let holds = |outer: &Fragment, inner: &Fragment| {
+        outer.suspicious.0 <= inner.suspicious.0 && inner.suspicious.1 <= outer.suspicious.1
+    };
+    [(a, b), (b, a)].into_iter().find_map(|((_, outer), (index, inner))| {
+        (inner.seeds == 1 && holds(outer, inner) && merged_cosine < pair.cosine(outer)).then_some(index)
+    })
 }
 
 /// The two `fragments` (sorted) that may merge with the smallest gap between
@@ -520,6 +538,39 @@ mod tests {
         let whole =
             Fragment { suspicious: (0, a.len() as u32 - 1), source: (0, b.len() as u32 - 1), seeds: 1, structural: 0 };
         pair.content_share(&whole)
+    }
+
+    #[test]
+    fn a_lone_seed_that_would_stretch_the_source_side_is_a_stray() {
+        let copied = [
+            "Security updates are published in their own repository for every stable release.",
+            "Package maintainers may also fix serious bugs there between two point releases.",
+            "Users should add that repository to their sources list and upgrade regularly.",
+        ];
+        let source = format!(
+            "Stable releases receive security updates over their whole lifetime. \
+             The ferry to the island leaves twice a day in summer. \
+             Apples ripen late in the valleys of the north. {}",
+            copied.join(" ")
+        );
+        let suspicious = copied.join(" ");
+        let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
+        let (mut a, mut b) = (Sentences::default(), Sentences::default());
+        aligner.analyse(&suspicious, &mut a);
+        aligner.analyse(&source, &mut b);
+        let mut idf = Idf::default();
+        idf.compute(&a, &b);
+        let pair = Pair::new(&a, &b, &idf);
+        let copy = Fragment { suspicious: (0, 2), source: (3, 5), seeds: 3, structural: 0 };
+        let lone = Fragment { suspicious: (0, 0), source: (0, 0), seeds: 1, structural: 0 };
+        let merged = Fragment { suspicious: (0, 2), source: (0, 5), seeds: 4, structural: 0 };
+        assert!(pair.cosine(&merged) < pair.cosine(&copy));
+        assert_eq!(stray_within(&pair, (0, &lone), (1, &copy), pair.cosine(&merged)), Some(0));
+        assert_eq!(stray_within(&pair, (0, &copy), (1, &lone), pair.cosine(&merged)), Some(1));
+        // Two seeds, or a merge that does not lower the cosine, are no stray.
+        let two = Fragment { seeds: 2, ..lone };
+        assert_eq!(stray_within(&pair, (0, &two), (1, &copy), pair.cosine(&merged)), None);
+        assert_eq!(stray_within(&pair, (0, &lone), (1, &copy), pair.cosine(&copy)), None);
     }
 
     #[test]
