@@ -50,6 +50,11 @@ impl CharRange {
         other.start.saturating_sub(self.end).max(self.start.saturating_sub(other.end))
     }
 
+    /// True when every character of `other` lies in this range.
+    pub fn holds(&self, other: &CharRange) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+
     /// The smallest range covering both.
     pub fn cover(&self, other: &CharRange) -> CharRange {
         CharRange::new(self.start.min(other.start), self.end.max(other.end))
@@ -156,6 +161,13 @@ impl PackedRanges {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn holds_means_contains_every_character() {
+        let range = CharRange::new(10, 20);
+        assert!(range.holds(&CharRange::new(10, 20)) && range.holds(&CharRange::new(12, 15)));
+        assert!(!range.holds(&CharRange::new(9, 15)) && !range.holds(&CharRange::new(15, 21)));
+    }
 
     #[test]
     fn gap_counts_the_characters_between_two_ranges_either_way() {

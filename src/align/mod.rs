@@ -267,8 +267,7 @@ fn merge_adjacent(passages: &mut Vec<AlignedPassage>) {
 /// would win the overlap and cut the longer one in two.
 fn drop_contained(passages: &mut Vec<AlignedPassage>) {
     let holds = |outer: &AlignedPassage, inner: &AlignedPassage| {
-        outer.suspicious.cover(&inner.suspicious) == outer.suspicious
-            && outer.source.cover(&inner.source) == outer.source
+        outer.suspicious.holds(&inner.suspicious) && outer.source.holds(&inner.source)
     };
     let mut i = 0;
     while i < passages.len() {
@@ -288,7 +287,7 @@ fn drop_contained(passages: &mut Vec<AlignedPassage>) {
 /// and the summary is dropped.
 fn add_summary(summary: AlignedPassage, passages: &mut Vec<AlignedPassage>) {
     let overlapping = |p: &AlignedPassage| p.suspicious.overlaps(&summary.suspicious);
-    let inside = |p: &AlignedPassage| summary.source.cover(&p.source) == summary.source;
+    let inside = |p: &AlignedPassage| summary.source.holds(&p.source);
     let small = |p: &AlignedPassage| {
         2 * p.suspicious.len() < summary.suspicious.len() || p.source.len() >= 2 * p.suspicious.len()
     };
