@@ -200,11 +200,8 @@ mod tests {
 
     /// Aligns the summary with its source under `params`.
     fn aligned(params: AlignParams) -> Vec<AlignedPassage> {
-        let (summary, source) = texts();
+        let (a, b) = documents();
         let mut aligner = Aligner::new(TokenizerParams::default(), params, None);
-        let (mut a, mut b) = (Sentences::default(), Sentences::default());
-        aligner.analyse(&summary, &mut a);
-        aligner.analyse(&source, &mut b);
         let mut out = Vec::new();
         aligner.align(&a, &b, &[], &mut out);
         out
