@@ -37,7 +37,7 @@ use extend::{ExtendParams, Pair, extend};
 use filter::{Candidate, FilterParams, keep};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
-use summary::{SummaryCriteria, summaries};
+use summary::{SummaryCriteria, summaries, summaries_from_pieces};
 use synonyms::Synonyms;
 use verbatim::{Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, verbatim_chains};
 
@@ -147,6 +147,10 @@ impl<'a> Aligner<'a> {
         self.align_sentences(&params, suspicious, source, anchors, &mut passages);
         if !has_verbatim_run {
             merge_adjacent(&mut passages);
+            if params.summary_seed_similarity > 0.0 && !source.is_empty() {
+                let whole_source = source.sentences[0].range.cover(&source.sentences[source.len() - 1].range);
+                summaries_from_pieces(whole_source, &mut passages);
+            }
         }
         bound_by_chains(suspicious, source, &self.chains, &mut passages);
         drop_contained(&mut passages);
