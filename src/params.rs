@@ -88,9 +88,9 @@ pub struct IntervalParams {
 pub enum OverlapPolicy {
     /// Keep only the largest of overlapping passages (PAN mode).
     Largest,
-    /// Keep the largest, and cut the overlapped part out of the others (the
-    /// `best` preset: a neighbouring passage that runs a sentence too far must
-    /// not remove a whole case).
+    /// Keep the largest, passages bounded by verbatim runs first, and cut the
+    /// overlapped part out of the others (the `best` preset: a neighbouring
+    /// passage that runs a sentence too far must not remove or cut a case).
     Trim,
     /// Keep every passage (archive mode).
     KeepAll,

@@ -11,7 +11,7 @@ use pan_detect::params::OverlapPolicy;
 pub enum Overlap {
     /// Keep only the largest of overlapping passages (PAN).
     Largest,
-    /// Keep the largest and cut the overlapped parts out of the others.
+    /// Keep the largest (passages bounded by verbatim runs first) and cut the overlapped parts out of the others.
     Trim,
     /// Keep every passage (archive).
     KeepAll,
