@@ -171,12 +171,11 @@ impl<'a> Pair<'a> {
     pub fn content_share(&self, fragment: &Fragment) -> f32 {
         let terms = |s: &Sentences, (first, last): (u32, u32)| {
             let range = s.sentences[first as usize].terms.start..s.sentences[last as usize].terms.end;
-            let terms: Vec<u64> = s.terms[range]
+            s.terms[range]
                 .iter()
                 .map(|t| t.term)
                 .filter(|&t| !self.idf.is_common(t) && scaffolding_terms().binary_search(&t).is_err())
-                .collect();
-            terms
+                .collect()
         };
         share_of_smaller(terms(self.suspicious, fragment.suspicious), terms(self.source, fragment.source))
     }

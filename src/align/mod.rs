@@ -147,9 +147,8 @@ impl<'a> Aligner<'a> {
         self.align_sentences(&params, suspicious, source, anchors, &mut passages);
         if !has_verbatim_run {
             merge_adjacent(&mut passages);
-            if params.summary_seed_similarity > 0.0 && !source.is_empty() {
-                let whole_source = source.sentences[0].range.cover(&source.sentences[source.len() - 1].range);
-                summaries_from_pieces(whole_source, &mut passages);
+            if params.summary_seed_similarity > 0.0 {
+                summaries_from_pieces(source.span(), &mut passages);
             }
         }
         bound_by_chains(suspicious, source, &self.chains, &mut passages);

@@ -72,6 +72,15 @@ impl Sentences {
         }
     }
 
+    /// The characters from the first sentence's start to the last one's end
+    /// (empty at 0 when there is no sentence).
+    pub fn span(&self) -> CharRange {
+        match (self.sentences.first(), self.sentences.last()) {
+            (Some(first), Some(last)) => first.range.cover(&last.range),
+            _ => CharRange::new(0, 0),
+        }
+    }
+
     /// Number of sentences.
     pub fn len(&self) -> usize {
         self.sentences.len()

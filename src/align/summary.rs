@@ -124,8 +124,7 @@ fn summary_of(pair: &Pair<'_>, seeds: &[Seed], criteria: SummaryCriteria) -> Opt
     if !condensed || pair.cosine(&fragment) < criteria.min_cosine {
         return None;
     }
-    let whole_source = Fragment { source: (0, pair.source.len() as u32 - 1), ..fragment };
-    Some((this, pair.ranges(&whole_source).1))
+    Some((this, pair.source.span()))
 }
 
 #[cfg(test)]
