@@ -48,18 +48,18 @@ pub struct Candidate {
     pub pair_overlap: f32,
     /// Enough structural seeds (words replaced, sentence structure kept).
     pub structural: bool,
-    /// Share of the content terms of the side with fewer of them found on the
-    /// other side ([`crate::align::extend::Pair::content_share`]).
-    pub content_share: f32,
 }
 
-/// True when the passage is kept.
-pub fn keep(c: &Candidate, params: &FilterParams) -> bool {
+/// True when the passage is kept. `content_share` gives the share of the
+/// content terms of the side with fewer of them found on the other side
+/// ([`crate::align::extend::Pair::content_share`]); it is asked for only when
+/// a waiver would keep the passage.
+pub fn keep(c: &Candidate, params: &FilterParams, content_share: impl FnOnce() -> f32) -> bool {
     let shorter = c.suspicious.len().min(c.source.len());
     shorter >= params.min_chars
         && (c.seeds >= params.min_seeds || shorter >= 2 * params.min_chars)
         && (c.pair_overlap >= params.min_pair_overlap
-            || ((c.cosine >= params.waiver_cosine || c.structural) && c.content_share >= MIN_WAIVED_CONTENT_SHARE))
+            || ((c.cosine >= params.waiver_cosine || c.structural) && content_share() >= MIN_WAIVED_CONTENT_SHARE))
 }
 
 #[cfg(test)]
@@ -77,19 +77,23 @@ mod tests {
             cosine,
             pair_overlap,
             structural: false,
-            content_share: 0.5,
         };
-        assert!(keep(&candidate(200, 180, 2, 0.5, 0.3), &params));
-        assert!(!keep(&candidate(200, 149, 5, 0.5, 0.3), &params), "too short on the source side");
-        assert!(!keep(&candidate(250, 250, 1, 0.5, 0.3), &params), "one seed needs twice the length");
-        assert!(keep(&candidate(300, 310, 1, 0.5, 0.3), &params));
-        assert!(!keep(&candidate(300, 310, 3, 0.5, 0.1), &params), "shared words but few shared pairs: same topic");
-        assert!(keep(&candidate(300, 310, 3, 0.8, 0.1), &params), "shuffled words: alike as bags");
-        let scaffolding = Candidate { content_share: 0.2, ..candidate(300, 310, 3, 0.8, 0.1) };
-        assert!(!keep(&scaffolding, &params), "waived, but few content words shared: formulaic text");
+        let half = || 0.5;
+        assert!(keep(&candidate(200, 180, 2, 0.5, 0.3), &params, half));
+        assert!(!keep(&candidate(200, 149, 5, 0.5, 0.3), &params, half), "too short on the source side");
+        assert!(!keep(&candidate(250, 250, 1, 0.5, 0.3), &params, half), "one seed needs twice the length");
+        assert!(keep(&candidate(300, 310, 1, 0.5, 0.3), &params, half));
+        assert!(
+            !keep(&candidate(300, 310, 3, 0.5, 0.1), &params, half),
+            "shared words but few shared pairs: same topic"
+        );
+        assert!(keep(&candidate(300, 310, 3, 0.8, 0.1), &params, half), "shuffled words: alike as bags");
+        let scaffolding = candidate(300, 310, 3, 0.8, 0.1);
+        assert!(!keep(&scaffolding, &params, || 0.2), "waived, but few content words shared: formulaic text");
         let structural = Candidate { structural: true, ..candidate(300, 310, 3, 0.2, 0.1) };
-        assert!(keep(&structural, &params));
-        assert!(!keep(&Candidate { content_share: 0.2, ..structural }, &params));
-        assert!(keep(&Candidate { content_share: 0.2, ..candidate(300, 310, 3, 0.5, 0.4) }, &params), "pairs shared");
+        assert!(keep(&structural, &params, half));
+        assert!(!keep(&structural, &params, || 0.2));
+        let unasked = || -> f32 { panic!("the content share is not needed when word pairs are shared") };
+        assert!(keep(&candidate(300, 310, 3, 0.5, 0.4), &params, unasked), "pairs shared");
     }
 }

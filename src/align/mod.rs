@@ -217,9 +217,8 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
             cosine,
             pair_overlap: pair.pair_overlap(&fragment),
             structural: fragment.structurally_supported(cosine),
-            content_share: pair.content_share(&fragment),
         };
-        if keep(&candidate, &filter) {
+        if keep(&candidate, &filter, || pair.content_share(&fragment)) {
             out.push(AlignedPassage { suspicious: this, source, exact: false });
         }
     }
