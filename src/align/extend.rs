@@ -525,14 +525,20 @@ mod tests {
     use crate::align::Aligner;
     use crate::params::{AlignParams, TokenizerParams};
 
-    /// Content share of two texts aligned whole.
-    fn content_share_of(suspicious: &str, source: &str) -> f32 {
+    /// The two texts analysed as the aligner does, and their idf.
+    fn analysed(suspicious: &str, source: &str) -> (Sentences, Sentences, Idf) {
         let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
         let (mut a, mut b) = (Sentences::default(), Sentences::default());
         aligner.analyse(suspicious, &mut a);
         aligner.analyse(source, &mut b);
         let mut idf = Idf::default();
         idf.compute(&a, &b);
+        (a, b, idf)
+    }
+
+    /// Content share of two texts aligned whole.
+    fn content_share_of(suspicious: &str, source: &str) -> f32 {
+        let (a, b, idf) = analysed(suspicious, source);
         let pair = Pair::new(&a, &b, &idf);
         let whole =
             Fragment { suspicious: (0, a.len() as u32 - 1), source: (0, b.len() as u32 - 1), seeds: 1, structural: 0 };
@@ -552,13 +558,7 @@ mod tests {
              Apples ripen late in the valleys of the north. {}",
             copied.join(" ")
         );
-        let suspicious = copied.join(" ");
-        let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
-        let (mut a, mut b) = (Sentences::default(), Sentences::default());
-        aligner.analyse(&suspicious, &mut a);
-        aligner.analyse(&source, &mut b);
-        let mut idf = Idf::default();
-        idf.compute(&a, &b);
+        let (a, b, idf) = analysed(&copied.join(" "), &source);
         let pair = Pair::new(&a, &b, &idf);
         let copy = Fragment { suspicious: (0, 2), source: (3, 5), seeds: 3, structural: 0 };
         let lone = Fragment { suspicious: (0, 0), source: (0, 0), seeds: 1, structural: 0 };
