@@ -19,7 +19,9 @@ use crate::index::{ChunkIndex, ChunkKey, IndexBuilder};
 use crate::intervals::{ChunkMatch, IntervalPair, valid_intervals};
 use crate::overlap::{Passage, resolve_overlaps};
 use crate::pairs::DocumentPairs;
-use crate::params::{AlignParams, ChunkHash, ChunkParams, DetectParams, IntervalParams, TokenizerParams};
+use crate::params::{
+    AlignParams, ChunkHash, ChunkParams, DetectParams, IntervalParams, MIN_CANDIDATE_PAIRS, TokenizerParams,
+};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use crate::search::{BatchLookup, Candidates, Hit};
@@ -371,13 +373,26 @@ struct PassageState<'a> {
     aligner: Option<AlignState<'a>>,
 }
 
+/// A source document to align with the suspicious one.
+#[derive(Debug, Clone)]
+struct CandidatePair {
+    source_doc: u32,
+    /// The windows of the suspicious and the source document where they share
+    /// chunks (whole documents for listed pairs).
+    this_window: CharRange,
+    source_window: CharRange,
+    /// Its structure chunk anchors in [`AlignState::anchors`].
+    anchors: std::ops::Range<usize>,
+    /// Matches in its largest interval of shared candidate chunks.
+    strength: usize,
+}
+
 /// Per-thread buffers of the alignment stage.
 struct AlignState<'a> {
     aligner: Aligner<'a>,
     params: AlignParams,
-    /// Candidate source documents with the windows of the suspicious and the
-    /// source document where they share chunks.
-    candidate_docs: Vec<(u32, CharRange, CharRange, std::ops::Range<usize>)>,
+    /// Candidate source documents of the suspicious document being aligned.
+    candidate_docs: Vec<CandidatePair>,
     /// Ranges of the structure chunks each candidate pair shares.
     anchors: Vec<(CharRange, CharRange)>,
     suspicious: Sentences,
@@ -418,7 +433,7 @@ fn match_suspicious<K: ChunkKey>(
             chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
         let hits = match &setup.params.align {
             None => lookup.hits(index, &hashes),
-            Some(align) => lookup.hits_capped(index, &hashes, align.candidate_max_postings),
+            Some(align) => lookup.hits_budgeted(index, &hashes, align.hit_budget()),
         };
         summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
         summary.skipped_files += chunked.iter().filter(|c| c.is_none()).count();
@@ -549,7 +564,7 @@ fn align_document(
             if listed.binary_search(&source_doc).is_ok() {
                 let first_anchor = anchors.len();
                 anchors.extend(structure_anchors(matches));
-                candidate_docs.push((source_doc, WHOLE_DOCUMENT, WHOLE_DOCUMENT, first_anchor..anchors.len()));
+                candidate_docs.push(CandidatePair::whole(source_doc, first_anchor..anchors.len()));
             }
             return;
         }
@@ -565,32 +580,49 @@ fn align_document(
         if content < params.candidate_min_content {
             return;
         }
+        let strength = intervals.iter().map(|i| i.matches).max().unwrap_or(0);
         if let Some((this, source)) = windows.reduce(|a, b| (a.0.cover(&b.0), a.1.cover(&b.1))) {
             let first_anchor = anchors.len();
             anchors.extend(structure_anchors(matches));
-            candidate_docs.push((source_doc, widen(this), widen(source), first_anchor..anchors.len()));
+            let (this_window, source_window) = (widen(this), widen(source));
+            candidate_docs.push(CandidatePair {
+                source_doc,
+                this_window,
+                source_window,
+                anchors: first_anchor..anchors.len(),
+                strength,
+            });
         }
     });
-    // Listed pairs that share no chunk at all are aligned too.
-    for &source_doc in listed.unwrap_or_default() {
-        if !candidate_docs.iter().any(|c| c.0 == source_doc) {
-            candidate_docs.push((source_doc, WHOLE_DOCUMENT, WHOLE_DOCUMENT, 0..0));
+    match listed {
+        // Listed pairs that share no chunk at all are aligned too.
+        Some(listed) => {
+            for &source_doc in listed {
+                if !candidate_docs.iter().any(|c| c.source_doc == source_doc) {
+                    candidate_docs.push(CandidatePair::whole(source_doc, 0..0));
+                }
+            }
         }
+        None if candidate_docs.len() > MIN_CANDIDATE_PAIRS => {
+            keep_strongest(candidate_docs, params.max_candidate_pairs(text.chars().count()));
+        }
+        None => {}
     }
     if candidate_docs.is_empty() {
         return 0;
     }
     if params.report_candidates {
         let whole = CharRange::new(0, text.chars().count() as u32);
-        passages.extend(candidate_docs.iter().map(|&(source_doc, ..)| {
+        passages.extend(candidate_docs.iter().map(|&CandidatePair { source_doc, .. }| {
             // Characters are at most bytes: the range covers the whole source.
             let bytes = side.files[source_doc as usize].bytes.min(u64::from(u32::MAX)) as u32;
             Passage { suspicious: whole, source_doc, source: CharRange::new(0, bytes), exact: false }
         }));
         return candidate_docs.len() as u64;
     }
-    for (source_doc, this_window, source_window, pair_anchors) in candidate_docs.iter() {
-        let (source_doc, this_window, source_window) = (*source_doc, *this_window, *source_window);
+    for &CandidatePair { source_doc, this_window, source_window, anchors: ref pair_anchors, .. } in
+        candidate_docs.iter()
+    {
         // A source that cannot be read again (deleted since) is left out: it was
         // readable when indexed, and one file must not stop the run.
         let Loaded::Text(source_text, _) = corpus::load(side.files[source_doc as usize]) else { continue };
@@ -610,6 +642,26 @@ fn align_document(
 
 /// The window of a whole document (it may run past the end of the text).
 const WHOLE_DOCUMENT: CharRange = CharRange { start: 0, end: u32::MAX };
+
+impl CandidatePair {
+    /// A listed pair: both documents whole.
+    fn whole(source_doc: u32, anchors: std::ops::Range<usize>) -> Self {
+        CandidatePair { source_doc, this_window: WHOLE_DOCUMENT, source_window: WHOLE_DOCUMENT, anchors, strength: 0 }
+    }
+}
+
+/// Keeps the `max` strongest of `candidates` (ties: lower document number
+/// first), in document order: a suspicious document whose text occurs in many
+/// sources aligns a number of pairs that grows with its length, not with the
+/// collection.
+fn keep_strongest(candidates: &mut Vec<CandidatePair>, max: usize) {
+    if candidates.len() <= max {
+        return;
+    }
+    candidates.sort_unstable_by_key(|c| (std::cmp::Reverse(c.strength), c.source_doc));
+    candidates.truncate(max);
+    candidates.sort_unstable_by_key(|c| c.source_doc);
+}
 
 /// `range` with [`WINDOW_MARGIN_CHARS`] more on each side (the end may pass the
 /// end of the text).

@@ -118,6 +118,21 @@ pub const DEFAULT_CANDIDATE_MIN_COMMON: usize = 4;
 /// Unmatched candidate chunks allowed between neighbouring matching ones.
 pub const DEFAULT_CANDIDATE_MAX_GAP: usize = 25;
 
+/// Hits of the candidate index allowed per candidate chunk of a suspicious
+/// document (see [`crate::search::HitBudget`]); the rarest chunks are looked
+/// up first. Text shared by many documents (a template, standard quotations)
+/// then cannot make the work per document grow with the collection.
+pub const DEFAULT_CANDIDATE_HITS_PER_CHUNK: usize = 16;
+
+/// Characters of a suspicious document per candidate pair it may align, beyond
+/// [`MIN_CANDIDATE_PAIRS`]: the strongest candidates are aligned first. On
+/// pan13-ta-train, whose sources share much text with each other, a suspicious
+/// document has at most one candidate per 540 characters.
+pub const DEFAULT_CANDIDATE_CHARS_PER_PAIR: u32 = 500;
+
+/// Candidate pairs every suspicious document may align, however short.
+pub const MIN_CANDIDATE_PAIRS: usize = 10;
+
 /// The sentence-alignment stage of the `best` preset (two-stage design: the chunk
 /// index finds candidate document pairs, this stage aligns their sentences).
 /// Thresholds follow Sanchez-Perez, Sidorov and Gelbukh (PAN 2014) where they fit.
@@ -141,6 +156,13 @@ pub struct AlignParams {
     /// A candidate or structure chunk found more often than this in the
     /// sources is ignored (a stop chunk: too common to tell documents apart).
     pub candidate_max_postings: usize,
+    /// Hits allowed per candidate chunk of a suspicious document, rarest
+    /// chunks first ([`DEFAULT_CANDIDATE_HITS_PER_CHUNK`]).
+    pub candidate_hits_per_chunk: usize,
+    /// A suspicious document aligns at most [`MIN_CANDIDATE_PAIRS`] plus one
+    /// candidate pair per this many of its characters, those sharing the
+    /// largest interval of candidate chunks first; 0 aligns every candidate.
+    pub candidate_chars_per_pair: u32,
     /// Consecutive function words per structure chunk (0: none). Their order
     /// survives synonym replacement (Stamatatos 2011); shared structure chunks
     /// both make candidates and anchor seeds.
@@ -204,6 +226,8 @@ impl Default for AlignParams {
             candidate_max_gap: DEFAULT_CANDIDATE_MAX_GAP,
             candidate_min_content: 2,
             candidate_max_postings: 100,
+            candidate_hits_per_chunk: DEFAULT_CANDIDATE_HITS_PER_CHUNK,
+            candidate_chars_per_pair: DEFAULT_CANDIDATE_CHARS_PER_PAIR,
             structure_words: 6,
             language: LanguageSetting::None,
             seed_cosine: 0.33,
@@ -265,6 +289,20 @@ pub const LISTED_OBFUSCATED_SEED_SIMILARITY: f64 = 0.25;
 pub const LISTED_OBFUSCATED_MIN_PAIR_OVERLAP: f64 = 0.05;
 
 impl AlignParams {
+    /// Most candidate pairs a suspicious document of `chars` characters may
+    /// align (see [`AlignParams::candidate_chars_per_pair`]).
+    pub fn max_candidate_pairs(&self, chars: usize) -> usize {
+        match self.candidate_chars_per_pair {
+            0 => usize::MAX,
+            per_pair => MIN_CANDIDATE_PAIRS + chars / per_pair as usize,
+        }
+    }
+
+    /// The bounds of the candidate index's lookups.
+    pub fn hit_budget(&self) -> crate::search::HitBudget {
+        crate::search::HitBudget { max_postings: self.candidate_max_postings, per_chunk: self.candidate_hits_per_chunk }
+    }
+
     /// The parameters for one document pair: those of obfuscated pairs where
     /// the pair has no verbatim run (`has_verbatim_run` false) and they are set.
     pub fn for_pair(&self, has_verbatim_run: bool) -> AlignParams {

@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 
 use crate::bucket_sort;
-use crate::index::{ChunkIndex, ChunkKey};
+use crate::index::{ChunkIndex, ChunkKey, Posting};
 use crate::intervals::ChunkMatch;
 
 /// Lookups ahead (in hash order) whose directory entry is prefetched; the
@@ -49,39 +49,104 @@ impl BatchLookup {
     /// the hash of chunk `seq` of document `d`) and returns each document's hits,
     /// repeated occurrences included, in no particular order.
     pub fn hits<K: ChunkKey>(&mut self, index: &ChunkIndex<K>, docs: &[&[u64]]) -> Vec<Vec<Hit>> {
-        self.hits_capped(index, docs, usize::MAX)
+        self.hits_budgeted(index, docs, HitBudget::UNBOUNDED)
     }
 
-    /// Like [`hits`](Self::hits), but a chunk with more than `max_postings`
-    /// occurrences in the index yields no hit: such a chunk is too common to
-    /// tell documents apart (a stop chunk), and its hits would dominate the work.
-    pub fn hits_capped<K: ChunkKey>(
+    /// Like [`hits`](Self::hits), but bounded by `budget`: a chunk with more
+    /// than [`HitBudget::max_postings`] occurrences in the index yields no hit (a
+    /// stop chunk, too common to tell documents apart), and a document gets at
+    /// most [`HitBudget::per_chunk`] hits per chunk it has. When its chunks
+    /// would give more, the rarest chunks are taken first (fewest postings, then
+    /// lowest hash, so that two documents sample the same chunks). The work per
+    /// document then grows with its length, not with how often its text occurs
+    /// elsewhere.
+    pub fn hits_budgeted<K: ChunkKey>(
         &mut self,
         index: &ChunkIndex<K>,
         docs: &[&[u64]],
-        max_postings: usize,
+        budget: HitBudget,
     ) -> Vec<Vec<Hit>> {
         self.lookups.clear();
         for (doc, hashes) in (0u32..).zip(docs) {
             self.lookups.extend((0u32..).zip(hashes.iter()).map(|(seq, &hash)| Lookup { hash, doc, seq }));
         }
         bucket_sort::sort_by_hash(&mut self.lookups, index.hash_bits(), |lookup| lookup.hash);
-        let found: Vec<Vec<(u32, Hit)>> = self
+        let found: Vec<Vec<Found<'_, K>>> = self
             .lookups
             .par_chunks(LOOKUPS_PER_TASK)
-            .map(|sorted| lookup_sorted(index, sorted, max_postings))
+            .map(|sorted| lookup_sorted(index, sorted, budget.max_postings))
             .collect();
-        let mut per_doc: Vec<Vec<Hit>> = vec![Vec::new(); docs.len()];
-        for (doc, hit) in found.into_iter().flatten() {
-            per_doc[doc as usize].push(hit);
+        let mut per_doc: Vec<Vec<Found<'_, K>>> = (0..docs.len()).map(|_| Vec::new()).collect();
+        for found in found.into_iter().flatten() {
+            per_doc[found.lookup.doc as usize].push(found);
         }
         per_doc
+            .into_par_iter()
+            .zip(docs)
+            .map(|(mut found, hashes)| {
+                let allowed = budget.per_chunk.saturating_mul(hashes.len());
+                keep_rarest(&mut found, allowed);
+                found.iter().flat_map(Found::hits).collect()
+            })
+            .collect()
     }
 }
 
+/// Bounds on the hits of one suspicious document (see
+/// [`BatchLookup::hits_budgeted`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HitBudget {
+    /// A chunk with more postings than this yields no hit.
+    pub max_postings: usize,
+    /// Hits allowed per chunk of the document.
+    pub per_chunk: usize,
+}
+
+impl HitBudget {
+    /// No bound at all.
+    pub const UNBOUNDED: HitBudget = HitBudget { max_postings: usize::MAX, per_chunk: usize::MAX };
+}
+
+/// A looked-up chunk of a batch document with its postings.
+struct Found<'a, K> {
+    lookup: Lookup,
+    postings: &'a [Posting<K>],
+}
+
+impl<K: ChunkKey> Found<'_, K> {
+    fn hits(&self) -> impl Iterator<Item = Hit> + '_ {
+        self.postings.iter().map(|posting| Hit {
+            source_doc: posting.doc,
+            chunk: ChunkMatch { suspicious: self.lookup.seq, source: posting.seq },
+        })
+    }
+}
+
+/// Keeps the rarest of one document's `found` chunks (fewest postings, then
+/// lowest hash) whose postings add up to at most `allowed`; all of them when
+/// they fit.
+fn keep_rarest<K>(found: &mut Vec<Found<'_, K>>, allowed: usize) {
+    let total: usize = found.iter().map(|f| f.postings.len()).sum();
+    if total <= allowed {
+        return;
+    }
+    found.sort_unstable_by_key(|f| (f.postings.len(), f.lookup.hash, f.lookup.seq));
+    let mut used = 0usize;
+    let kept = found.iter().take_while(|f| {
+        used += f.postings.len();
+        used <= allowed
+    });
+    let kept = kept.count();
+    found.truncate(kept);
+}
+
 /// Looks up `sorted` (sorted by hash) in order, prefetching ahead; skips chunks
-/// with more than `max_postings` postings.
-fn lookup_sorted<K: ChunkKey>(index: &ChunkIndex<K>, sorted: &[Lookup], max_postings: usize) -> Vec<(u32, Hit)> {
+/// with no postings or more than `max_postings`.
+fn lookup_sorted<'a, K: ChunkKey>(
+    index: &'a ChunkIndex<K>,
+    sorted: &[Lookup],
+    max_postings: usize,
+) -> Vec<Found<'a, K>> {
     let mut found = Vec::new();
     for (i, lookup) in sorted.iter().enumerate() {
         if let Some(later) = sorted.get(i + PREFETCH_DISTANCE) {
@@ -91,15 +156,9 @@ fn lookup_sorted<K: ChunkKey>(index: &ChunkIndex<K>, sorted: &[Lookup], max_post
             index.prefetch_bucket(sooner.hash);
         }
         let postings = index.lookup(lookup.hash);
-        if postings.len() > max_postings {
-            continue;
+        if !postings.is_empty() && postings.len() <= max_postings {
+            found.push(Found { lookup: *lookup, postings });
         }
-        found.extend(postings.iter().map(|posting| {
-            (
-                lookup.doc,
-                Hit { source_doc: posting.doc, chunk: ChunkMatch { suspicious: lookup.seq, source: posting.seq } },
-            )
-        }));
     }
     found
 }
@@ -184,10 +243,81 @@ mod tests {
         builder.add_document(0, &[1, 2, 2, 2]);
         builder.add_document(1, &[2, 3]);
         let index = builder.build();
-        let hits = BatchLookup::default().hits_capped(&index, &[&[1, 2, 3]], 2).remove(0);
+        let budget = HitBudget { max_postings: 2, ..HitBudget::UNBOUNDED };
+        let hits = BatchLookup::default().hits_budgeted(&index, &[&[1, 2, 3]], budget).remove(0);
         let mut found: Vec<(u32, u32)> = hits.iter().map(|h| (h.source_doc, h.chunk.suspicious)).collect();
         found.sort_unstable();
         assert_eq!(found, [(0, 0), (1, 2)], "chunk 2 occurs four times: skipped");
+    }
+
+    /// The budgeted lookup written plainly: every chunk's postings, rarest
+    /// first, while they fit.
+    fn rarest_first_reference(index: &ChunkIndex<u32>, hashes: &[u64], allowed: usize) -> Vec<Hit> {
+        let mut chunks: Vec<(usize, u64, u32)> = (0u32..)
+            .zip(hashes)
+            .map(|(seq, &hash)| (index.lookup(hash).len(), hash, seq))
+            .filter(|c| c.0 > 0)
+            .collect();
+        chunks.sort_unstable();
+        let total: usize = chunks.iter().map(|c| c.0).sum();
+        let mut used = 0;
+        let mut hits = Vec::new();
+        for (count, hash, seq) in chunks {
+            used += count;
+            if total > allowed && used > allowed {
+                break;
+            }
+            hits.extend(index.lookup(hash).iter().map(|p| Hit { source_doc: p.doc, chunk: m(seq, p.seq) }));
+        }
+        hits.sort_unstable();
+        hits
+    }
+
+    #[test]
+    fn a_document_over_its_budget_keeps_its_rarest_chunks() {
+        let mut builder = IndexBuilder::<u32>::new(32);
+        // Chunk 5 is in every source, 6 in two, 7 in one: boilerplate, shared, rare.
+        for doc in 0..10 {
+            let own = 100 + u64::from(doc);
+            match doc {
+                0 => builder.add_document(doc, &[5, 6, 7, own]),
+                1 => builder.add_document(doc, &[5, 6, own]),
+                _ => builder.add_document(doc, &[5, own]),
+            }
+        }
+        let index = builder.build();
+        let suspicious: &[u64] = &[5, 7, 6, 42];
+        // Four chunks, one hit each allowed: 7 (1 posting) and 6 (2) fit, 5 (10) does not.
+        let budget = HitBudget { max_postings: usize::MAX, per_chunk: 1 };
+        let mut hits = BatchLookup::default().hits_budgeted(&index, &[suspicious, &[5]], budget);
+        hits.iter_mut().for_each(|h| h.sort_unstable());
+        let hit = |source_doc, s, t| Hit { source_doc, chunk: m(s, t) };
+        assert_eq!(hits[0], [hit(0, 1, 2), hit(0, 2, 1), hit(1, 2, 1)]);
+        assert_eq!(hits[0], rarest_first_reference(&index, suspicious, 4));
+        assert!(hits[1].is_empty(), "one chunk allows one hit, and chunk 5 has ten");
+        let generous = HitBudget { max_postings: usize::MAX, per_chunk: 4 };
+        let all = BatchLookup::default().hits_budgeted(&index, &[suspicious], generous).remove(0);
+        assert_eq!(all.len(), 13, "within the budget every hit is kept");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn budgeted_lookups_match_the_plain_version(
+            sources in proptest::collection::vec(proptest::collection::vec(0u64..40, 0..30), 1..8),
+            suspicious in proptest::collection::vec(0u64..40, 0..40),
+            per_chunk in 0usize..6,
+        ) {
+            let mut builder = IndexBuilder::<u32>::new(32);
+            for (doc, hashes) in (0u32..).zip(&sources) {
+                builder.add_document(doc, hashes);
+            }
+            let index = builder.build();
+            let budget = HitBudget { max_postings: usize::MAX, per_chunk };
+            let mut found = BatchLookup::default().hits_budgeted(&index, &[&suspicious], budget).remove(0);
+            found.sort_unstable();
+            let expected = rarest_first_reference(&index, &suspicious, per_chunk * suspicious.len());
+            proptest::prop_assert_eq!(found, expected);
+        }
     }
 
     #[test]

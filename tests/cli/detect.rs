@@ -263,3 +263,43 @@ fn chinese_copy_is_found_by_both_presets_with_character_offsets() {
         assert_eq!(source, (source_start, source_start + end), "{preset}");
     }
 }
+
+/// The number of document pairs the summary line says were aligned.
+fn pairs_aligned(stderr: &str) -> usize {
+    let (before, _) = stderr.split_once(" pairs aligned)").unwrap_or_else(|| panic!("no pair count: {stderr}"));
+    before.rsplit('(').next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no pair count: {stderr}"))
+}
+
+#[test]
+fn a_real_copy_is_found_when_a_thousand_pairs_share_boilerplate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    // Ten boilerplate paragraphs, each in a hundred sources; one source also
+    // holds the passage that the suspicious document copies.
+    let boilerplate: Vec<String> = (0..10).map(|b| prose(500 + b, 60)).collect();
+    let copied = prose(77, 150);
+    for doc in 0..1000u64 {
+        let own = if doc == 321 { copied.clone() } else { prose(1000 + doc, 140) };
+        let text = format!("{}{}{own}", prose(3000 + doc, 40), boilerplate[(doc / 100) as usize]);
+        fs::write(src.join(format!("source-{doc:04}.txt")), text).unwrap();
+    }
+    let prefix = format!("{}{}", prose(5, 100), boilerplate.concat());
+    let suspicious = format!("{prefix}{copied}{}", prose(6, 100));
+    fs::write(susp.join("thesis.txt"), &suspicious).unwrap();
+
+    let output = detect(&src, &susp, &out, &["--quiet"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let chars = suspicious.chars().count();
+    let budget = 10 + chars / 500;
+    let aligned = pairs_aligned(&stderr);
+    assert!(aligned <= budget, "{aligned} pairs aligned, budget {budget}: {stderr}");
+    let report = read_report(&out.join("thesis.xml"));
+    let start = prefix.chars().count() as u64;
+    let end = start + char_len(&copied);
+    let found = annotations(&report);
+    let copy = |a: &Annotation| a.source == "source-0321.txt" && a.this.0 <= start + 10 && a.this.1 + 10 >= end;
+    assert!(found.iter().any(copy), "no copy of source-0321: {found:?}");
+}

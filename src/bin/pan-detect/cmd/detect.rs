@@ -11,7 +11,7 @@ use pan_detect::detect::{Scope, Summary, detect_with};
 use pan_detect::pairs::DocumentPairs;
 use pan_detect::params::{
     AlignParams, DEFAULT_CHUNK_WORDS, DEFAULT_DEPTH, DEFAULT_HASH_BITS, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS,
-    DEFAULT_MIN_COMMON, DEFAULT_MIN_WORD_LEN, DetectParams, LanguageSetting, Preset,
+    DEFAULT_MIN_COMMON, DEFAULT_MIN_WORD_LEN, DetectParams, LanguageSetting, MIN_CANDIDATE_PAIRS, Preset,
 };
 use pan_detect::report::{DetectionSink, PanXmlDirectory, PanXmlPairDirectory};
 use pan_detect::stem::Language;
@@ -89,6 +89,10 @@ pub struct Args {
     candidate_min_content: Option<usize>,
     #[arg(long, value_name = "N", help = defaulted("best: chunks found more often than this in the sources are ignored.", best().candidate_max_postings))]
     candidate_max_postings: Option<usize>,
+    #[arg(long, value_name = "N", help = defaulted("best: hits of the candidate index per chunk of a suspicious document; its rarest chunks are looked up first.", best().candidate_hits_per_chunk))]
+    candidate_hits_per_chunk: Option<usize>,
+    #[arg(long, value_name = "N", help = defaulted(&format!("best: a suspicious document aligns at most {MIN_CANDIDATE_PAIRS} candidate pairs plus one per N of its characters, the strongest first; 0 = all."), best().candidate_chars_per_pair))]
+    candidate_chars_per_pair: Option<u32>,
     #[arg(long, value_name = "N", help = defaulted("best: consecutive function words per structure chunk, 0 = none.", best().structure_words))]
     structure_words: Option<usize>,
     /// best: language of the stop words and Snowball stemmer of the sentence
@@ -191,7 +195,7 @@ impl Args {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 24] {
+    fn best_flags(&self) -> [(&'static str, bool); 26] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -199,6 +203,8 @@ impl Args {
             ("--candidate-max-gap", self.candidate_max_gap.is_some()),
             ("--candidate-min-content", self.candidate_min_content.is_some()),
             ("--candidate-max-postings", self.candidate_max_postings.is_some()),
+            ("--candidate-hits-per-chunk", self.candidate_hits_per_chunk.is_some()),
+            ("--candidate-chars-per-pair", self.candidate_chars_per_pair.is_some()),
             ("--structure-words", self.structure_words.is_some()),
             ("--language", self.language.is_some()),
             ("--synonyms", self.synonyms.is_some()),
@@ -263,6 +269,8 @@ impl Args {
             set(&mut align.structure_words, self.structure_words);
             set(&mut align.candidate_min_content, self.candidate_min_content);
             set(&mut align.candidate_max_postings, self.candidate_max_postings);
+            set(&mut align.candidate_hits_per_chunk, self.candidate_hits_per_chunk);
+            set(&mut align.candidate_chars_per_pair, self.candidate_chars_per_pair);
             set(&mut align.language, self.language);
             set(&mut align.seed_cosine, self.seed_cosine);
             set(&mut align.seed_dice, self.seed_dice);
