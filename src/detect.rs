@@ -26,6 +26,7 @@ use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use crate::search::{BatchLookup, Candidates, Hit};
 use crate::span::{CharRange, PackedRanges};
+use crate::taboo::{self, TabooChunks, TabooTexts};
 use crate::tokenize::{Tokenizer, Tokens};
 
 /// What a run did, for the one-line summary and the benchmarks.
@@ -45,6 +46,8 @@ pub struct Summary {
     pub suspicious_chunks: u64,
     /// Passages reported.
     pub passages: u64,
+    /// Characters of the suspicious documents left out as taboo text.
+    pub taboo_chars: u64,
     /// Document pairs aligned (the `best` preset's candidate pairs; 0 with the
     /// paper's method).
     pub candidate_pairs: u64,
@@ -81,6 +84,8 @@ pub struct Scope<'a> {
     /// with no candidate filtering. Only their documents are read; a document
     /// they name that is not in its directory is an error.
     pub pairs: Option<&'a DocumentPairs>,
+    /// Texts whose passages are never reported ([`crate::taboo`]).
+    pub taboo: Option<&'a TabooTexts>,
 }
 
 /// [`detect`] within a [`Scope`].
@@ -103,7 +108,10 @@ pub fn detect_with(
     let names: Vec<&str> = suspicious.iter().map(|file| file.name.as_str()).collect();
     sink.prepare(&[source_dir, suspicious_dir], &names, progress)?;
     let same_directory = corpus::same_directory(source_dir, suspicious_dir);
-    let setup = Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory };
+    let no_taboo = TabooChunks::default();
+    let setup = Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory, taboo: &no_taboo };
+    let taboo = scope.taboo.map(|texts| taboo_chunks(texts, &setup)).unwrap_or_default();
+    let setup = Setup { taboo: &taboo, ..setup };
     if params.chunks.hash_bits <= u32::WIDTH {
         run::<u32>(&sources, &suspicious, &setup, sink, progress)
     } else {
@@ -132,6 +140,19 @@ struct Setup<'a> {
     /// The sources are the suspicious documents: a document is not compared
     /// with itself (it would match itself whole).
     same_directory: bool,
+    /// Chunks of the taboo texts: not indexed, and blanked in suspicious documents.
+    taboo: &'a TabooChunks,
+}
+
+/// The content chunks of the taboo `texts`, chunked as documents are.
+fn taboo_chunks(texts: &TabooTexts, setup: &Setup<'_>) -> TabooChunks {
+    let mut state = ChunkingState::new(setup);
+    let mut hashes = Vec::new();
+    for text in texts.texts() {
+        state.chunk(text);
+        hashes.extend_from_slice(&state.chunks.hashes[..state.content_chunks]);
+    }
+    TabooChunks::new(hashes)
 }
 
 impl Setup<'_> {
@@ -266,7 +287,13 @@ impl<'a> ChunkingState<'a> {
                 return None;
             }
         };
-        self.tokenizer.tokenize(&text, &mut self.tokens);
+        self.chunk(&text);
+        Some(text)
+    }
+
+    /// Chunks `text` into `self.chunks`: content chunks, then structure chunks.
+    fn chunk(&mut self, text: &str) {
+        self.tokenizer.tokenize(text, &mut self.tokens);
         match &mut self.candidate_words {
             None => self.chunker.chunk(&self.tokens, &mut self.chunks),
             Some((words, derived)) => {
@@ -285,7 +312,6 @@ impl<'a> ChunkingState<'a> {
                 self.chunks.ranges.push(range);
             }
         }
-        Some(text)
     }
 }
 
@@ -299,6 +325,18 @@ struct ChunkedDoc {
     text: Option<String>,
     /// Content chunks at the start of `chunks` (all of them with the paper's method).
     content_chunks: u32,
+}
+
+/// Blanks the text that `doc`'s taboo chunks cover, for the alignment; returns
+/// how many characters that is. Its chunks need no change: taboo chunks are not
+/// in the index.
+fn leave_out_taboo(doc: &mut ChunkedDoc, taboo: &TabooChunks) -> u64 {
+    let content = doc.content_chunks as usize;
+    let regions = taboo.regions(&doc.chunks.hashes[..content], &doc.chunks.ranges[..content]);
+    if let Some(text) = &mut doc.text {
+        taboo::blank(text, &regions);
+    }
+    taboo::covered_chars(&regions)
 }
 
 /// Bytes of text chunked per parallel batch, per thread: bounds the chunk lists
@@ -351,7 +389,7 @@ fn read_sources<'f, K: ChunkKey>(
                 summary.skipped_files += 1;
                 continue;
             };
-            builder.add_document(side.names.len() as u32, &chunks.hashes);
+            builder.add_document_where(side.names.len() as u32, &chunks.hashes, |hash| !setup.taboo.contains(hash));
             summary.source_chunks += chunks.len() as u64;
             side.names.push(file.name.clone());
             side.files.push(file);
@@ -428,7 +466,8 @@ fn match_suspicious<K: ChunkKey>(
     let mut lookup = BatchLookup::default();
     let mut result = Ok(());
     for batch in corpus::batches_by_bytes(suspicious, batch_bytes(), |f| f.bytes) {
-        let chunked = chunk_batch(batch, setup, setup.params.align.is_some(), progress);
+        let mut chunked = chunk_batch(batch, setup, setup.params.align.is_some(), progress);
+        summary.taboo_chars += chunked.iter_mut().flatten().map(|doc| leave_out_taboo(doc, setup.taboo)).sum::<u64>();
         let hashes: Vec<&[u64]> =
             chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
         let hits = match &setup.params.align {

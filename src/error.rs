@@ -75,6 +75,14 @@ pub enum Error {
         /// Why it is not a report, e.g. "it holds a 'plagiarism' feature: ground truth?".
         reason: String,
     },
+    /// A taboo text could not be used.
+    #[error("{path}: cannot use as taboo text: {reason}")]
+    Taboo {
+        /// The file.
+        path: PathBuf,
+        /// Why, e.g. "No such file or directory (os error 2)".
+        reason: String,
+    },
     /// A report could not be written.
     #[error("{path}: cannot write report: {source}")]
     WriteReport {

@@ -81,6 +81,13 @@ impl<K: ChunkKey> IndexBuilder<K> {
         self.postings.extend(postings);
     }
 
+    /// Adds the chunks of document `doc` whose hash passes `keep`; chunk `seq`
+    /// keeps its number.
+    pub fn add_document_where(&mut self, doc: u32, hashes: &[u64], keep: impl Fn(u64) -> bool) {
+        let kept = hashes.iter().zip(0u32..).filter(|(hash, _)| keep(**hash));
+        self.postings.extend(kept.map(|(&hash, seq)| Posting { key: K::from_hash(hash), doc, seq }));
+    }
+
     /// Number of postings added so far.
     pub fn len(&self) -> usize {
         self.postings.len()

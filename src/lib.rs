@@ -68,6 +68,7 @@ pub mod overlap;
 pub mod align;
 pub mod report;
 pub mod pan_xml;
+pub mod taboo;
 pub mod detect;
 pub mod archive;
 

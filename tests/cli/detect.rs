@@ -303,3 +303,53 @@ fn a_real_copy_is_found_when_a_thousand_pairs_share_boilerplate() {
     let copy = |a: &Annotation| a.source == "source-0321.txt" && a.this.0 <= start + 10 && a.this.1 + 10 >= end;
     assert!(found.iter().any(copy), "no copy of source-0321: {found:?}");
 }
+
+#[test]
+fn taboo_text_is_never_reported_but_a_copy_beside_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    let template = prose(900, 120);
+    let copied = prose(77, 150);
+    for doc in 0..5u64 {
+        let own = if doc == 2 { copied.clone() } else { prose(1000 + doc, 200) };
+        fs::write(src.join(format!("source-{doc}.txt")), format!("{template}{own}")).unwrap();
+    }
+    let before_template = prose(5, 80);
+    let before_copy = format!("{before_template}{template}{}", prose(6, 80));
+    fs::write(susp.join("thesis.txt"), format!("{before_copy}{copied}{}", prose(7, 80))).unwrap();
+    fs::write(susp.join("clean.txt"), format!("{}{template}{}", prose(8, 80), prose(9, 200))).unwrap();
+    let template_file = dir.path().join("template.txt");
+    fs::write(&template_file, &template).unwrap();
+    let template_range = (char_len(&before_template), char_len(&before_template) + char_len(&template));
+    let copy_range = (char_len(&before_copy), char_len(&before_copy) + char_len(&copied));
+
+    for preset in ["pan09", "best"] {
+        let output = detect(&src, &susp, &out, &["--quiet", "--preset", preset]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            !read_report(&out.join("clean.xml")).features.is_empty(),
+            "{preset}: the template is found without --taboo"
+        );
+
+        let taboo = ["--quiet", "--preset", preset, "--taboo", path_str(&template_file)];
+        let output = detect(&src, &susp, &out, &taboo);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert!(stderr.contains("of taboo text left out"), "{stderr}");
+        assert!(read_report(&out.join("clean.xml")).features.is_empty(), "{preset}: template reported");
+        let found = annotations(&read_report(&out.join("thesis.xml")));
+        let overlaps = |a: &Annotation, (start, end): (u64, u64)| a.this.0 < end && start < a.this.1;
+        assert!(!found.iter().any(|a| overlaps(a, template_range)), "{preset}: template reported: {found:?}");
+        let copy = |a: &Annotation| {
+            a.source == "source-2.txt" && a.this.0 <= copy_range.0 + 10 && a.this.1 + 10 >= copy_range.1
+        };
+        assert!(found.iter().any(copy), "{preset}: the copy is missing: {found:?}");
+    }
+    let missing = dir.path().join("no-such-template.txt");
+    let output = detect(&src, &susp, &out, &["--quiet", "--taboo", path_str(&missing)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("no-such-template.txt: cannot use as taboo text"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}

@@ -15,6 +15,7 @@ use pan_detect::params::{
 };
 use pan_detect::report::{DetectionSink, PanXmlDirectory, PanXmlPairDirectory};
 use pan_detect::stem::Language;
+use pan_detect::taboo::TabooTexts;
 
 use super::args::{Overlap, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};
@@ -39,6 +40,10 @@ pub struct Args {
     /// filtering, and only their documents are read.
     #[arg(long, value_name = "FILE")]
     pairs: Option<PathBuf>,
+    /// Taboo texts, such as a thesis template, the assignment or a licence:
+    /// passages of them are never reported, however many documents share them.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    taboo: Vec<PathBuf>,
     /// Report files: one per suspicious document, or one per document pair
     /// named `SUSPICIOUS-SOURCE.xml` as PAN 2013-2015 runs wrote them (with
     /// --pairs, every listed pair gets one, empty when nothing was found).
@@ -331,7 +336,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Layout::PerPair => Box::new(PanXmlPairDirectory::create(&args.out, pairs.as_ref())?),
     };
     let progress = TerminalProgress::new(args.quiet);
-    let scope = Scope { synonyms: synonyms.as_ref(), pairs: pairs.as_ref() };
+    let taboo = (!args.taboo.is_empty()).then(|| TabooTexts::load(&args.taboo)).transpose()?;
+    let scope = Scope { synonyms: synonyms.as_ref(), pairs: pairs.as_ref(), taboo: taboo.as_ref() };
     let summary = detect_with(&args.source_dir, &args.suspicious_dir, &params, &scope, sink.as_ref(), &progress)
         .with_context(|| "detection stopped")?;
     messages::note(summary_line(&summary));
@@ -343,8 +349,13 @@ fn summary_line(s: &Summary) -> String {
     let total = s.read_sources + s.build_index + s.matching;
     let aligned =
         if s.candidate_pairs > 0 { format!(" ({} aligned)", count(s.candidate_pairs, "pair")) } else { String::new() };
+    let taboo = if s.taboo_chars > 0 {
+        format!(", {} of taboo text left out", count(s.taboo_chars, "character"))
+    } else {
+        String::new()
+    };
     format!(
-        "{} source + {} ({:.1} MB){}, {} + {}, {}{aligned} in {:.2} s \
+        "{} source + {} ({:.1} MB){}, {} + {}, {}{aligned}{taboo} in {:.2} s \
          (read sources {:.2} s, build index {:.2} s, match {:.2} s)",
         s.source_documents,
         count(s.suspicious_documents as u64, "suspicious document"),
