@@ -3,10 +3,12 @@
 //! The words of a chunk are sorted before hashing (unless `--no-sort`), so that a
 //! passage whose words were swapped still yields the same chunks; the sorted words
 //! are joined by one space and hashed with MD5 (or XXH3, see [`ChunkHash`]), of
-//! which the top `hash_bits` bits are kept. A chunk's sequence number is its first word's; it covers the
+//! which the top `hash_bits` bits are kept. MD5 runs on [`MD5_BATCH`] chunks at
+//! once, one per SIMD lane (`md5-many`): one chunk is one 64-byte MD5 block,
+//! and a block's rounds depend on each other, so lanes are the only parallelism. A chunk's sequence number is its first word's; it covers the
 //! characters from its first word's start to its last word's end.
 
-use md5::{Digest, Md5};
+use md5_many::{Md5Digest, Md5Many};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::params::{ChunkHash, ChunkParams, MAX_CHUNK_WORDS};
@@ -39,13 +41,14 @@ impl Chunks {
 pub struct Chunker {
     params: ChunkParams,
     joined: Vec<u8>,
+    md5: Md5Batch,
 }
 
 impl Chunker {
     /// A chunker with validated parameters (`words` in `1..=MAX_CHUNK_WORDS`,
     /// `hash_bits` in `1..=64`).
     pub fn new(params: ChunkParams) -> Self {
-        Chunker { params, joined: Vec::with_capacity(256) }
+        Chunker { params, joined: Vec::with_capacity(256), md5: Md5Batch::new() }
     }
 
     /// Chunks `tokens` into `out`, replacing its previous content.
@@ -68,32 +71,80 @@ impl Chunker {
             if self.params.sorted {
                 sort_words(tokens, order);
             }
-            out.hashes.push(self.hash_in_order(tokens, order));
+            let bits = self.params.hash_bits;
+            match self.params.hash {
+                ChunkHash::Md5 => {
+                    self.md5.push(joined(tokens, order, &mut self.joined));
+                    if self.md5.is_full() {
+                        self.md5.flush(bits, &mut out.hashes);
+                    }
+                }
+                ChunkHash::Xxh3 => out.hashes.push(xxh3_64(joined(tokens, order, &mut self.joined)) >> (64 - bits)),
+            }
             out.ranges.push(CharRange::new(tokens.range(first).start, tokens.range(first + n - 1).end));
         }
+        self.md5.flush(self.params.hash_bits, &mut out.hashes);
     }
+}
 
-    /// The hash of the words `order` (sequence numbers) joined by one space,
-    /// cut to the top `hash_bits` bits.
-    fn hash_in_order(&mut self, tokens: &Tokens, order: &[usize]) -> u64 {
-        let bits = self.params.hash_bits;
-        match (self.params.hash, single_block(tokens, order)) {
-            (ChunkHash::Md5, Some((block, len))) => top_bits(&md5_single_block(block, len), bits),
-            (ChunkHash::Xxh3, Some((block, len))) => xxh3_64(&block[..len]) >> (64 - bits),
-            (hash, None) => {
-                self.joined.clear();
-                for (i, &seq) in order.iter().enumerate() {
-                    if i > 0 {
-                        self.joined.push(b' ');
-                    }
-                    self.joined.extend_from_slice(tokens.word_bytes(seq));
+/// The words `order` (sequence numbers) joined by one space, built in
+/// `buffer`: through [`single_block`] when they fit one MD5 block.
+fn joined<'b>(tokens: &Tokens, order: &[usize], buffer: &'b mut Vec<u8>) -> &'b [u8] {
+    buffer.clear();
+    match single_block(tokens, order) {
+        Some((block, len)) => buffer.extend_from_slice(&block[..len]),
+        None => {
+            for (i, &seq) in order.iter().enumerate() {
+                if i > 0 {
+                    buffer.push(b' ');
                 }
-                match hash {
-                    ChunkHash::Md5 => top_bits(&Md5::digest(&self.joined), bits),
-                    ChunkHash::Xxh3 => xxh3_64(&self.joined) >> (64 - bits),
-                }
+                buffer.extend_from_slice(tokens.word_bytes(seq));
             }
         }
+    }
+    buffer
+}
+
+/// Chunks hashed with MD5 together, one per SIMD lane.
+pub const MD5_BATCH: usize = 64;
+
+/// Joined chunks waiting for MD5, stored end to end.
+#[derive(Debug, Clone)]
+struct Md5Batch {
+    engine: Md5Many,
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Md5Batch {
+    fn new() -> Self {
+        Md5Batch { engine: Md5Many::new(), bytes: Vec::with_capacity(MD5_BATCH * 64), ends: Vec::new() }
+    }
+
+    fn push(&mut self, message: &[u8]) {
+        self.bytes.extend_from_slice(message);
+        self.ends.push(self.bytes.len());
+    }
+
+    fn is_full(&self) -> bool {
+        self.ends.len() == MD5_BATCH
+    }
+
+    /// Hashes the waiting chunks, appends the top `bits` bits of each digest
+    /// to `hashes` in order, and empties the batch.
+    fn flush(&mut self, bits: u32, hashes: &mut Vec<u64>) {
+        let mut messages: [&[u8]; MD5_BATCH] = [&[]; MD5_BATCH];
+        let mut start = 0;
+        for (message, &end) in messages.iter_mut().zip(&self.ends) {
+            *message = &self.bytes[start..end];
+            start = end;
+        }
+        let count = self.ends.len();
+        let mut digests: [Md5Digest; MD5_BATCH] = [[0; 16]; MD5_BATCH];
+        self.engine.hash_many(&messages[..count], &mut digests[..count]);
+        hashes.extend(digests[..count].iter().map(|digest| top_bits(digest, bits)));
+        self.bytes.clear();
+        self.ends.clear();
     }
 }
 
@@ -129,23 +180,6 @@ fn single_block(tokens: &Tokens, order: &[usize]) -> Option<([u8; 64 + WORD_WIND
     Some((block, len))
 }
 
-/// MD5 of the first `len` (at most 55) bytes of `block`, whose other bytes are
-/// zero: the padding is written in place and md-5's compression function runs
-/// once, without the streaming hasher's buffering.
-fn md5_single_block(block: [u8; 64 + WORD_WINDOW], len: usize) -> [u8; 16] {
-    let mut first = [0u8; 64];
-    first.copy_from_slice(&block[..64]);
-    first[len] = 0x80;
-    first[56..].copy_from_slice(&((len as u64) * 8).to_le_bytes());
-    let mut state = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
-    md5::block_api::compress(&mut state, &[first]);
-    let mut digest = [0u8; 16];
-    for (bytes, word) in digest.chunks_exact_mut(4).zip(state) {
-        bytes.copy_from_slice(&word.to_le_bytes());
-    }
-    digest
-}
-
 /// Sorts a chunk's word sequence numbers by their folded words: insertion sort on
 /// the 8-byte prefix keys, comparing whole words only when the keys are equal.
 fn sort_words(tokens: &Tokens, order: &mut [usize]) {
@@ -173,6 +207,8 @@ fn top_bits(digest: &[u8], bits: u32) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use md5::{Digest, Md5};
+
     use super::*;
     use crate::params::TokenizerParams;
     use crate::tokenize::Tokenizer;
@@ -247,12 +283,18 @@ mod tests {
     }
 
     #[test]
-    fn single_block_md5_equals_the_streaming_hasher() {
-        for len in 0..=SINGLE_BLOCK_MAX {
-            let message: Vec<u8> = (0..len).map(|i| b'a' + (i * 7 % 26) as u8).collect();
-            let mut block = [0u8; 64 + WORD_WINDOW];
-            block[..len].copy_from_slice(&message);
-            assert_eq!(md5_single_block(block, len)[..], Md5::digest(&message)[..], "length {len}");
+    fn batches_of_chunks_hash_as_md5_one_by_one() {
+        // Enough chunks for full batches and a remainder, with chunks too long
+        // for one MD5 block among them.
+        let words: Vec<String> = (0..3 * MD5_BATCH + 7)
+            .map(|i| if i % 37 == 0 { format!("internationalisation{i}") } else { format!("w{}x", i * 7919 % 1000) })
+            .collect();
+        let chunks = chunks_of(&words.join(" "), ChunkParams { hash_bits: 64, ..ChunkParams::default() });
+        assert_eq!(chunks.len(), words.len() - 4);
+        for (first, &hash) in chunks.hashes.iter().enumerate() {
+            let mut window: Vec<&str> = words[first..first + 5].iter().map(String::as_str).collect();
+            window.sort();
+            assert_eq!(hash, top_bits(&Md5::digest(window.join(" ").as_bytes()), 64), "chunk {first}");
         }
     }
 
