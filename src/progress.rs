@@ -13,6 +13,9 @@ pub enum Stage {
     BuildIndex,
     /// Reading the suspicious documents and matching them (units: bytes).
     Match,
+    /// Building a reuse-heavy corpus: sampling its shared pool of input sentences
+    /// (units: bytes of input read).
+    CorpusPool,
     /// Building a corpus: cutting or recombining documents (units: bytes written).
     CorpusDocuments,
     /// Building a corpus: inserting cases into suspicious documents (units:
@@ -29,6 +32,7 @@ impl Stage {
             Stage::ReadSources => "reading sources",
             Stage::BuildIndex => "building index",
             Stage::Match => "matching",
+            Stage::CorpusPool => "sentence pool",
             Stage::CorpusDocuments => "documents",
             Stage::CorpusCases => "cases",
             Stage::CorpusCheck => "check",

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use rand::RngExt;
-use rand::seq::{SliceRandom, index};
+use rand::seq::index;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
@@ -17,6 +17,8 @@ use super::plan::{
     LengthClass, MAX_CASES_PER_DOCUMENT, Purpose, choose_passage_in, document_chars, draw_strategy, plagiarised_share,
     rng_for,
 };
+use super::pool::{Made, Pool, recombine};
+use super::reuse::SharedPool;
 use super::stats::{CorpusStats, DocumentSet};
 use super::texts::{Sentences, TextBlocks, list_texts, split_sentences};
 use super::{
@@ -112,37 +114,6 @@ struct SourceInfo {
     language: &'static str,
 }
 
-/// Sentences of input text kept for recombination, in one string.
-#[derive(Default)]
-struct Pool {
-    text: String,
-    sentences: Vec<PooledSentence>,
-}
-
-struct PooledSentence {
-    start: usize,
-    end: usize,
-    chars: usize,
-    words: usize,
-}
-
-impl Pool {
-    fn push(&mut self, sentence: &str, chars: usize, words: usize) {
-        if self.text.len() + sentence.len() > POOL_CAP_BYTES {
-            return;
-        }
-        let start = self.text.len();
-        self.text.push_str(sentence);
-        self.sentences.push(PooledSentence { start, end: self.text.len(), chars, words });
-    }
-}
-
-/// A document made in memory, not yet written.
-struct Made {
-    text: String,
-    words: usize,
-}
-
 /// A document being cut from the input.
 struct Pending {
     set: DocumentSet,
@@ -154,12 +125,15 @@ struct Pending {
     last: Option<(u64, usize, usize)>,
 }
 
-/// Phase 1: cuts the input into documents and writes them.
+/// Phase 1: cuts the input into documents and writes them, or draws them all
+/// from the shared pool of a reuse-heavy corpus.
 struct Cutter<'a> {
     spec: &'a CorpusSpec,
     progress: &'a dyn Progress,
     rng: ChaCha8Rng,
     pools: [Pool; 2],
+    /// The reuse-heavy mode's pool, from which every document is drawn.
+    shared: Option<SharedPool>,
     sources: Vec<SourceInfo>,
     suspicious: usize,
     written_bytes: u64,
@@ -173,12 +147,18 @@ struct Cutter<'a> {
 }
 
 impl<'a> Cutter<'a> {
-    fn new(spec: &'a CorpusSpec, progress: &'a dyn Progress, stats: CorpusStats) -> Cutter<'a> {
+    fn new(
+        spec: &'a CorpusSpec,
+        progress: &'a dyn Progress,
+        stats: CorpusStats,
+        shared: Option<SharedPool>,
+    ) -> Cutter<'a> {
         Cutter {
             spec,
             progress,
             rng: rng_for(spec.seed, Purpose::Documents, 0),
             pools: [Pool::default(), Pool::default()],
+            shared,
             sources: Vec::new(),
             suspicious: 0,
             written_bytes: 0,
@@ -256,7 +236,10 @@ impl<'a> Cutter<'a> {
             pending.chars += added;
             pending.words += sentence.words;
             pending.last = Some((block_id, sentence.bytes.end, sentence.chars.end));
-            self.pools[pending.set as usize].push(&block[sentence.bytes.clone()], sentence.chars.len(), sentence.words);
+            let pool = &mut self.pools[pending.set as usize];
+            if pool.bytes() + sentence.bytes.len() <= POOL_CAP_BYTES {
+                pool.push(&block[sentence.bytes.clone()], sentence.chars.len(), sentence.words);
+            }
             if pending.chars >= pending.target {
                 self.finish_pending()?;
             }
@@ -312,12 +295,13 @@ impl<'a> Cutter<'a> {
         Ok(())
     }
 
-    /// After the input: recombines pooled sentences until the goal is reached.
+    /// After the input: recombines pooled sentences (or draws from the shared
+    /// pool) until the goal is reached.
     fn recombine_rest(&mut self) -> Result<(), CorpusError> {
         if matches!(self.spec.size, SizeGoal::AllInput) || self.done() {
             return Ok(());
         }
-        if self.pools.iter().all(|pool| pool.sentences.is_empty()) {
+        if self.shared.is_none() && self.pools.iter().all(Pool::is_empty) {
             return Err(CorpusError::TooLittleInput { chars: self.input_chars, min: self.spec.doc_chars.min });
         }
         while !self.done() {
@@ -339,26 +323,38 @@ impl<'a> Cutter<'a> {
                 plan.push((set, target, self.recombine_number));
                 self.recombine_number += 1;
             }
-            let pools = &self.pools;
-            let doc_chars = self.spec.doc_chars;
-            let seed = self.spec.seed;
-            let made: Vec<(DocumentSet, Made)> = plan
-                .par_iter()
-                .map(|&(set, target, number)| {
-                    let pool = pool_for(pools, set);
-                    let mut rng = rng_for(seed, Purpose::Recombine, number);
-                    (set, recombine(pool, target, doc_chars, &mut rng))
-                })
-                .collect();
-            for (set, made) in &made {
+            for (set, made, written) in self.make_batch(&plan) {
                 if self.done() {
                     break;
                 }
-                self.write_document(*set, made)?;
+                self.write_document(set, &made)?;
+                if let Some(shared) = &mut self.shared {
+                    shared.record(set, &written);
+                }
                 self.recombined += 1;
             }
         }
         Ok(())
+    }
+
+    /// The documents of `plan` (set, target characters, generator number), made
+    /// in parallel and returned in plan order, each with the indices of the shared
+    /// pool's sentences it holds (none for ciphered recombination).
+    fn make_batch(&self, plan: &[(DocumentSet, usize, u64)]) -> Vec<(DocumentSet, Made, Vec<u32>)> {
+        let (pools, shared) = (&self.pools, self.shared.as_ref());
+        let (doc_chars, seed) = (self.spec.doc_chars, self.spec.seed);
+        plan.par_iter()
+            .map(|&(set, target, number)| {
+                let mut rng = rng_for(seed, Purpose::Recombine, number);
+                match shared {
+                    Some(shared) => {
+                        let (made, written) = shared.draw(target, doc_chars, &mut rng);
+                        (set, made, written)
+                    }
+                    None => (set, recombine(pool_for(pools, set), target, doc_chars, &mut rng), Vec::new()),
+                }
+            })
+            .collect()
     }
 }
 
@@ -377,70 +373,7 @@ fn extension(pending: &Pending, block_id: u64, sentence: &super::texts::Sentence
 /// The pool of `set`, or the other pool when that one is empty.
 fn pool_for(pools: &[Pool; 2], set: DocumentSet) -> &Pool {
     let own = &pools[set as usize];
-    if own.sentences.is_empty() { &pools[1 - set as usize] } else { own }
-}
-
-/// A document of about `target` characters of randomly drawn pool sentences, in
-/// paragraphs of 3 to 8 sentences, written in the document's own letter cipher
-/// (see [`LetterCipher`]) so that recombined documents share no text with each
-/// other although they draw from the same sentences.
-fn recombine(pool: &Pool, target: usize, doc_chars: DocChars, rng: &mut ChaCha8Rng) -> Made {
-    let cipher = LetterCipher::random(rng);
-    let mut text = String::with_capacity(target + target / 4);
-    let (mut chars, mut words) = (0, 0);
-    let mut in_paragraph = 0;
-    let mut paragraph = rng.random_range(3..=8);
-    while chars < target {
-        let sentence = &pool.sentences[rng.random_range(0..pool.sentences.len())];
-        if chars > 0 && chars + 1 + sentence.chars > doc_chars.max && chars >= doc_chars.min {
-            break;
-        }
-        if !text.is_empty() {
-            if in_paragraph >= paragraph {
-                text.push('\n');
-                in_paragraph = 0;
-                paragraph = rng.random_range(3..=8);
-            } else {
-                text.push(' ');
-            }
-            chars += 1;
-        }
-        cipher.push_encoded(&pool.text[sentence.start..sentence.end], &mut text);
-        chars += sentence.chars;
-        words += sentence.words;
-        in_paragraph += 1;
-    }
-    Made { text, words }
-}
-
-/// A random permutation of the 26 ASCII letters (case kept), one per recombined
-/// document. When a corpus is much larger than its input, every input sentence
-/// is drawn into dozens of documents; written verbatim, each of its chunks would
-/// stand in dozens of documents, a duplication no real corpus has and one that
-/// swamps a detector with matches the truth does not list. Enciphered, the
-/// documents keep the input's word lengths, word frequencies and sentence shapes
-/// but share no text, so the only shared passages are the cases. Letters outside
-/// ASCII are kept as they are.
-struct LetterCipher {
-    lower: [u8; 26],
-}
-
-impl LetterCipher {
-    fn random(rng: &mut ChaCha8Rng) -> LetterCipher {
-        let mut lower: [u8; 26] = std::array::from_fn(|i| b'a' + i as u8);
-        lower.shuffle(rng);
-        LetterCipher { lower }
-    }
-
-    /// Appends `sentence` with every ASCII letter replaced by its cipher letter;
-    /// the character count does not change.
-    fn push_encoded(&self, sentence: &str, out: &mut String) {
-        out.extend(sentence.chars().map(|c| match c {
-            'a'..='z' => self.lower[(c as u8 - b'a') as usize] as char,
-            'A'..='Z' => self.lower[(c as u8 - b'A') as usize].to_ascii_uppercase() as char,
-            other => other,
-        }));
-    }
+    if own.is_empty() { &pools[1 - set as usize] } else { own }
 }
 
 /// Creates the output directories; refuses a non-empty existing directory.
@@ -785,6 +718,22 @@ pub(super) fn build(spec: &CorpusSpec, progress: &dyn Progress) -> Result<Summar
     }
 }
 
+/// Phase 1 without a shared pool: cuts the input files, in order, into documents
+/// until they run out or the size goal is reached.
+fn cut_input(cutter: &mut Cutter, files: &[PathBuf]) -> Result<(), CorpusError> {
+    let mut block_id = 0u64;
+    for path in files {
+        let mut blocks = TextBlocks::open(path)?;
+        while let Some(block) = blocks.next_block()? {
+            block_id += 1;
+            if !cutter.add_block(&block, block_id)? {
+                return cutter.finish_input();
+            }
+        }
+    }
+    cutter.finish_input()
+}
+
 /// Phases 1 and 2 and the summary files; returns the statistics.
 fn write_corpus(
     spec: &CorpusSpec,
@@ -796,6 +745,8 @@ fn write_corpus(
     let input_bytes = stats.input_bytes;
 
     // Phase 1: documents.
+    let shared =
+        spec.reuse_pool.map(|size| SharedPool::sample(files, size, spec.seed, input_bytes, progress)).transpose()?;
     progress.start(
         Stage::CorpusDocuments,
         match spec.size {
@@ -805,26 +756,19 @@ fn write_corpus(
             SizeGoal::Documents { .. } => 0,
         },
     );
-    let mut cutter = Cutter::new(spec, progress, stats);
-    let mut block_id = 0u64;
-    'files: for path in files {
-        let mut blocks = TextBlocks::open(path)?;
-        while let Some(block) = blocks.next_block()? {
-            block_id += 1;
-            if !cutter.add_block(&block, block_id)? {
-                break 'files;
-            }
-        }
+    let mut cutter = Cutter::new(spec, progress, stats, shared);
+    if cutter.shared.is_none() {
+        cut_input(&mut cutter, files)?;
     }
-    cutter.finish_input()?;
     cutter.recombine_rest()?;
     progress.finish();
     if cutter.sources.is_empty() || cutter.suspicious == 0 {
         return Err(CorpusError::TooLittleInput { chars: cutter.input_chars, min: spec.doc_chars.min });
     }
-    let Cutter { sources, suspicious, recombined, mut stats, pools, .. } = cutter;
+    let Cutter { sources, suspicious, recombined, mut stats, pools, shared, .. } = cutter;
     drop(pools);
     stats.recombined_documents = recombined;
+    stats.reuse = shared.map(|shared| shared.stats());
 
     // Phase 2: cases.
     let plagiarised_count = ((spec.plagiarised_fraction * suspicious as f64).round() as usize).min(suspicious);
@@ -987,6 +931,68 @@ mod tests {
         assert_eq!(tree(&dir.path().join("one")), tree(&dir.path().join("three")));
     }
 
+    fn fixture_texts() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus-fixtures/texts")
+    }
+
+    /// A reuse-heavy spec over the fixture texts: a pool of 300 sentences.
+    fn reuse_spec(out: PathBuf, size: SizeGoal) -> CorpusSpec {
+        let mut spec = CorpusSpec::new(vec![fixture_texts()], out, 17);
+        spec.doc_chars = DocChars { min: 2000, max: 6000 };
+        spec.size = size;
+        spec.reuse_pool = Some(300);
+        spec
+    }
+
+    #[test]
+    fn a_reuse_heavy_corpus_is_the_same_with_any_number_of_threads_and_holds_its_cases() {
+        let dir = tempfile::tempdir().unwrap();
+        let build_with = |threads: usize, name: &str| {
+            let spec = reuse_spec(dir.path().join(name), SizeGoal::Documents { sources: 6, suspicious: 6 });
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| super::super::build(&spec, &crate::progress::Silent)).unwrap()
+        };
+        let one = build_with(1, "one");
+        let three = build_with(3, "three");
+        assert_eq!(one.stats, three.stats);
+        assert_eq!(tree(&dir.path().join("one")), tree(&dir.path().join("three")));
+        let reuse = one.stats.reuse.as_ref().expect("reuse figures");
+        assert_eq!(reuse.pool_sentences, 300);
+        assert!(reuse.shared_per_source_suspicious_pair > 1.0, "{reuse:?}");
+        assert_eq!(one.stats.recombined_documents, 12);
+        // The check compared every verbatim case with its source, by character offsets.
+        assert!(one.stats.cases > 0 && one.check.cases == one.stats.cases);
+        assert!(one.check.verbatim_cases > 0);
+    }
+
+    #[test]
+    fn reuse_heavy_documents_are_input_sentences_without_cipher() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = reuse_spec(dir.path().join("corpus"), SizeGoal::Documents { sources: 2, suspicious: 2 });
+        super::super::build(&spec, &crate::progress::Silent).unwrap();
+        let input: String = list_texts(&fixture_texts()).unwrap().iter().map(|f| read_utf8(f).unwrap()).collect();
+        let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let input = squeeze(&input);
+        let source = read_utf8(&source_dir(&spec.out).join(source_name(1))).unwrap();
+        let split = split_sentences(&source);
+        let sentences: Vec<String> = split.sentences.iter().map(|s| squeeze(&source[s.bytes.clone()])).collect();
+        let found = sentences.iter().filter(|s| input.contains(s.as_str())).count();
+        assert!(found * 10 >= sentences.len() * 9, "{found} of {} sentences are input sentences", sentences.len());
+    }
+
+    #[test]
+    fn a_larger_reuse_heavy_corpus_starts_with_the_same_documents() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = reuse_spec(dir.path().join("small"), SizeGoal::TargetBytes(60_000));
+        let large = reuse_spec(dir.path().join("large"), SizeGoal::TargetBytes(180_000));
+        let small_stats = super::super::build(&small, &crate::progress::Silent).unwrap().stats;
+        let large_stats = super::super::build(&large, &crate::progress::Silent).unwrap().stats;
+        let first = |spec: &CorpusSpec| read_utf8(&source_dir(&spec.out).join(source_name(1))).unwrap();
+        assert_eq!(first(&small), first(&large), "the pool and the first documents do not depend on the size");
+        let (small_reuse, large_reuse) = (small_stats.reuse.unwrap(), large_stats.reuse.unwrap());
+        assert!(large_reuse.documents_per_sentence > 2.0 * small_reuse.documents_per_sentence);
+    }
+
     #[test]
     fn negative_pairs_avoid_positive_ones() {
         let positive: BTreeSet<(usize, usize)> = [(1, 1), (1, 2), (2, 3)].into_iter().collect();
@@ -995,39 +1001,5 @@ mod tests {
         assert!(negative.is_disjoint(&positive));
         let dense = negative_pairs(&positive, 2, 2, 5);
         assert_eq!(dense.len(), 1);
-    }
-
-    #[test]
-    fn recombined_documents_share_no_text() {
-        let mut pool = Pool::default();
-        let sentence = "The quick brown fox jumps over the lazy dog near Žďár.";
-        pool.push(sentence, sentence.chars().count(), 11);
-        let doc_chars = DocChars { min: 100, max: 200 };
-        let mut rng = rng_for(1, Purpose::Recombine, 0);
-        let first = recombine(&pool, 150, doc_chars, &mut rng).text;
-        let second = recombine(&pool, 150, doc_chars, &mut rng).text;
-        assert_ne!(first, second);
-        let first_sentence: String = first.chars().take(sentence.chars().count()).collect();
-        assert_ne!(first_sentence, sentence);
-        assert!(first_sentence.chars().zip(sentence.chars()).all(|(a, b)| b.is_ascii() || a == b), "{first_sentence}");
-        let shape = |text: &str| text.chars().map(|c| (c.is_ascii_uppercase(), c.is_alphabetic())).collect::<Vec<_>>();
-        assert_eq!(shape(&first_sentence), shape(sentence), "word lengths, case and punctuation are kept");
-    }
-
-    #[test]
-    fn recombined_documents_respect_the_size_range() {
-        let mut pool = Pool::default();
-        for i in 0..50 {
-            let sentence = format!("Sentence {i} is here.");
-            pool.push(&sentence, sentence.chars().count(), 4);
-        }
-        let doc_chars = DocChars { min: 300, max: 600 };
-        let mut rng = rng_for(1, Purpose::Recombine, 0);
-        for _ in 0..20 {
-            let target = document_chars(doc_chars.min, doc_chars.max, &mut rng);
-            let made = recombine(&pool, target, doc_chars, &mut rng);
-            let chars = made.text.chars().count();
-            assert!(chars >= doc_chars.min && chars <= doc_chars.max, "{chars}");
-        }
     }
 }

@@ -11,7 +11,10 @@
 //!    documents only from sentences of source documents, suspicious ones only from
 //!    suspicious ones, and each recombined document in its own letter cipher
 //!    (a random permutation of a-z), so that no two documents share text except
-//!    through the cases, however often a sentence is drawn.
+//!    through the cases, however often a sentence is drawn (`pool.rs`).
+//!    In the reuse-heavy mode ([`reuse`], `--reuse-pool N`) every document is
+//!    instead drawn from one shared pool of N input sentences, without a cipher,
+//!    so that any two documents share a few sentences.
 //! 2. [`plan`] + [`obfuscate`]: a share of the suspicious documents receives
 //!    cases: a passage of a source document (short, medium or long) is obfuscated
 //!    and inserted at a sentence boundary.
@@ -24,8 +27,9 @@
 //! Documents are written as soon as they are made; what stays in memory is one
 //! input block (at most [`texts::BLOCK_BYTES`]), the documents being worked on (one
 //! per thread, plus a batch of at most 32 recombined documents), the sentence pools
-//! used for recombination (at most [`build::POOL_CAP_BYTES`] per set) and a few
-//! hundred bytes per document and case. Source documents are read back from disk
+//! used for recombination (at most [`build::POOL_CAP_BYTES`] per set, or the N
+//! sentences of the reuse-heavy mode's shared pool with two counters each) and a
+//! few hundred bytes per document and case. Source documents are read back from disk
 //! when a case needs a passage from them.
 //!
 //! # Determinism
@@ -40,6 +44,8 @@ pub mod check;
 pub mod language;
 pub mod obfuscate;
 pub mod plan;
+mod pool;
+pub mod reuse;
 pub mod stats;
 pub mod texts;
 
@@ -49,7 +55,7 @@ use std::str::FromStr;
 use crate::progress::Progress;
 
 pub use check::{CheckReport, check};
-pub use stats::CorpusStats;
+pub use stats::{CorpusStats, ReuseStats};
 
 /// Why a corpus could not be built or checked. Every variant that concerns a file
 /// names it.
@@ -198,11 +204,14 @@ pub struct CorpusSpec {
     pub plagiarised_fraction: f64,
     /// Optional synonym list (one comma-separated group per line) for semantic cases.
     pub synonyms: Option<PathBuf>,
+    /// The reuse-heavy mode: every document is drawn from one pool of this many
+    /// input sentences, without a cipher (see [`reuse`]).
+    pub reuse_pool: Option<usize>,
 }
 
 impl CorpusSpec {
     /// A spec with the defaults: all input once, 3k..300k characters, half the
-    /// suspicious documents plagiarised, no synonyms.
+    /// suspicious documents plagiarised, no synonyms, no shared pool.
     pub fn new(texts: Vec<PathBuf>, out: PathBuf, seed: u64) -> CorpusSpec {
         CorpusSpec {
             texts,
@@ -212,6 +221,7 @@ impl CorpusSpec {
             size: SizeGoal::AllInput,
             plagiarised_fraction: 0.5,
             synonyms: None,
+            reuse_pool: None,
         }
     }
 
@@ -236,9 +246,21 @@ impl CorpusSpec {
         }
         match self.size {
             SizeGoal::Documents { sources, suspicious } if sources == 0 || suspicious == 0 => {
-                invalid("--sources/--suspicious", "need at least one source and one suspicious document".into())
+                return invalid(
+                    "--sources/--suspicious",
+                    "need at least one source and one suspicious document".into(),
+                );
             }
-            SizeGoal::TargetBytes(0) => invalid("--target-mb", "the target size must be positive".into()),
+            SizeGoal::TargetBytes(0) => return invalid("--target-mb", "the target size must be positive".into()),
+            _ => {}
+        }
+        match (self.reuse_pool, self.size) {
+            (Some(0), _) => invalid("--reuse-pool", "the pool must hold at least one sentence".into()),
+            (Some(_), SizeGoal::AllInput) => invalid(
+                "--reuse-pool",
+                "give --target-mb or --sources/--suspicious too: documents drawn from a pool have no natural number"
+                    .into(),
+            ),
             _ => Ok(()),
         }
     }
@@ -299,5 +321,17 @@ mod tests {
         spec.plagiarised_fraction = 0.5;
         spec.size = SizeGoal::Documents { sources: 0, suspicious: 3 };
         assert!(spec.validate().is_err());
+    }
+
+    #[test]
+    fn a_reuse_pool_needs_a_size_goal_and_a_sentence() {
+        let mut spec = CorpusSpec::new(vec!["texts".into()], "out".into(), 1);
+        spec.reuse_pool = Some(100);
+        let error = spec.validate().unwrap_err().to_string();
+        assert!(error.starts_with("--reuse-pool: give --target-mb or --sources/--suspicious too"), "{error}");
+        spec.size = SizeGoal::TargetBytes(1_000_000);
+        assert!(spec.validate().is_ok());
+        spec.reuse_pool = Some(0);
+        assert_eq!(spec.validate().unwrap_err().to_string(), "--reuse-pool: the pool must hold at least one sentence");
     }
 }

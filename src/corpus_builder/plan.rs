@@ -29,6 +29,8 @@ pub enum Purpose {
     Cases = 4,
     /// Negative pairs of the `pairs` file.
     Pairs = 5,
+    /// The sample of input sentences of a reuse-heavy corpus's shared pool.
+    Pool = 6,
 }
 
 /// The generator for `purpose` and item `index` under `seed`: ChaCha8 with the

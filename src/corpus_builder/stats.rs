@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::build::Case;
 use super::obfuscate::{Level, Strategy};
 use super::plan::LengthClass;
+use super::reuse::MIN_POOL_WORDS;
 use super::{CorpusSpec, SizeGoal};
 
 /// The two document sets of a corpus.
@@ -51,6 +52,28 @@ const SIZE_BINS: [(u64, &str); 6] = [
     (u64::MAX, ">=200k chars"),
 ];
 
+/// The shared pool of a reuse-heavy corpus (`--reuse-pool`) and how much its
+/// documents share through it, counted in the documents as drawn, before cases
+/// are inserted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReuseStats {
+    /// Sentences in the pool.
+    pub pool_sentences: usize,
+    /// Bytes of the pool's sentences.
+    pub pool_bytes: u64,
+    /// Input sentences of at least [`MIN_POOL_WORDS`] words, of which the pool is a sample.
+    pub input_sentences: u64,
+    /// Pool sentences that no document holds.
+    pub unused_sentences: usize,
+    /// Documents holding a pool sentence, the mean over the pool's sentences.
+    pub documents_per_sentence: f64,
+    /// Distinct pool sentences two documents share, the mean over all pairs of documents.
+    pub shared_per_pair: f64,
+    /// The same, over the pairs of a source and a suspicious document (those a
+    /// detector compares).
+    pub shared_per_source_suspicious_pair: f64,
+}
+
 /// Statistics of a built corpus.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CorpusStats {
@@ -66,6 +89,8 @@ pub struct CorpusStats {
     pub options: String,
     /// Documents recombined from pooled sentences (the rest are cut from the input).
     pub recombined_documents: usize,
+    /// The shared pool, for a reuse-heavy corpus.
+    pub reuse: Option<ReuseStats>,
     /// Number of source documents.
     pub source_documents: usize,
     /// Bytes of the source documents.
@@ -132,6 +157,9 @@ impl CorpusStats {
         if let Some(name) = spec.synonyms.as_ref().and_then(|p| p.file_name()) {
             let _ = write!(options, " --synonyms {}", name.to_string_lossy());
         }
+        if let Some(sentences) = spec.reuse_pool {
+            let _ = write!(options, " --reuse-pool {sentences}");
+        }
         CorpusStats { seed: spec.seed, texts, input_files, input_bytes, options, ..CorpusStats::default() }
     }
 
@@ -186,10 +214,13 @@ impl CorpusStats {
             env!("CARGO_PKG_VERSION"),
             self.texts.join(" ")
         );
-        let mode = if self.recombined_documents == 0 {
-            "real documents".to_string()
-        } else {
-            format!("real documents + {} recombined from input sentences", self.recombined_documents)
+        let mode = match &self.reuse {
+            Some(reuse) => format!(
+                "reuse-heavy: every document drawn from one pool of {} input sentences, no cipher",
+                thousands(reuse.pool_sentences as u64)
+            ),
+            None if self.recombined_documents == 0 => "real documents".to_string(),
+            None => format!("real documents + {} recombined from input sentences", self.recombined_documents),
         };
         let _ = writeln!(
             r,
@@ -199,6 +230,9 @@ impl CorpusStats {
             self.seed
         );
         let _ = writeln!(r, "options: {}", self.options);
+        if let Some(reuse) = &self.reuse {
+            reuse.write_readme(&mut r);
+        }
         let _ = writeln!(r);
         let _ = writeln!(
             r,
@@ -278,6 +312,35 @@ impl CorpusStats {
     }
 }
 
+impl ReuseStats {
+    /// The README's lines on the shared pool.
+    fn write_readme(&self, r: &mut String) {
+        let _ = writeln!(
+            r,
+            "reuse pool: {} sentences ({:.1} MB), a uniform sample of the input's {} sentences of {MIN_POOL_WORDS}+ words",
+            thousands(self.pool_sentences as u64),
+            self.pool_bytes as f64 / 1e6,
+            thousands(self.input_sentences)
+        );
+        let _ = writeln!(
+            r,
+            "  documents per pool sentence: mean {:.2}; pool sentences in no document: {}",
+            self.documents_per_sentence,
+            thousands(self.unused_sentences as u64)
+        );
+        let _ = writeln!(
+            r,
+            "  sentences two documents share: mean {:.3} over all pairs, {:.3} over source-suspicious pairs",
+            self.shared_per_pair, self.shared_per_source_suspicious_pair
+        );
+        let _ = writeln!(
+            r,
+            "  (exact, over every pair, from each sentence's document frequency; counted in the documents as drawn,"
+        );
+        let _ = writeln!(r, "  before cases are inserted; sentences shared through the pool are not cases)");
+    }
+}
+
 /// `n` with commas between thousands: 14,147,879.
 fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -334,5 +397,30 @@ mod tests {
         );
         assert!(readme.contains("plagiarised characters in suspicious docs: 2.3%"));
         assert!(!readme.contains("/some/where"));
+        assert!(!readme.contains("reuse"), "{readme}");
+    }
+
+    #[test]
+    fn readme_states_the_reuse_mode_pool_and_sharing() {
+        let mut spec = CorpusSpec::new(vec!["texts".into()], "out".into(), 7);
+        spec.size = SizeGoal::TargetBytes(50_000_000);
+        spec.reuse_pool = Some(50_000);
+        let mut stats = CorpusStats::new(&spec, 3, 12_000);
+        stats.reuse = Some(ReuseStats {
+            pool_sentences: 50_000,
+            pool_bytes: 6_100_000,
+            input_sentences: 61_234,
+            unused_sentences: 0,
+            documents_per_sentence: 7.754,
+            shared_per_pair: 0.5012,
+            shared_per_source_suspicious_pair: 0.4987,
+        });
+        let readme = stats.readme();
+        assert!(readme.contains("mode: reuse-heavy: every document drawn from one pool of 50,000 input sentences"));
+        assert!(readme.contains("--target-mb 50 --reuse-pool 50000\n"), "{readme}");
+        assert!(readme.contains("reuse pool: 50,000 sentences (6.1 MB), a uniform sample of the input's 61,234"));
+        assert!(readme.contains("documents per pool sentence: mean 7.75;"), "{readme}");
+        assert!(readme.contains("mean 0.501 over all pairs, 0.499 over source-suspicious pairs"), "{readme}");
+        assert!(readme.contains("(exact, over every pair"), "{readme}");
     }
 }

@@ -157,6 +157,77 @@ fn target_size_recombines_sentences_when_the_texts_are_too_small() {
     assert!(bytes >= 400_000, "{bytes} bytes of documents");
 }
 
+/// Builds a small reuse-heavy corpus (a pool of 300 fixture sentences) into `out`.
+fn build_reuse_heavy(out: &Path, pool: &str) -> std::process::Output {
+    run(&[
+        "corpus",
+        "--texts",
+        texts().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "4",
+        "--doc-chars",
+        "3000..9000",
+        "--sources",
+        "5",
+        "--suspicious",
+        "5",
+        "--reuse-pool",
+        pool,
+        "--quiet",
+    ])
+}
+
+#[test]
+fn a_reuse_heavy_corpus_passes_its_check_and_its_documents_share_sentences() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("reuse");
+    let output = build_reuse_heavy(&out, "300");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("check ok"), "{}", stdout(&output));
+    let check = run(&["corpus", "--check", out.to_str().unwrap()]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert!(stdout(&check).contains(": ok: 5 source and 5 suspicious documents"), "{}", stdout(&check));
+
+    let readme = fs::read_to_string(out.join("README.txt")).unwrap();
+    assert!(readme.contains("mode: reuse-heavy: every document drawn from one pool of 300 input sentences"));
+    assert!(readme.contains("--reuse-pool 300\n"), "{readme}");
+    assert!(readme.contains("documents per pool sentence: mean "), "{readme}");
+    assert!(readme.contains("sentences two documents share: mean "), "{readme}");
+    assert!(!cases(&out).is_empty(), "cases are planted as in every corpus");
+
+    // A sentence of the first source document (5+ words) stands verbatim in another document.
+    let corpus_files = files(&out);
+    let documents: Vec<String> = corpus_files
+        .iter()
+        .filter(|(name, _)| name.extension().is_some_and(|e| e == "txt"))
+        .map(|(_, bytes)| String::from_utf8(bytes.clone()).unwrap())
+        .collect();
+    let first = fs::read_to_string(out.join("source-documents/source-document00001.txt")).unwrap();
+    let split = pan_detect::corpus_builder::texts::split_sentences(&first);
+    let shared = split.sentences.iter().map(|s| &first[s.bytes.clone()]).find(|sentence| {
+        sentence.split_whitespace().count() >= 5 && documents.iter().filter(|d| d.contains(sentence)).count() >= 2
+    });
+    assert!(shared.is_some(), "no sentence of source-document00001.txt is in another document");
+}
+
+#[test]
+fn a_reuse_pool_larger_than_the_input_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("reuse");
+    let output = build_reuse_heavy(&out, "1000000");
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains("--reuse-pool: a pool of 1000000 sentences is larger than the "), "{message}");
+    assert!(!out.exists(), "nothing may be left when the pool is refused");
+
+    let zero = build_reuse_heavy(&out, "0");
+    assert_eq!(zero.status.code(), Some(1));
+    assert!(stderr(&zero).contains("--reuse-pool: the pool must hold at least one sentence"), "{}", stderr(&zero));
+}
+
 /// The exact command of corpus-fixtures/README.md, writing to `out`.
 fn fixture_command(out: &Path) -> std::process::Output {
     let root = fixtures();

@@ -79,7 +79,7 @@ impl Progress for TerminalProgress {
 /// corpus`), whose bars keep their own, shorter style; `None` for the other stages.
 fn corpus_unit(stage: Stage) -> Option<&'static str> {
     match stage {
-        Stage::CorpusDocuments => Some("{binary_bytes}/{binary_total_bytes}"),
+        Stage::CorpusPool | Stage::CorpusDocuments => Some("{binary_bytes}/{binary_total_bytes}"),
         Stage::CorpusCases | Stage::CorpusCheck => Some("{pos}/{len} suspicious documents"),
         Stage::ReadSources | Stage::BuildIndex | Stage::Match => None,
     }

@@ -13,9 +13,9 @@ use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect corpus`.
 #[derive(clap::Args)]
-#[command(
-    after_help = "Example: pan-detect corpus --texts corpus-fixtures/texts --out /tmp/my-corpus --seed 7 --sources 10 --suspicious 10"
-)]
+#[command(after_help = "Examples:
+  pan-detect corpus --texts corpus-fixtures/texts --out /tmp/my-corpus --seed 7 --sources 10 --suspicious 10
+  pan-detect corpus --texts corpus-fixtures/texts --out /tmp/reuse-corpus --seed 7 --target-mb 2 --doc-chars 3k..15k --reuse-pool 1000")]
 pub struct Args {
     /// Directories (or files) of plain UTF-8 texts; their .txt files are read
     /// recursively in sorted order.
@@ -56,8 +56,17 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     synonyms: Option<PathBuf>,
 
+    /// Reuse-heavy corpus: draw every document, source and suspicious, from one
+    /// pool of N input sentences (of 5+ words, sampled by the seed), written
+    /// without a cipher, so that any two documents share a few sentences, as
+    /// theses share a template and quotations; cases are planted as usual. The
+    /// pool does not depend on the corpus size. Needs --target-mb or
+    /// --sources/--suspicious.
+    #[arg(long, value_name = "N")]
+    reuse_pool: Option<usize>,
+
     /// Check an existing corpus instead of building one.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["texts", "out", "seed", "sources", "suspicious", "target_mb", "synonyms"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["texts", "out", "seed", "sources", "suspicious", "target_mb", "synonyms", "reuse_pool"])]
     check: Option<PathBuf>,
 
     /// No progress bar.
@@ -110,6 +119,7 @@ fn spec_from(args: &Args) -> anyhow::Result<CorpusSpec> {
     spec.doc_chars = args.doc_chars;
     spec.plagiarised_fraction = args.plagiarised_fraction;
     spec.synonyms = args.synonyms.clone();
+    spec.reuse_pool = args.reuse_pool;
     spec.size = match (args.sources, args.suspicious, args.target_mb) {
         (None, None, None) => SizeGoal::AllInput,
         (None, None, Some(mb)) => {
