@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::span::CharRange;
 
 /// The taboo texts, read and decoded.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TabooTexts {
     texts: Vec<String>,
 }

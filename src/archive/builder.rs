@@ -3,7 +3,8 @@
 //!
 //! The chunk lists are streamed to disk batch by batch in document order; only
 //! the postings (8 bytes per distinct chunk of a document, 12 above 32 hash
-//! bits) are held in memory for the sort.
+//! bits) are held in memory for the sort. Chunks of the taboo set
+//! ([`super::taboo`]) get no posting.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -14,6 +15,7 @@ use super::format::{
     SegmentEntry, Settings,
 };
 use super::scan::{self, ChunkedDoc};
+use super::taboo::{self, TabooFiles, TabooSet};
 use crate::bucket_sort;
 use crate::index::ChunkKey;
 use crate::progress::{Progress, Stage};
@@ -30,8 +32,10 @@ pub struct CreateSummary {
     pub text_bytes: u64,
     /// Chunks in the index.
     pub chunks: u64,
-    /// Postings (distinct chunks per document) in the index.
+    /// Postings (distinct chunks per document, taboo chunks left out) in the index.
     pub postings: u64,
+    /// Chunks in the taboo set (0 without one).
+    pub taboo_chunks: u64,
     /// Bytes of the index files on disk.
     pub index_bytes: u64,
     /// Time to read and chunk the documents.
@@ -57,7 +61,8 @@ pub(crate) fn sort_postings<K: ChunkKey>(postings: &mut [KeyDoc<K>], hash_bits: 
     bucket_sort::sort_by_hash(postings, hash_bits, |p| p.key.to_hash());
 }
 
-/// Builds a new index in `index` from every `*.txt` under `docs`.
+/// Builds a new index in `index` from every `*.txt` under `docs`, storing the
+/// taboo set of `taboo` in it when given.
 ///
 /// Refuses a directory that already holds an index. Nothing is visible under
 /// `index` until the final commit (the rename of `CURRENT`).
@@ -65,6 +70,7 @@ pub fn create(
     docs: &Path,
     index: &Path,
     settings: &Settings,
+    taboo: Option<&TabooFiles>,
     progress: &dyn Progress,
 ) -> Result<CreateSummary, ArchiveError> {
     settings.validate()?;
@@ -80,30 +86,42 @@ pub fn create(
     if index.join(format::CURRENT).exists() {
         return Err(ArchiveError::AlreadyExists(index.to_path_buf()));
     }
+    let listing = Listing { files: &files, docs_root: &docs_root, scanned_ns };
+    let taboo = taboo.map(|files| TabooSet::of(files, settings));
     if settings.key_bytes() == 4 {
-        create_with::<u32>(&files, &docs_root, scanned_ns, index, settings, progress)
+        create_with::<u32>(&listing, index, settings, taboo.as_ref(), progress)
     } else {
-        create_with::<u64>(&files, &docs_root, scanned_ns, index, settings, progress)
+        create_with::<u64>(&listing, index, settings, taboo.as_ref(), progress)
     }
 }
 
-fn create_with<K: ChunkKey>(
-    files: &[scan::ListedDocument],
-    docs_root: &Path,
+/// The documents `create` indexes: listed under `docs_root` at `scanned_ns`.
+struct Listing<'a> {
+    files: &'a [scan::ListedDocument],
+    docs_root: &'a Path,
     scanned_ns: u64,
+}
+
+fn create_with<K: ChunkKey>(
+    listing: &Listing<'_>,
     index: &Path,
     settings: &Settings,
+    taboo: Option<&TabooSet>,
     progress: &dyn Progress,
 ) -> Result<CreateSummary, ArchiveError> {
+    let Listing { files, docs_root, scanned_ns } = *listing;
     let mut summary = CreateSummary::default();
     let started = Instant::now();
     let mut generation = GenerationWriter::create(index, 1, None)?;
+    let taboo_entry = taboo.map(|set| taboo::write(&mut generation, set, settings)).transpose()?;
+    let no_taboo = TabooSet::default();
+    let taboo_chunks = &taboo.unwrap_or(&no_taboo).chunks;
     let mut segment = SegmentWriter::new(&generation, settings)?;
     let mut table = TableBuilder::default();
     let mut postings: Vec<KeyDoc<K>> = Vec::new();
     progress.start(Stage::ReadSources, files.iter().map(|f| f.file.bytes).sum());
     for batch in scan::batches(files) {
-        for (listed, doc) in batch.iter().zip(scan::chunk_batch(batch, settings, progress)) {
+        for (listed, doc) in batch.iter().zip(scan::chunk_batch(batch, settings, taboo_chunks, progress)) {
             let Some(doc) = doc else {
                 summary.skipped_files += 1;
                 continue;
@@ -145,6 +163,7 @@ fn create_with<K: ChunkKey>(
         files: generation.fixed_files(),
         segments: vec![segment],
         last_update: None,
+        taboo: taboo_entry,
         header_crc32: None,
     };
     generation.write_header(&header)?;
@@ -155,6 +174,7 @@ fn create_with<K: ChunkKey>(
     summary.documents = table.live;
     summary.chunks = header.chunks;
     summary.postings = postings;
+    summary.taboo_chunks = header.taboo.as_ref().map_or(0, |t| t.chunks);
     summary.index_bytes = index_bytes(&header);
     Ok(summary)
 }
@@ -162,7 +182,8 @@ fn create_with<K: ChunkKey>(
 /// Bytes of all files of a generation (as the header records them).
 pub(crate) fn index_bytes(header: &Header) -> u64 {
     let fixed: u64 = header.files.iter().map(|f| f.bytes).sum();
-    fixed + header.segments.iter().map(|s| s.hashes.bytes + s.ranges.bytes).sum::<u64>()
+    let taboo = header.taboo.as_ref().map_or(0, |t| t.file.bytes);
+    fixed + taboo + header.segments.iter().map(|s| s.hashes.bytes + s.ranges.bytes).sum::<u64>()
 }
 
 /// Writes a chunk-list segment: hashes and ranges of documents, in order.

@@ -8,6 +8,12 @@
 //! the two documents share, and "x % of the file is in the document" is
 //! `100 × common / distinct chunks of the file` (the other way round with the
 //! document's distinct chunks), as `similar` computes it.
+//!
+//! The index's taboo set ([`super::taboo`]) is left out of the file: its
+//! taboo chunks are not looked up and match nothing, so they make no
+//! similarity and do not count among the file's distinct chunks; a passage
+//! never runs across a taboo chunk on either side, and each of its sides stops
+//! where the text that side's taboo chunks cover begins.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -15,6 +21,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::error::ArchiveError;
+use super::format::DocRecord;
 use super::reader::ArchiveIndex;
 use super::scan::{self, ChunkedDoc, ChunkingState};
 use crate::corpus::{self, DocumentFile, Loaded};
@@ -22,6 +29,7 @@ use crate::intervals::{ChunkMatch, IntervalPair, valid_intervals};
 use crate::overlap::{Passage, resolve_overlaps};
 use crate::params::{self, IntervalParams, OverlapPolicy};
 use crate::span::{CharRange, char_slice};
+use crate::taboo::{self, TabooChunks};
 
 /// Characters of text shown for each side of a passage.
 pub const EXCERPT_CHARS: usize = 60;
@@ -60,8 +68,10 @@ pub struct CheckReport {
     pub file: String,
     /// Chunks of the file.
     pub chunks: u64,
-    /// Distinct chunk hashes of the file.
+    /// Distinct chunk hashes of the file, taboo chunks left out.
     pub distinct_chunks: u64,
+    /// Characters of the file covered by taboo chunks, left out.
+    pub taboo_chars: u64,
     /// The archive documents it shares chunks with: most common chunks first,
     /// then by name.
     pub documents: Vec<DocumentMatch>,
@@ -110,7 +120,7 @@ pub struct PassageSide {
 pub struct Checker<'a> {
     index: &'a ArchiveIndex,
     params: CheckParams,
-    state: ChunkingState,
+    state: ChunkingState<'a>,
 }
 
 /// A document's hits grouped, before the passages are turned into offsets.
@@ -124,7 +134,7 @@ impl<'a> Checker<'a> {
     /// A checker using the index's settings.
     pub fn new(index: &'a ArchiveIndex, params: CheckParams) -> Result<Self, ArchiveError> {
         params.validate()?;
-        Ok(Checker { index, params, state: ChunkingState::new(index.settings()) })
+        Ok(Checker { index, params, state: ChunkingState::new(index.settings(), index.taboo()) })
     }
 
     /// Reads and checks the file at `path`, reported under the name `display`.
@@ -144,6 +154,7 @@ impl<'a> Checker<'a> {
     /// Checks a text, reported under the name `display`.
     pub fn check_text(&mut self, display: &str, text: &str) -> Result<CheckReport, ArchiveError> {
         let chunked = self.state.chunk_text(text, text.len() as u64, scan::content_hash(text.as_bytes()));
+        let taboo_regions = self.index.taboo().regions(&chunked.hashes, &chunked.ranges);
         let candidates = self.candidates(&chunked)?;
         // Passages are numbered by document name, not id, so that ties in the
         // overlap policy fall the same way whatever the update history.
@@ -153,17 +164,19 @@ impl<'a> Checker<'a> {
         let mut matches_of: HashMap<Passage, u64> = HashMap::new();
         for (local, candidate) in (0u32..).zip(&by_name) {
             let record = self.index.record(candidate.doc);
+            let document_taboo = if candidate.intervals.is_empty() { Vec::new() } else { self.taboo_regions(&record) };
             for pair in &candidate.intervals {
                 let range = |seq: u32| {
                     self.index.chunk_range(&record, seq).ok_or_else(|| {
                         self.index.corrupt_postings(format!("chunk {seq} of document {} out of range", candidate.doc))
                     })
                 };
+                let suspicious =
+                    chunked.ranges[pair.suspicious.0 as usize].cover(&chunked.ranges[pair.suspicious.1 as usize]);
                 let passage = Passage {
-                    suspicious: chunked.ranges[pair.suspicious.0 as usize]
-                        .cover(&chunked.ranges[pair.suspicious.1 as usize]),
+                    suspicious: outside(suspicious, &taboo_regions),
                     source_doc: local,
-                    source: range(pair.source.0)?.cover(&range(pair.source.1)?),
+                    source: outside(range(pair.source.0)?.cover(&range(pair.source.1)?), &document_taboo),
                     exact: false,
                 };
                 *matches_of.entry(passage).or_default() += pair.matches as u64;
@@ -198,6 +211,7 @@ impl<'a> Checker<'a> {
             file: display.to_string(),
             chunks: chunked.hashes.len() as u64,
             distinct_chunks: chunked.distinct.into(),
+            taboo_chars: taboo::covered_chars(&taboo_regions),
             documents,
         })
     }
@@ -208,8 +222,11 @@ impl<'a> Checker<'a> {
     /// for documents that share enough chunk positions to hold an interval.
     fn candidates(&self, chunked: &ChunkedDoc) -> Result<Vec<Candidate>, ArchiveError> {
         let index = self.index;
-        let mut by_hash: Vec<(u64, u32)> = chunked.hashes.iter().copied().zip(0u32..).collect();
+        let taboo = index.taboo();
+        let mut by_hash: Vec<(u64, u32)> =
+            chunked.hashes.iter().copied().zip(0u32..).filter(|&(hash, _)| !taboo.contains(hash)).collect();
         by_hash.sort_unstable();
+        let file_stretches = stretches(chunked.hashes.iter().copied(), taboo);
         // (document, occurrences in the file of a hash the document holds)
         let mut hits: Vec<(u32, u32)> = Vec::new();
         for group in by_hash.chunk_by(|a, b| a.0 == b.0) {
@@ -218,7 +235,7 @@ impl<'a> Checker<'a> {
         }
         hits.sort_unstable();
         let mut candidates = Vec::new();
-        let mut matches: Vec<ChunkMatch> = Vec::new();
+        let mut matches: Vec<((u32, u32), ChunkMatch)> = Vec::new();
         for group in hits.chunk_by(|a, b| a.0 == b.0) {
             let doc = group[0].0;
             if doc >= index.id_slots() || !index.record(doc).live {
@@ -233,16 +250,38 @@ impl<'a> Checker<'a> {
             let mut intervals = Vec::new();
             if positions >= self.params.intervals.min_chunks as u64 {
                 matches.clear();
+                let mut source_stretch = 0u32;
                 for (source, hash) in (0u32..).zip(index.chunk_hashes(&index.record(doc))) {
+                    if taboo.contains(hash) {
+                        source_stretch += 1; // It matches nothing: `by_hash` has no taboo chunk.
+                        continue;
+                    }
                     let start = by_hash.partition_point(|&(h, _)| h < hash);
                     let same = by_hash[start..].iter().take_while(|&&(h, _)| h == hash);
-                    matches.extend(same.map(|&(_, suspicious)| ChunkMatch { suspicious, source }));
+                    matches.extend(same.map(|&(_, suspicious)| {
+                        let stretches = (file_stretches[suspicious as usize], source_stretch);
+                        (stretches, ChunkMatch { suspicious, source })
+                    }));
                 }
-                valid_intervals(&mut matches, &self.params.intervals, &mut intervals);
+                intervals_between_taboo(&mut matches, &self.params.intervals, &mut intervals);
             }
             candidates.push(Candidate { doc, common, intervals });
         }
         Ok(candidates)
+    }
+
+    /// The character regions an archive document's taboo chunks cover (none
+    /// without a taboo set).
+    fn taboo_regions(&self, record: &DocRecord) -> Vec<CharRange> {
+        let taboo = self.index.taboo();
+        if taboo.is_empty() {
+            return Vec::new();
+        }
+        let hashes: Vec<u64> = self.index.chunk_hashes(record).collect();
+        // A reversed (corrupt) range is left out with its hash: it covers nothing.
+        let (hashes, ranges): (Vec<u64>, Vec<CharRange>) =
+            (0u32..).zip(hashes).filter_map(|(seq, hash)| Some((hash, self.index.chunk_range(record, seq)?))).unzip();
+        taboo.regions(&hashes, &ranges)
     }
 
     /// The archived document's text, when it is still the indexed version.
@@ -258,6 +297,54 @@ impl<'a> Checker<'a> {
             Loaded::Skipped(_) => None,
         }
     }
+}
+
+/// For each chunk of a document (hashes in sequence order), the number of
+/// taboo chunks before it: chunks with the same number lie between the same
+/// two taboo chunks (all 0 without a taboo set).
+fn stretches(hashes: impl Iterator<Item = u64>, taboo: &TabooChunks) -> Vec<u32> {
+    let mut before = 0u32;
+    hashes
+        .map(|hash| {
+            let stretch = before;
+            before += u32::from(taboo.contains(hash));
+            stretch
+        })
+        .collect()
+}
+
+/// The valid intervals of `matches`, each tagged with the stretches (see
+/// [`stretches`]) of its file chunk and its document chunk, found within each
+/// pair of stretches separately: an interval never runs across a taboo chunk.
+fn intervals_between_taboo(
+    matches: &mut [((u32, u32), ChunkMatch)],
+    params: &IntervalParams,
+    out: &mut Vec<IntervalPair>,
+) {
+    matches.sort_unstable_by_key(|&(stretches, m)| (stretches, m.suspicious, m.source));
+    let mut group: Vec<ChunkMatch> = Vec::new();
+    for same in matches.chunk_by(|a, b| a.0 == b.0) {
+        group.clear();
+        group.extend(same.iter().map(|&(_, m)| m));
+        valid_intervals(&mut group, params, out);
+    }
+    out.sort_unstable();
+}
+
+/// `range` without the parts that the sorted, disjoint `regions` cover at its
+/// ends. A passage lies between two taboo chunks, so a taboo region can only
+/// overlap its first or last chunks, never split it.
+fn outside(mut range: CharRange, regions: &[CharRange]) -> CharRange {
+    let (first, end) = (regions.partition_point(|r| r.end <= range.start), range.end);
+    for region in regions[first..].iter().take_while(|r| r.start < end) {
+        if region.start <= range.start {
+            range.start = region.end.min(range.end);
+        } else {
+            range.end = region.start;
+            break; // The regions after it start later still.
+        }
+    }
+    range
 }
 
 /// `100 × part / whole`, rounded to two decimals (0 for an empty whole).
@@ -312,7 +399,7 @@ mod tests {
         fs::write(docs.join("thesis.txt"), &archived).unwrap();
         fs::write(docs.join("other.txt"), words("other", 100)).unwrap();
         let index_dir = dir.path().join("idx");
-        create(&docs, &index_dir, &Settings::default(), &Silent).unwrap();
+        create(&docs, &index_dir, &Settings::default(), None, &Silent).unwrap();
         let index = ArchiveIndex::open(&index_dir).unwrap();
         let mut checker = Checker::new(&index, CheckParams::default()).unwrap();
         let upload = format!("Úvod {} {passage}", words("intro", 20));
@@ -334,6 +421,82 @@ mod tests {
         fs::write(docs.join("thesis.txt"), "changed").unwrap();
         let report = checker.check_text("new.txt", &upload).unwrap();
         assert_eq!(report.documents[0].passages[0].document.excerpt, None);
+    }
+
+    #[test]
+    fn taboo_text_makes_no_similarity_and_no_passage_but_a_copy_beside_it_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        fs::create_dir_all(&docs).unwrap();
+        let template = words("template", 60);
+        let copied = words("copied", 40);
+        fs::write(docs.join("a.txt"), format!("{} {template} {copied}", words("a", 50))).unwrap();
+        fs::write(docs.join("b.txt"), format!("{template} {}", words("b", 50))).unwrap();
+        let template_file = dir.path().join("template.txt");
+        fs::write(&template_file, &template).unwrap();
+        let taboo = crate::archive::TabooFiles::load(&[template_file]).unwrap();
+        let index_dir = dir.path().join("idx");
+        create(&docs, &index_dir, &Settings::default(), Some(&taboo), &Silent).unwrap();
+        let index = ArchiveIndex::open(&index_dir).unwrap();
+        let mut checker = Checker::new(&index, CheckParams::default()).unwrap();
+        // The copy follows the template directly: its passage must stop where the template ends.
+        let upload = format!("{} {template} {copied} {}", words("intro", 30), words("outro", 30));
+        let report = checker.check_text("new.txt", &upload).unwrap();
+        assert_eq!(report.documents.len(), 1, "{report:?}");
+        assert_eq!(report.documents[0].document, "a.txt");
+        // 36 chunks of the copy and 4 across its start; the file's distinct
+        // chunks leave the template's 56 out.
+        assert_eq!((report.documents[0].common_chunks, report.distinct_chunks), (40, 30 + 60 + 40 + 30 - 4 - 56));
+        let template_start = upload.find(&template).unwrap() as u32;
+        let template_end = template_start + template.len() as u32;
+        assert_eq!(report.taboo_chars, u64::from(template_end - template_start));
+        let passages = &report.documents[0].passages;
+        assert_eq!(passages.len(), 1, "{passages:?}");
+        // Its first chunks take in the template's last words: it starts where the template ends.
+        assert_eq!(passages[0].file.offset, template_end, "{passages:?}");
+        assert_eq!(passages[0].file.offset + passages[0].file.length, template_end + 1 + copied.len() as u32);
+        // So does its side in the archive document, which also holds the template before the copy.
+        let archived = format!("{} {template} ", words("a", 50));
+        assert_eq!(passages[0].document.offset, archived.len() as u32 - 1, "{passages:?}");
+        assert!(passages[0].file.excerpt.as_deref().unwrap().starts_with("copied0 copied1"));
+    }
+
+    #[test]
+    fn a_passage_never_runs_across_taboo_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        fs::create_dir_all(&docs).unwrap();
+        let (first, second) = (words("first", 30), words("second", 30));
+        fs::write(docs.join("x.txt"), format!("{first} {second}")).unwrap();
+        // 16 taboo chunks: a gap the valid intervals (up to 49) would bridge.
+        let template = words("template", 20);
+        let template_file = dir.path().join("template.txt");
+        fs::write(&template_file, &template).unwrap();
+        let taboo = crate::archive::TabooFiles::load(&[template_file]).unwrap();
+        let index_dir = dir.path().join("idx");
+        create(&docs, &index_dir, &Settings::default(), Some(&taboo), &Silent).unwrap();
+        let index = ArchiveIndex::open(&index_dir).unwrap();
+        let mut checker = Checker::new(&index, CheckParams::default()).unwrap();
+        let upload = format!("{first} {template} {second}");
+        let report = checker.check_text("new.txt", &upload).unwrap();
+        let template_start = upload.find(&template).unwrap() as u32;
+        let template_end = template_start + template.len() as u32;
+        let sides: Vec<(u32, u32)> =
+            report.documents[0].passages.iter().map(|p| (p.file.offset, p.file.offset + p.file.length)).collect();
+        assert_eq!(sides, [(0, first.len() as u32), (template_end + 1, upload.len() as u32)], "{report:?}");
+        assert!(template_start > first.len() as u32);
+    }
+
+    #[test]
+    fn passages_stop_at_taboo_regions_and_stretches_count_taboo_chunks() {
+        let regions = [CharRange::new(0, 10), CharRange::new(50, 60), CharRange::new(90, 95)];
+        assert_eq!(outside(CharRange::new(5, 55), &regions), CharRange::new(10, 50));
+        assert_eq!(outside(CharRange::new(12, 48), &regions), CharRange::new(12, 48));
+        assert_eq!(outside(CharRange::new(60, 92), &regions), CharRange::new(60, 90));
+        assert_eq!(outside(CharRange::new(20, 40), &[]), CharRange::new(20, 40));
+        let taboo = TabooChunks::new(vec![7, 9]);
+        assert_eq!(stretches([1, 7, 2, 3, 9, 7, 4].into_iter(), &taboo), [0, 0, 1, 1, 1, 2, 3]);
+        assert_eq!(stretches([1, 2].into_iter(), &TabooChunks::default()), [0, 0]);
     }
 
     #[test]

@@ -44,12 +44,14 @@ pub enum ArchiveError {
         got: String,
     },
     /// The index was written by another version of the format.
-    #[error("{path}: index format version {got}, this pan-detect reads version {expected}")]
+    #[error("{path}: index format version {got}, this pan-detect reads versions {oldest} to {newest}")]
     Version {
         /// The header file.
         path: PathBuf,
-        /// The version this build reads.
-        expected: u32,
+        /// The oldest version this build reads.
+        oldest: u32,
+        /// The version this build writes, the newest it reads.
+        newest: u32,
         /// The version in the header.
         got: u32,
     },

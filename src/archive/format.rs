@@ -21,6 +21,9 @@
 //!     segment-000001.ranges  sequence order (u32, or u64 above 32 hash bits),
 //!     segment-000003.hashes  and their character ranges (start u32, end u32);
 //!     segment-000003.ranges  one segment per generation that added documents
+//!     taboo.bin            the taboo set, when there is one: chunk hashes of
+//!                          texts whose passages are never reported (u32, or
+//!                          u64 above 32 hash bits), sorted ([`super::taboo`])
 //! ```
 //!
 //! Every integer is little-endian. The arrays are read in place through a memory
@@ -49,8 +52,12 @@ use crate::params::{ChunkHash, ChunkParams, DetectParams, TokenizerParams};
 
 /// The header's `magic` value.
 pub const MAGIC: &str = "pan-detect archive index";
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes. Version 2 added the taboo set.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format version this build reads: a version 1 index is read as
+/// one without a taboo set (its layout is otherwise the same), and the next
+/// update writes it as the current version.
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
 /// The file naming the live generation.
 pub const CURRENT: &str = "CURRENT";
 /// The file locked by the one process writing to an index.
@@ -65,6 +72,8 @@ pub const DIRECTORY: &str = "directory.bin";
 pub const DOCS: &str = "docs.bin";
 /// The document names.
 pub const NAMES: &str = "names.bin";
+/// The taboo set ([`super::taboo`]).
+pub const TABOO: &str = "taboo.bin";
 /// The fixed body files, in the order the header lists them.
 pub const BODY_FILES: [&str; 4] = [POSTINGS, DIRECTORY, DOCS, NAMES];
 /// Bytes of one record of `docs.bin`.
@@ -228,6 +237,21 @@ pub struct Changes {
     pub changed: Vec<String>,
     /// Names of documents deleted, sorted.
     pub deleted: Vec<String>,
+    /// The update replaced the taboo set with a different one, which changes
+    /// the similarities of every document.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub taboo_changed: bool,
+}
+
+/// The taboo set of a generation, as the header records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabooEntry {
+    /// The taboo texts it was chunked from, as given on the command line.
+    pub texts: Vec<String>,
+    /// Distinct chunk hashes in the set.
+    pub chunks: u64,
+    /// [`TABOO`]: the hashes, sorted, 4 or 8 bytes each ([`Settings::key_bytes`]).
+    pub file: FileEntry,
 }
 
 /// The parsed `header.json` of a generation.
@@ -235,7 +259,7 @@ pub struct Changes {
 pub struct Header {
     /// Always [`MAGIC`].
     pub magic: String,
-    /// Always [`FORMAT_VERSION`] for the indexes this build reads.
+    /// [`OLDEST_FORMAT_VERSION`] to [`FORMAT_VERSION`] for the indexes this build reads.
     pub format_version: u32,
     /// The generation number (1 for `create`, +1 per update).
     pub generation: u64,
@@ -264,6 +288,9 @@ pub struct Header {
     pub segments: Vec<SegmentEntry>,
     /// What the update that wrote this generation changed (`None` after `create`).
     pub last_update: Option<Changes>,
+    /// The taboo set; `None` when the index has none (always in version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taboo: Option<TabooEntry>,
     /// CRC-32 of this header as written with this field left out, set by the
     /// writer: a flipped byte that leaves the JSON valid (in `docs_root`, say,
     /// which no body checksum covers) is found when the index is opened.
@@ -315,9 +342,14 @@ impl Header {
             return Err(ArchiveError::BadMagic { path: path.to_path_buf(), got: magic.chars().take(40).collect() });
         }
         let version = value.get("format_version").and_then(|v| v.as_u64()).unwrap_or(0);
-        if version != u64::from(FORMAT_VERSION) {
+        if !(u64::from(OLDEST_FORMAT_VERSION)..=u64::from(FORMAT_VERSION)).contains(&version) {
             let got = u32::try_from(version).unwrap_or(u32::MAX);
-            return Err(ArchiveError::Version { path: path.to_path_buf(), expected: FORMAT_VERSION, got });
+            return Err(ArchiveError::Version {
+                path: path.to_path_buf(),
+                oldest: OLDEST_FORMAT_VERSION,
+                newest: FORMAT_VERSION,
+                got,
+            });
         }
         let header: Header = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
         if let Some(expected) = header.header_crc32
@@ -350,6 +382,14 @@ impl Header {
             if segment.hashes.name != hashes || segment.ranges.name != ranges || !bytes_ok {
                 return Err(corrupt(format!("segment of generation {} is inconsistent", segment.generation)));
             }
+        }
+        if let Some(taboo) = &header.taboo
+            && (taboo.file.name != TABOO || taboo.chunks.checked_mul(key_bytes) != Some(taboo.file.bytes))
+        {
+            return Err(corrupt(format!(
+                "taboo set of {} chunks in {} bytes is inconsistent",
+                taboo.chunks, taboo.file.bytes
+            )));
         }
         Ok(header)
     }
@@ -712,6 +752,7 @@ mod tests {
             files: BODY_FILES.iter().map(|n| FileEntry { name: n.to_string(), bytes: 0, crc32: 0 }).collect(),
             segments: Vec::new(),
             last_update: None,
+            taboo: None,
             header_crc32: None,
         }
     }
@@ -721,15 +762,46 @@ mod tests {
         let path = Path::new("idx/header.json");
         let text = serde_json::to_string(&header()).unwrap();
         assert_eq!(Header::parse(&text, path).unwrap(), header());
-        let old = text.replace("\"format_version\":1", "\"format_version\":0");
+        let old = text.replace("\"format_version\":2", "\"format_version\":0");
         let error = Header::parse(&old, path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { expected: 1, got: 0, .. }), "{error:?}");
-        assert_eq!(error.to_string(), "idx/header.json: index format version 0, this pan-detect reads version 1");
+        assert!(matches!(error, ArchiveError::Version { oldest: 1, newest: 2, got: 0, .. }), "{error:?}");
+        assert_eq!(error.to_string(), "idx/header.json: index format version 0, this pan-detect reads versions 1 to 2");
+        let newer = text.replace("\"format_version\":2", "\"format_version\":3");
+        assert!(matches!(Header::parse(&newer, path), Err(ArchiveError::Version { got: 3, .. })));
         let foreign = text.replace(MAGIC, "something else");
         assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));
         assert!(matches!(Header::parse("{\"magic\"", path), Err(ArchiveError::Corrupt { .. })));
         let bad_bits = text.replace("\"hash_bits\":32", "\"hash_bits\":99");
         assert!(matches!(Header::parse(&bad_bits, path), Err(ArchiveError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn a_version_1_header_reads_as_an_index_without_a_taboo_set() {
+        let path = Path::new("idx/header.json");
+        // Version 1 wrote no taboo field; its checksum covers the header without one.
+        let old = Header { format_version: 1, ..header() };
+        let sealed = Header { header_crc32: Some(old.own_crc32()), ..old.clone() };
+        assert!(!sealed.to_text().contains("taboo"));
+        let parsed = Header::parse(&sealed.to_text(), path).unwrap();
+        assert_eq!((parsed.format_version, parsed.taboo), (1, None));
+    }
+
+    #[test]
+    fn a_taboo_entry_must_match_its_file() {
+        let path = Path::new("idx/header.json");
+        let file = FileEntry { name: TABOO.into(), bytes: 12, crc32: 7 };
+        let with = |chunks: u64, file: FileEntry| Header {
+            taboo: Some(TabooEntry { texts: vec!["template.txt".into()], chunks, file }),
+            ..header()
+        };
+        let good = with(3, file.clone());
+        assert_eq!(Header::parse(&good.to_text(), path).unwrap(), good);
+        let error = Header::parse(&with(4, file.clone()).to_text(), path).unwrap_err();
+        assert!(error.to_string().contains("taboo set of 4 chunks in 12 bytes is inconsistent"), "{error}");
+        let renamed = FileEntry { name: "postings.bin".into(), ..file };
+        assert!(matches!(Header::parse(&with(3, renamed).to_text(), path), Err(ArchiveError::Corrupt { .. })));
+        let overflowing = with(u64::MAX / 2, FileEntry { name: TABOO.into(), bytes: 0, crc32: 0 });
+        assert!(matches!(Header::parse(&overflowing.to_text(), path), Err(ArchiveError::Corrupt { .. })));
     }
 
     #[test]

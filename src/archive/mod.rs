@@ -11,7 +11,8 @@
 //! - [`reader`]: opening an index through memory maps, lookups, verification;
 //! - [`update`](mod@update): `index update`, incremental and crash-safe;
 //! - [`check`]: what in the archive a new document is similar to, with passages;
-//! - [`similar`]: the table of document similarities.
+//! - [`similar`]: the table of document similarities;
+//! - [`taboo`]: the taboo set stored in the index (texts never reported).
 //!
 //! Documents are named by their path relative to the documents directory, with
 //! `/` separators; ids are internal and never printed, so every output is the
@@ -24,10 +25,12 @@ pub mod format;
 pub mod reader;
 pub mod scan;
 pub mod similar;
+pub mod taboo;
 pub mod update;
 
 pub use builder::{CreateSummary, create};
 pub use error::ArchiveError;
 pub use format::{Settings, SettingsOverride};
 pub use reader::ArchiveIndex;
-pub use update::{UpdateOptions, UpdateSummary, update};
+pub use taboo::TabooFiles;
+pub use update::{TabooChange, UpdateOptions, UpdateSummary, update};

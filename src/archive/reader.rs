@@ -15,7 +15,8 @@
 //! default, to answer within a second on an index of gigabytes; a flipped bit
 //! in the postings then goes unnoticed, but it can never make them read
 //! outside the arrays (every document id and chunk number read is
-//! bounds-checked).
+//! bounds-checked). The taboo set is the exception: it is small, read whole
+//! and its CRC-32 checked on opening ([`super::taboo`]).
 
 use std::fs::File;
 use std::ops::Range;
@@ -29,7 +30,9 @@ use super::error::ArchiveError;
 use super::format::{
     self, DOC_RECORD_BYTES, DocRecord, FileEntry, HEADER, Header, RANGE_BYTES, Settings, read_key, read_u32,
 };
+use super::taboo;
 use crate::span::CharRange;
+use crate::taboo::TabooChunks;
 
 /// A read-only memory map of one file.
 #[derive(Debug)]
@@ -111,6 +114,7 @@ pub struct ArchiveIndex {
     docs: Mapped,
     names: Mapped,
     segments: Vec<Segment>,
+    taboo: TabooChunks,
     key_bytes: usize,
     residue_bytes: usize,
     doc_bytes: usize,
@@ -169,6 +173,10 @@ impl ArchiveIndex {
             .iter()
             .map(|s| Ok(Segment { hashes: map(&s.hashes)?, ranges: map(&s.ranges)? }))
             .collect::<Result<Vec<_>, ArchiveError>>()?;
+        let taboo = match &header.taboo {
+            Some(entry) => taboo::read(&generation_dir, entry, &header.settings)?,
+            None => TabooChunks::default(),
+        };
         let shift = header.residue_bits();
         let index = ArchiveIndex {
             root: root.to_path_buf(),
@@ -186,6 +194,7 @@ impl ArchiveIndex {
             docs,
             names,
             segments,
+            taboo,
         };
         index.check_table()?;
         Ok(index)
@@ -250,7 +259,8 @@ impl ArchiveIndex {
         Ok(())
     }
 
-    /// Checks every file's CRC-32 against the header (reads the whole index).
+    /// Checks every file's CRC-32 against the header (reads the whole index;
+    /// the taboo set's was checked on opening).
     pub fn verify(&self) -> Result<(), ArchiveError> {
         self.verify_tables()?;
         let segments = self.segments.iter().zip(&self.header.segments);
@@ -285,6 +295,12 @@ impl ArchiveIndex {
     /// The tokenizer and chunker settings.
     pub fn settings(&self) -> &Settings {
         &self.header.settings
+    }
+
+    /// The taboo set: chunks that have no postings and that `check` leaves
+    /// out of the checked file (empty when the index has none).
+    pub fn taboo(&self) -> &TabooChunks {
+        &self.taboo
     }
 
     /// Records in the document table (live documents and free ids).
@@ -435,7 +451,8 @@ impl ArchiveIndex {
     pub fn file_sizes(&self) -> Vec<(&str, u64)> {
         let fixed = self.header.files.iter().map(|f| (f.name.as_str(), f.bytes));
         let segments = self.header.segments.iter().flat_map(|s| [&s.hashes, &s.ranges]);
-        fixed.chain(segments.map(|f| (f.name.as_str(), f.bytes))).collect()
+        let taboo = self.header.taboo.iter().map(|t| &t.file);
+        fixed.chain(segments.chain(taboo).map(|f| (f.name.as_str(), f.bytes))).collect()
     }
 
     /// The corrupt-index error for the postings file.
@@ -461,7 +478,7 @@ mod tests {
             fs::write(path, text).unwrap();
         }
         let index = dir.join("idx");
-        create(&docs_dir, &index, &Settings::default(), &Silent).unwrap();
+        create(&docs_dir, &index, &Settings::default(), None, &Silent).unwrap();
         index
     }
 

@@ -14,6 +14,7 @@ use crate::corpus::{self, DocumentFile, Loaded};
 use crate::error::Warning;
 use crate::progress::Progress;
 use crate::span::CharRange;
+use crate::taboo::TabooChunks;
 use crate::tokenize::{Tokenizer, Tokens};
 
 /// A document found by [`list_documents`].
@@ -61,9 +62,10 @@ pub struct ChunkedDoc {
     pub hashes: Vec<u64>,
     /// Character range of each chunk.
     pub ranges: Vec<CharRange>,
-    /// Distinct values in `hashes`, sorted: the document's postings.
+    /// Distinct values in `hashes` that are not taboo, sorted: the document's
+    /// postings.
     pub distinct_hashes: Vec<u64>,
-    /// Number of distinct hashes.
+    /// Number of distinct hashes that are not taboo (the denominator of similarity).
     pub distinct: u32,
 }
 
@@ -75,32 +77,48 @@ pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
     xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes()
 }
 
+/// The distinct values of `hashes` that are not in `taboo`, sorted.
+pub(crate) fn distinct_outside(hashes: impl Iterator<Item = u64>, taboo: &TabooChunks) -> Vec<u64> {
+    let mut distinct: Vec<u64> = hashes.filter(|&hash| !taboo.contains(hash)).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct
+}
+
 /// Per-thread tokenizer and chunker with their buffers.
-pub(crate) struct ChunkingState {
+pub(crate) struct ChunkingState<'a> {
     tokenizer: Tokenizer,
     chunker: Chunker,
     tokens: Tokens,
     chunks: Chunks,
+    taboo: &'a TabooChunks,
 }
 
-impl ChunkingState {
-    pub(crate) fn new(settings: &Settings) -> Self {
+impl<'a> ChunkingState<'a> {
+    /// A state chunking with `settings`; the chunks in `taboo` are left out
+    /// of a document's postings and distinct chunks (not of its chunk list).
+    pub(crate) fn new(settings: &Settings, taboo: &'a TabooChunks) -> Self {
         ChunkingState {
             tokenizer: Tokenizer::new(settings.tokenizer()),
             chunker: Chunker::new(settings.chunks()),
             tokens: Tokens::default(),
             chunks: Chunks::default(),
+            taboo,
         }
+    }
+
+    /// The chunk hashes of `text`, in sequence order.
+    pub(crate) fn chunk_hashes(&mut self, text: &str) -> &[u64] {
+        self.tokenizer.tokenize(text, &mut self.tokens);
+        self.chunker.chunk(&self.tokens, &mut self.chunks);
+        &self.chunks.hashes
     }
 
     /// Chunks `text`, the decoded content of a file of `bytes` bytes whose
     /// content hash is `content_hash`.
     pub(crate) fn chunk_text(&mut self, text: &str, bytes: u64, content_hash: [u8; 16]) -> ChunkedDoc {
-        self.tokenizer.tokenize(text, &mut self.tokens);
-        self.chunker.chunk(&self.tokens, &mut self.chunks);
-        let mut sorted = self.chunks.hashes.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
+        self.chunk_hashes(text);
+        let sorted = distinct_outside(self.chunks.hashes.iter().copied(), self.taboo);
         ChunkedDoc {
             content_hash,
             bytes,
@@ -142,7 +160,7 @@ pub(crate) fn decode(file: &DocumentFile, bytes: Vec<u8>, progress: &dyn Progres
 
 /// Reads, hashes, decodes and chunks one document; `None` when it is skipped.
 pub(crate) fn read_and_chunk(
-    state: &mut ChunkingState,
+    state: &mut ChunkingState<'_>,
     file: &DocumentFile,
     progress: &dyn Progress,
 ) -> Option<ChunkedDoc> {
@@ -164,16 +182,18 @@ pub(crate) fn batches(files: &[ListedDocument]) -> impl Iterator<Item = &[Listed
     crate::corpus::batches_by_bytes(files, max_bytes, |f| f.file.bytes)
 }
 
-/// Reads and chunks a batch in parallel; `None` for skipped files.
+/// Reads and chunks a batch in parallel, leaving the chunks in `taboo` out
+/// of the postings; `None` for skipped files.
 pub(crate) fn chunk_batch(
     batch: &[ListedDocument],
     settings: &Settings,
+    taboo: &TabooChunks,
     progress: &dyn Progress,
 ) -> Vec<Option<ChunkedDoc>> {
     batch
         .par_iter()
         .map_init(
-            || ChunkingState::new(settings),
+            || ChunkingState::new(settings, taboo),
             |state, listed| {
                 let chunked = read_and_chunk(state, &listed.file, progress);
                 progress.advance(listed.file.bytes);
@@ -205,7 +225,8 @@ mod tests {
 
     #[test]
     fn chunked_doc_counts_distinct_hashes() {
-        let mut state = ChunkingState::new(&Settings::default());
+        let none = TabooChunks::default();
+        let mut state = ChunkingState::new(&Settings::default(), &none);
         let text = "alpha beta gamma delta epsilon alpha beta gamma delta epsilon";
         let doc = state.chunk_text(text, text.len() as u64, content_hash(text.as_bytes()));
         assert_eq!(doc.hashes.len(), 6);
@@ -213,5 +234,10 @@ mod tests {
         assert_eq!(doc.distinct, 1);
         assert_eq!(doc.distinct_hashes.len(), 1);
         assert_ne!(content_hash(text.as_bytes()), content_hash(b"other"));
+        // A taboo chunk stays in the chunk list but is no posting.
+        let taboo = TabooChunks::new(vec![doc.hashes[0]]);
+        let mut state = ChunkingState::new(&Settings::default(), &taboo);
+        let doc = state.chunk_text(text, text.len() as u64, content_hash(text.as_bytes()));
+        assert_eq!((doc.hashes.len(), doc.distinct, doc.distinct_hashes.len()), (6, 0, 0));
     }
 }

@@ -6,7 +6,10 @@
 //! distinct chunk hashes (from the stored chunk lists) are sorted and looked
 //! up in the postings, which hold one posting per (hash, document). The cost is the sum over hashes of (documents holding it)², as in the
 //! paper's pair counting; `max_postings` can leave out very frequent chunks
-//! (boilerplate), and the summary says how many were left out.
+//! (boilerplate), and the summary says how many were left out. Chunks of the
+//! index's taboo set ([`super::taboo`]) have no postings and are not among a
+//! document's distinct chunks, so they count neither in `common` nor in the
+//! denominator.
 //!
 //! With `since_update`, only the rows touching documents added or modified by
 //! the last update are computed: the changed documents' own rows (top `top`),
@@ -14,7 +17,8 @@
 //! row B → A, whose similarity comes from `common` and B's stored chunk count
 //! without reading B's chunks (these rows are not cut to B's top `top`).
 //! Together with the update's list of deleted documents this is the delta to
-//! apply to a stored similarity table.
+//! apply to a stored similarity table. After an update that changed the taboo
+//! set, every document counts as changed: every row is computed.
 
 use std::collections::HashMap;
 
@@ -211,7 +215,11 @@ fn since_update(
 ) -> Result<SimilarSummary, ArchiveError> {
     let changes = index.header().last_update.clone().unwrap_or_default();
     let by_name: HashMap<&str, u32> = ids.iter().map(|&id| (index.name(id), id)).collect();
-    let changed: Vec<u32> = changes.changed.iter().filter_map(|name| by_name.get(name.as_str()).copied()).collect();
+    let changed: Vec<u32> = if changes.taboo_changed {
+        ids.to_vec()
+    } else {
+        changes.changed.iter().filter_map(|name| by_name.get(name.as_str()).copied()).collect()
+    };
     let is_changed: std::collections::HashSet<u32> = changed.iter().copied().collect();
     let done: Vec<Result<(Vec<SimilarRow>, u64), ArchiveError>> = tasks(index, &changed)
         .par_iter()
@@ -297,7 +305,7 @@ mod tests {
         .unwrap();
         fs::write(docs.join("c.txt"), words("cc", 50)).unwrap();
         let root = dir.path().join("idx");
-        create(&docs, &root, &Settings::default(), &Silent).unwrap();
+        create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
         let index = ArchiveIndex::open(&root).unwrap();
         let rows = table(&index, SimilarParams::default());
         assert_eq!(

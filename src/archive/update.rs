@@ -20,6 +20,14 @@
 //! 5. `CURRENT` is switched to the new generation with one rename (the commit)
 //!    and the old generation is removed.
 //!
+//! The taboo set ([`super::taboo`]) is kept as stored unless the update
+//! replaces it ([`TabooChange`]). A replaced set whose hashes differ changes
+//! which chunks are postings and every document's distinct chunks, so the
+//! postings are then rebuilt from the stored chunk lists (which hold taboo
+//! chunks too, and whose CRC-32 is then checked first) instead of merged: a
+//! sort of every posting in memory, as `create` does, but no document is read
+//! again.
+//!
 //! The cost is listing the documents, reading and hashing the ones whose
 //! times changed, chunking the changed ones,
 //! and one read and one write of the postings (after checking the CRC-32 of
@@ -39,6 +47,7 @@ use super::error::ArchiveError;
 use super::format::{self, Changes, DocRecord, FORMAT_VERSION, GenerationWriter, Header, MAGIC, SettingsOverride};
 use super::reader::ArchiveIndex;
 use super::scan::{self, ChunkedDoc, ChunkingState};
+use super::taboo::{self, TabooFiles, TabooSet};
 use crate::index::ChunkKey;
 use crate::progress::{Progress, Stage};
 
@@ -48,18 +57,33 @@ const COMPACT_GARBAGE_SHARE: f64 = 0.5;
 /// Segments are all compacted into one when there would be more than this many.
 const MAX_SEGMENTS: usize = 32;
 
+/// What an update does with the index's taboo set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum TabooChange {
+    /// Keep the stored set (`index update` without `--taboo`).
+    #[default]
+    Keep,
+    /// Replace it with the set of these texts (`--taboo FILE...`).
+    Replace(TabooFiles),
+    /// Remove it (`--no-taboo`).
+    Remove,
+}
+
 /// Options of an update.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UpdateOptions {
     /// For crash tests only: stop, as if the process had died, after writing
-    /// this many files of the new generation (the new segment's two files, the
-    /// postings, directory, document table and names: 1..=6; 7 or more stops
-    /// after the header, just before the commit). The binary takes it from the
-    /// environment variable `PAN_DETECT_FAIL_AFTER`.
+    /// this many files of the new generation (the taboo set, when the index
+    /// has one, then the new segment's two files, the postings, directory,
+    /// document table and names: 1..=6 without a taboo set; 7 or more stops
+    /// after the header, just before the commit). The binary takes it from
+    /// the environment variable `PAN_DETECT_FAIL_AFTER`.
     pub fail_after_files: Option<usize>,
     /// Read and hash every document, even those whose size and modification
     /// time are the recorded ones (for files restored with old times).
     pub rehash: bool,
+    /// Keep, replace or remove the taboo set.
+    pub taboo: TabooChange,
 }
 
 /// What an update did.
@@ -84,6 +108,10 @@ pub struct UpdateSummary {
     pub documents: u64,
     /// Chunks (postings) after the update.
     pub chunks: u64,
+    /// Chunks in the taboo set after the update (0 without one).
+    pub taboo_chunks: u64,
+    /// The taboo set's hashes changed, and the postings were rebuilt.
+    pub taboo_changed: bool,
     /// False when nothing changed and no new generation was written.
     pub committed: bool,
     /// Time to verify the old index and read, hash and chunk the documents.
@@ -130,11 +158,18 @@ fn update_with<K: ChunkKey>(
 ) -> Result<UpdateSummary, ArchiveError> {
     let started = Instant::now();
     let settings = *old.settings();
-    old.verify_tables()?;
+    let taboo = NewTaboo::plan(old, &options.taboo);
+    if taboo.rebuild {
+        old.verify()?; // A rebuild reads every stored chunk list too.
+    } else {
+        old.verify_tables()?;
+    }
     let scanned_ns = scan::now_ns();
     let files = scan::list_documents(docs, progress)?;
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
     let old_ids: HashMap<&str, u32> = old.live_ids().map(|id| (old.name(id), id)).collect();
+    let no_taboo = TabooSet::default();
+    let taboo_chunks = &taboo.set.as_ref().unwrap_or(&no_taboo).chunks;
 
     // Size and modification time as recorded, recorded long enough after the
     // modification: unchanged without reading (as git's index does).
@@ -149,7 +184,7 @@ fn update_with<K: ChunkKey>(
     let scanned: Vec<Scanned> = files
         .par_iter()
         .map_init(
-            || ChunkingState::new(&settings),
+            || ChunkingState::new(&settings, taboo_chunks),
             |state, listed| {
                 let file = &listed.file;
                 let known = old_ids.get(file.name.as_str()).map(|&id| (id, old.record(id)));
@@ -212,7 +247,9 @@ fn update_with<K: ChunkKey>(
         .collect();
     summary.deleted = deleted.len() as u64;
     summary.scanning = started.elapsed();
-    if changed.is_empty() && deleted.is_empty() {
+    summary.taboo_chunks = taboo_chunks.hashes().len() as u64;
+    summary.taboo_changed = taboo.rebuild;
+    if changed.is_empty() && deleted.is_empty() && !taboo.changed {
         summary.documents = old.header().documents;
         summary.chunks = old.header().chunks;
         return Ok(summary);
@@ -252,6 +289,7 @@ fn update_with<K: ChunkKey>(
         .collect();
 
     let mut generation = GenerationWriter::create(old.root(), old.header().generation + 1, options.fail_after_files)?;
+    let taboo_entry = taboo.set.as_ref().map(|set| taboo::write(&mut generation, set, &settings)).transpose()?;
     let mut segments = Vec::new();
     let mut segment_of_old = vec![u32::MAX; old_segments.len()];
     for (s, entry) in old_segments.iter().enumerate() {
@@ -269,13 +307,20 @@ fn update_with<K: ChunkKey>(
         table.reserve(id_slots - 1);
     }
     let by_id: HashMap<u32, usize> = new_ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    // With a changed taboo set: the postings of the kept documents, from their chunk lists.
+    let mut kept_postings: Vec<KeyDoc<K>> = Vec::new();
     for id in 0..id_slots {
         if let Some(&i) = by_id.get(&id) {
             let (name, doc, modified_ns) = &changed[i];
             table.push(id, name, doc, *modified_ns, new_segment, writer.chunks);
             writer.append(&doc.hashes, &doc.ranges)?;
         } else if kept.get(id as usize).copied().unwrap_or(false) {
-            let record = DocRecord { modified_ns: modified_ns[id as usize], ..old.record(id) };
+            let mut record = DocRecord { modified_ns: modified_ns[id as usize], ..old.record(id) };
+            if taboo.rebuild {
+                let distinct = scan::distinct_outside(old.chunk_hashes(&record), taboo_chunks);
+                record.distinct_chunks = distinct.len() as u32;
+                kept_postings.extend(distinct.into_iter().map(|hash| KeyDoc { key: K::from_hash(hash), doc: id }));
+            }
             let s = record.segment as usize;
             if record.chunk_count == 0 {
                 // No chunk list: the segment field is not used.
@@ -299,7 +344,7 @@ fn update_with<K: ChunkKey>(
         let _ = std::fs::remove_file(generation.dir.join(&written.ranges.name));
     }
 
-    let mut new_postings: Vec<KeyDoc<K>> = Vec::new();
+    let mut new_postings: Vec<KeyDoc<K>> = kept_postings;
     for ((_, doc, _), &id) in changed.iter().zip(&new_ids) {
         new_postings.extend(postings_of::<K>(doc, id));
     }
@@ -307,7 +352,12 @@ fn update_with<K: ChunkKey>(
     let postings: u64 = table.records.iter().filter(|r| r.live).map(|r| u64::from(r.distinct_chunks)).sum();
     let chunks: u64 = table.records.iter().filter(|r| r.live).map(|r| u64::from(r.chunk_count)).sum();
     let mut postings_writer = PostingsWriter::new(&generation, &settings, postings, u64::from(id_slots))?;
-    if postings_writer.layout() == old.postings_layout() {
+    if taboo.rebuild {
+        // Every posting is in `new_postings`: none of the stored ones is kept.
+        for p in &new_postings {
+            postings_writer.push(p.key.to_hash(), p.doc)?;
+        }
+    } else if postings_writer.layout() == old.postings_layout() {
         merge_same_layout(old, &kept, &new_postings, &mut postings_writer)?;
     } else {
         merge_postings(old, &kept, &new_postings, &mut postings_writer)?;
@@ -329,7 +379,12 @@ fn update_with<K: ChunkKey>(
         directory_bits,
         files: generation.fixed_files(),
         segments,
-        last_update: Some(Changes { changed: changed.iter().map(|(name, _, _)| name.to_string()).collect(), deleted }),
+        last_update: Some(Changes {
+            changed: changed.iter().map(|(name, _, _)| name.to_string()).collect(),
+            deleted,
+            taboo_changed: taboo.rebuild,
+        }),
+        taboo: taboo_entry,
         header_crc32: None,
     };
     generation.write_header(&header)?;
@@ -341,6 +396,35 @@ fn update_with<K: ChunkKey>(
     summary.documents = header.documents;
     summary.chunks = chunks;
     Ok(summary)
+}
+
+/// The taboo set of the new generation, and how it differs from the old one.
+struct NewTaboo {
+    /// The set to write (`None`: the new generation has none).
+    set: Option<TabooSet>,
+    /// Its hashes differ from the old set's: every posting is rebuilt.
+    rebuild: bool,
+    /// Its hashes or texts differ: a new generation is written even when no
+    /// document changed.
+    changed: bool,
+}
+
+impl NewTaboo {
+    /// What `change` makes of `old`'s taboo set.
+    fn plan(old: &ArchiveIndex, change: &TabooChange) -> NewTaboo {
+        let stored = old.header().taboo.as_ref();
+        let set = match change {
+            TabooChange::Keep => {
+                stored.map(|entry| TabooSet { chunks: old.taboo().clone(), texts: entry.texts.clone() })
+            }
+            TabooChange::Replace(files) => Some(TabooSet::of(files, old.settings())),
+            TabooChange::Remove => None,
+        };
+        let hashes = set.as_ref().map_or(&[][..], |set| set.chunks.hashes());
+        let rebuild = hashes != old.taboo().hashes();
+        let changed = rebuild || set.as_ref().map(|s| &s.texts) != stored.map(|entry| &entry.texts);
+        NewTaboo { set, rebuild, changed }
+    }
 }
 
 /// [`merge_postings`] for the common case where the stored postings have the
@@ -480,10 +564,9 @@ mod tests {
             .map(|id| {
                 let record = index.record(id);
                 let hashes: Vec<u64> = index.chunk_hashes(&record).collect();
-                let mut distinct = hashes.clone();
-                distinct.sort_unstable();
-                distinct.dedup();
+                let distinct = scan::distinct_outside(hashes.iter().copied(), index.taboo());
                 assert_eq!(postings.remove(&id).unwrap_or_default(), distinct, "postings of {}", index.name(id));
+                assert_eq!(record.distinct_chunks as usize, distinct.len(), "distinct chunks of {}", index.name(id));
                 let ranges =
                     (0..record.chunk_count).map(|seq| format!("{:?}", index.chunk_range(&record, seq))).collect();
                 (index.name(id).to_string(), hashes, ranges)
@@ -511,6 +594,60 @@ mod tests {
         update(docs, root, &SettingsOverride::default(), &UpdateOptions::default(), &Silent).unwrap()
     }
 
+    fn update_taboo(docs: &Path, root: &Path, taboo: TabooChange) -> UpdateSummary {
+        let options = UpdateOptions { taboo, ..UpdateOptions::default() };
+        update(docs, root, &SettingsOverride::default(), &options, &Silent).unwrap()
+    }
+
+    #[test]
+    fn a_changed_taboo_set_gives_the_index_a_fresh_create_with_it_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        let root = dir.path().join("idx");
+        fs::create_dir_all(&docs).unwrap();
+        let template: String = (0..30).map(|i| format!("template{i} ")).collect();
+        let mut seed = 11u64;
+        for i in 0..5 {
+            fs::write(docs.join(format!("{i}.txt")), format!("{template}{}", text(&mut seed, 40))).unwrap();
+        }
+        let template_file = dir.path().join("template.txt");
+        fs::write(&template_file, &template).unwrap();
+        let files = TabooFiles::load(&[template_file]).unwrap();
+        let fresh = |name: &str, taboo: Option<&TabooFiles>| {
+            let fresh = dir.path().join(name);
+            create(&docs, &fresh, &Settings::default(), taboo, &Silent).unwrap();
+            contents(&fresh)
+        };
+        create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
+        let without = ArchiveIndex::open(&root).unwrap().postings_len();
+
+        // Replaced: the postings are rebuilt without the template's 26 chunks per document.
+        let summary = update_taboo(&docs, &root, TabooChange::Replace(files.clone()));
+        assert!(summary.committed && summary.taboo_changed, "{summary:?}");
+        assert_eq!((summary.unchanged, summary.taboo_chunks), (5, 26));
+        let index = ArchiveIndex::open(&root).unwrap();
+        assert_eq!(index.postings_len(), without - 5 * 26);
+        assert!(index.header().last_update.as_ref().unwrap().taboo_changed);
+        drop(index);
+        assert_eq!(contents(&root), fresh("fresh-1", Some(&files)));
+        // The same set again changes nothing.
+        assert!(!update_taboo(&docs, &root, TabooChange::Replace(files.clone())).committed);
+
+        // Kept through a document change (new documents' template chunks are no postings).
+        fs::write(docs.join("new.txt"), format!("{}{template}", text(&mut seed, 30))).unwrap();
+        fs::remove_file(docs.join("0.txt")).unwrap();
+        let summary = update_quietly(&docs, &root);
+        assert!(!summary.taboo_changed && summary.taboo_chunks == 26, "{summary:?}");
+        assert_eq!(ArchiveIndex::open(&root).unwrap().taboo(), &files.chunks(&Settings::default()));
+        assert_eq!(contents(&root), fresh("fresh-2", Some(&files)));
+
+        // Removed: the template's postings are back.
+        let summary = update_taboo(&docs, &root, TabooChange::Remove);
+        assert!(summary.taboo_changed && summary.taboo_chunks == 0, "{summary:?}");
+        assert!(ArchiveIndex::open(&root).unwrap().header().taboo.is_none());
+        assert_eq!(contents(&root), fresh("fresh-3", None));
+    }
+
     #[test]
     fn updates_give_the_index_a_fresh_create_gives() {
         let dir = tempfile::tempdir().unwrap();
@@ -522,7 +659,7 @@ mod tests {
             fs::create_dir_all(name.parent().unwrap()).unwrap();
             fs::write(name, text(&mut seed, 40)).unwrap();
         }
-        create(&docs, &root, &Settings::default(), &Silent).unwrap();
+        create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
         for round in 0..8u64 {
             for (i, name) in names.iter().enumerate() {
                 seed = seed.wrapping_add(round * 31 + i as u64);
@@ -540,7 +677,7 @@ mod tests {
             }
             update_quietly(&docs, &root);
             let fresh = dir.path().join(format!("fresh-{round}"));
-            create(&docs, &fresh, &Settings::default(), &Silent).unwrap();
+            create(&docs, &fresh, &Settings::default(), None, &Silent).unwrap();
             assert_eq!(contents(&root), contents(&fresh), "round {round}");
         }
     }
@@ -555,7 +692,7 @@ mod tests {
         for i in 0..256 {
             fs::write(docs.join(format!("{i:03}.txt")), text(&mut seed, 7)).unwrap();
         }
-        create(&docs, &root, &Settings::default(), &Silent).unwrap();
+        create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
         let before = ArchiveIndex::open(&root).unwrap().postings_layout();
         // Three freed ids are recycled; the 257th id needs two bytes in every posting.
         for i in 0..5 {
@@ -568,7 +705,7 @@ mod tests {
         let after = ArchiveIndex::open(&root).unwrap().postings_layout();
         assert_eq!((before.doc_bytes, after.doc_bytes), (1, 2));
         let fresh = dir.path().join("fresh");
-        create(&docs, &fresh, &Settings::default(), &Silent).unwrap();
+        create(&docs, &fresh, &Settings::default(), None, &Silent).unwrap();
         assert_eq!(contents(&root), contents(&fresh));
     }
 
@@ -588,7 +725,7 @@ mod tests {
             fs::write(docs.join(name), "one two three four five six").unwrap();
             set_modified(&docs.join(name), hour);
         }
-        create(&docs, &root, &Settings::default(), &Silent).unwrap();
+        create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
         let summary = update_quietly(&docs, &root);
         assert_eq!((summary.unchanged, summary.hashed, summary.committed), (2, 0, false));
         // Touched, same content: read, found unchanged.
@@ -620,7 +757,7 @@ mod tests {
         for i in 0..4 {
             fs::write(docs.join(format!("{i}.txt")), text(&mut seed, 30)).unwrap();
         }
-        create(&docs, &root, &Settings::default(), &Silent).unwrap();
+        create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
         fs::write(docs.join("new.txt"), text(&mut seed, 30)).unwrap();
         let summary = update_quietly(&docs, &root);
         assert_eq!((summary.added, summary.recycled_ids), (1, 0));
@@ -640,7 +777,7 @@ mod tests {
         assert_eq!(segments, [(2, 26, 26), (3, 26, 26)], "3.txt moved into the new segment");
         assert_eq!(index.header().id_slots, 5);
         let fresh = dir.path().join("fresh");
-        create(&docs, &fresh, &Settings::default(), &Silent).unwrap();
+        create(&docs, &fresh, &Settings::default(), None, &Silent).unwrap();
         assert_eq!(contents(&root), contents(&fresh));
         // Deleting everything leaves an empty, valid index.
         for name in ["3.txt", "new.txt"] {

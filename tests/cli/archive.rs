@@ -1,4 +1,4 @@
-//! Archive mode: create → check → update → check equals a fresh create; id recycling, settings, corruption, crashes.
+//! Archive mode: create → check → update → check equals a fresh create; id recycling, settings, corruption, crashes, taboo sets.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -7,6 +7,11 @@ use std::process::Output;
 use pan_detect::pan_xml::PanDocument;
 
 use crate::{pan_detect, prose, run};
+
+/// Characters of `text`.
+fn char_len(text: &str) -> u64 {
+    text.chars().count() as u64
+}
 
 fn ok(output: Output) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -244,10 +249,10 @@ fn truncated_or_corrupted_files_are_reported_with_their_path() {
     ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
     let header = generation_dir(&index).join("header.json");
     let text = fs::read_to_string(&header).unwrap();
-    fs::write(&header, text.replace("\"format_version\": 1", "\"format_version\": 7")).unwrap();
+    fs::write(&header, text.replace("\"format_version\": 2", "\"format_version\": 7")).unwrap();
     fails_with(
         run(&["index", "stats", "--index", s(&index)]),
-        "index format version 7, this pan-detect reads version 1",
+        "index format version 7, this pan-detect reads versions 1 to 2",
     );
     fs::write(&header, &text[..text.len() / 2]).unwrap();
     fails_with(run(&["index", "stats", "--index", s(&index)]), &format!("{}: corrupt index", header.display()));
@@ -408,4 +413,243 @@ fn similar_since_update_gives_the_rows_touching_changed_documents() {
     delta_rows.sort();
     assert_eq!(delta_rows, touching(&after));
     assert!(!delta_rows.is_empty());
+}
+
+/// An archive whose documents all open with one template, one of them also
+/// holding a passage that the probe copies after its own copy of the template.
+struct Templated {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    docs: PathBuf,
+    template: PathBuf,
+    probe: PathBuf,
+    /// Characters of the probe that the template covers, and the copied passage.
+    template_range: (u64, u64),
+    copy_range: (u64, u64),
+}
+
+impl Templated {
+    fn new() -> Templated {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let docs = root.join("docs");
+        let template = prose(900, 120);
+        let copied = prose(77, 150);
+        for doc in 0..5u64 {
+            let own = if doc == 2 { format!("{}{copied}", prose(1000 + doc, 100)) } else { prose(1000 + doc, 200) };
+            write(&docs.join(format!("thesis-{doc}.txt")), &format!("{template}{own}"));
+        }
+        let template_file = root.join("template.txt");
+        write(&template_file, &template);
+        let before_template = prose(5, 80);
+        let before_copy = format!("{before_template}{template}{}", prose(6, 80));
+        let probe = root.join("upload/new-thesis.txt");
+        write(&probe, &format!("{before_copy}{copied}{}", prose(7, 80)));
+        // Chunks run from a word's first character to a word's last: not over the final space.
+        let template_range = (char_len(&before_template), char_len(&before_template) + char_len(template.trim_end()));
+        let copy_range = (char_len(&before_copy), char_len(&before_copy) + char_len(copied.trim_end()));
+        Templated { _dir: dir, root, docs, template: template_file, probe, template_range, copy_range }
+    }
+
+    fn create(&self, index: &Path, extra: &[&str]) -> String {
+        let output =
+            run(&[&["index", "create", "--docs", s(&self.docs), "--index", s(index), "--quiet"][..], extra].concat());
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        ok(output);
+        stderr
+    }
+
+    fn update(&self, index: &Path, extra: &[&str]) -> String {
+        let output =
+            run(&[&["index", "update", "--docs", s(&self.docs), "--index", s(index), "--quiet"][..], extra].concat());
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        ok(output);
+        stderr
+    }
+
+    fn check_json(&self, index: &Path) -> serde_json::Value {
+        let json = ok(run(&["check", "--index", s(index), "--format", "json", s(&self.probe)]));
+        serde_json::from_str(&json).unwrap()
+    }
+}
+
+/// The names of the archive documents in a check's JSON.
+fn matched_names(check: &serde_json::Value) -> Vec<&str> {
+    check["files"][0]["documents"].as_array().unwrap().iter().map(|d| d["document"].as_str().unwrap()).collect()
+}
+
+/// The file side of every passage in a check's JSON, as (start, end).
+fn file_sides(check: &serde_json::Value) -> Vec<(u64, u64)> {
+    let documents = check["files"][0]["documents"].as_array().unwrap();
+    let passages = documents.iter().flat_map(|d| d["passages"].as_array().unwrap());
+    passages
+        .map(|p| {
+            let (offset, length) = (p["file"]["offset"].as_u64().unwrap(), p["file"]["length"].as_u64().unwrap());
+            (offset, offset + length)
+        })
+        .collect()
+}
+
+/// The similarity table's rows, without the CSV header.
+fn rows(table: &str) -> Vec<&str> {
+    let mut rows: Vec<&str> = table.lines().skip(1).collect();
+    rows.sort_unstable();
+    rows
+}
+
+#[test]
+fn a_template_in_every_document_makes_no_similarity_when_it_is_taboo_but_a_copy_beside_it_does() {
+    let archive = Templated::new();
+    let plain = archive.root.join("plain.idx");
+    archive.create(&plain, &[]);
+    let found = archive.check_json(&plain);
+    assert_eq!(matched_names(&found).len(), 5, "without --taboo the template is shared with every document");
+    let overlaps = |(start, end): (u64, u64), range: (u64, u64)| start < range.1 && range.0 < end;
+    assert!(file_sides(&found).iter().any(|&side| overlaps(side, archive.template_range)), "{found}");
+    assert_eq!(rows(&ok(run(&["similar", "--index", s(&plain)]))).len(), 5 * 4);
+
+    let index = archive.root.join("taboo.idx");
+    let summary = archive.create(&index, &["--taboo", s(&archive.template)]);
+    assert!(summary.contains("taboo set of 116 chunks"), "{summary}");
+    assert!(stat_line(&stats(&index), "taboo:").ends_with(&format!("116 chunks from {}", archive.template.display())));
+    let found = archive.check_json(&index);
+    assert_eq!(matched_names(&found), ["thesis-2.txt"], "{found}");
+    let (template_start, template_end) = archive.template_range;
+    assert_eq!(found["files"][0]["taboo_chars"].as_u64(), Some(template_end - template_start));
+    let sides = file_sides(&found);
+    assert!(!sides.iter().any(|&side| overlaps(side, archive.template_range)), "template reported: {sides:?}");
+    let (copy_start, copy_end) = archive.copy_range;
+    assert!(sides.iter().any(|&(start, end)| start == copy_start && end == copy_end), "no copy: {sides:?}");
+    // The copy's 146 chunks of the probe's 390 distinct ones that are not the
+    // template's 116 (146 of 506 had the template counted).
+    let file = &found["files"][0];
+    assert_eq!(
+        (file["distinct_chunks"].as_u64(), file["documents"][0]["common_chunks"].as_u64()),
+        (Some(390), Some(146))
+    );
+    assert_eq!(file["documents"][0]["file_in_document_percent"].as_f64(), Some(37.44));
+    // Every check says how much it left out; `similar` finds nothing but the template.
+    let output = run(&["check", "--index", s(&index), s(&archive.probe)]);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let text = ok(output);
+    let left_out = format!("{} characters of taboo text left out", template_end - template_start);
+    assert!(text.lines().next().unwrap().contains(&left_out), "{text}");
+    assert!(stderr.contains(&left_out), "{stderr}");
+    assert!(rows(&ok(run(&["similar", "--index", s(&index)]))).is_empty());
+    let out = archive.root.join("reports");
+    ok(run(&["check", "--index", s(&index), "--format", "pan-xml", "--out", s(&out), s(&archive.probe)]));
+    let report = crate::read_report(&out.join("new-thesis.xml"));
+    let ranges: Vec<(u64, u64)> = report.features.iter().map(|f| f.this_range().unwrap()).collect();
+    assert!(!ranges.is_empty() && !ranges.iter().any(|&r| overlaps(r, archive.template_range)), "{ranges:?}");
+    ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
+}
+
+#[test]
+fn update_keeps_the_taboo_set_and_taboo_or_no_taboo_replaces_it() {
+    let archive = Templated::new();
+    let index = archive.root.join("idx");
+    archive.create(&index, &["--taboo", s(&archive.template)]);
+    let template = fs::read_to_string(&archive.template).unwrap();
+    write(&archive.docs.join("thesis-9.txt"), &format!("{template}{}", prose(1009, 200)));
+    let summary = archive.update(&index, &[]);
+    assert!(summary.contains("1 added") && !summary.contains("taboo set changed"), "{summary}");
+    assert!(stat_line(&stats(&index), "taboo:").contains("116 chunks"));
+    let with_taboo = archive.root.join("fresh-taboo.idx");
+    archive.create(&with_taboo, &["--taboo", s(&archive.template)]);
+    assert_eq!(archive.check_json(&index), archive.check_json(&with_taboo));
+    assert_eq!(matched_names(&archive.check_json(&index)), ["thesis-2.txt"]);
+    let similar = |idx: &Path, extra: &[&str]| ok(run(&[&["similar", "--index", s(idx)][..], extra].concat()));
+    assert_eq!(similar(&index, &[]), similar(&with_taboo, &[]));
+
+    // Removing the set brings the template's postings back, as a fresh create has them.
+    let summary = archive.update(&index, &["--no-taboo"]);
+    assert!(summary.contains("taboo set changed to 0 chunks, postings rebuilt"), "{summary}");
+    assert_eq!(stat_line(&stats(&index), "taboo:"), "taboo:      none");
+    let plain = archive.root.join("fresh-plain.idx");
+    archive.create(&plain, &[]);
+    assert_eq!(archive.check_json(&index), archive.check_json(&plain));
+    let full = similar(&index, &[]);
+    assert_eq!(full, similar(&plain, &[]));
+    // Every row changed: the delta of --since-update is the whole table.
+    assert_eq!(rows(&similar(&index, &["--since-update"])), rows(&full));
+    assert_eq!(rows(&full).len(), 6 * 5);
+
+    // --taboo replaces it again; the same set twice changes nothing.
+    let summary = archive.update(&index, &["--taboo", s(&archive.template)]);
+    assert!(summary.contains("taboo set changed to 116 chunks, postings rebuilt"), "{summary}");
+    assert_eq!(archive.check_json(&index), archive.check_json(&with_taboo));
+    assert!(archive.update(&index, &["--taboo", s(&archive.template)]).contains("up to date"));
+    ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
+}
+
+#[test]
+fn a_missing_taboo_file_is_a_one_line_error_naming_it() {
+    let archive = Templated::new();
+    let missing = archive.root.join("no-such-template.txt");
+    let index = archive.root.join("idx");
+    let needle = format!("{}: cannot use as taboo text", missing.display());
+    fails_with(
+        run(&["index", "create", "--docs", s(&archive.docs), "--index", s(&index), "--taboo", s(&missing)]),
+        &needle,
+    );
+    assert!(!index.exists(), "nothing is created");
+    archive.create(&index, &["--taboo", s(&archive.template)]);
+    fails_with(
+        run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index), "--taboo", s(&missing)]),
+        &needle,
+    );
+    assert!(stat_line(&stats(&index), "index:").ends_with("(generation 1)"));
+    let both = run(&[
+        "index",
+        "update",
+        "--docs",
+        s(&archive.docs),
+        "--index",
+        s(&index),
+        "--taboo",
+        s(&missing),
+        "--no-taboo",
+    ]);
+    assert_eq!(both.status.code(), Some(2), "{}", String::from_utf8_lossy(&both.stderr));
+}
+
+#[test]
+fn a_damaged_taboo_set_is_refused_naming_its_file() {
+    let archive = Templated::new();
+    let index = archive.root.join("idx");
+    archive.create(&index, &["--taboo", s(&archive.template)]);
+    let taboo = generation_dir(&index).join("taboo.bin");
+    let mut bytes = fs::read(&taboo).unwrap();
+    bytes[17] ^= 0x01;
+    fs::write(&taboo, &bytes).unwrap();
+    // Read whole and checked on opening: also without --verify.
+    let message = format!("{}: checksum mismatch", taboo.display());
+    fails_with(run(&["check", "--index", s(&index), s(&archive.probe)]), &message);
+    fails_with(run(&["index", "stats", "--index", s(&index), "--verify"]), &message);
+    fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index)]), &message);
+}
+
+#[test]
+fn an_index_of_format_version_1_still_opens_and_updates_to_version_2() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    archive.create(&index);
+    let before = archive.check_json(&index);
+    // Version 1 wrote the same files and no taboo set; a header without its
+    // checksum field is read unchecked, as those of older builds are.
+    let header = generation_dir(&index).join("header.json");
+    let mut value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
+    value["format_version"] = 1.into();
+    value.as_object_mut().unwrap().remove("header_crc32");
+    fs::write(&header, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    assert_eq!(archive.check_json(&index), before);
+    assert_eq!(stat_line(&stats(&index), "taboo:"), "taboo:      none");
+    archive.change();
+    archive.update(&index);
+    let header = generation_dir(&index).join("header.json");
+    let value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
+    assert_eq!(value["format_version"], 2);
+    let fresh = archive.index("fresh");
+    archive.create(&fresh);
+    assert_eq!(archive.check_json(&index), archive.check_json(&fresh));
 }

@@ -32,8 +32,14 @@ enum Command {
     /// Build, update or describe a persistent archive index.
     Index(cmd::index::Args),
     /// Find what in an archive index each given file is similar to.
+    ///
+    /// The index's taboo set (`index create --taboo`) is left out of every file: no
+    /// similarity from it and no passage over the text it covers; the output says how
+    /// many characters that was.
     Check(cmd::check::Args),
     /// Compute the table of document similarities of an archive index.
+    ///
+    /// Chunks of the index's taboo set (`index create --taboo`) count in no similarity.
     Similar(cmd::similar::Args),
 }
 

@@ -1,5 +1,7 @@
 //! `pan-detect check`: what in the archive each given file is similar to (the
-//! thesis-upload case), as text, JSON or PAN XML reports.
+//! thesis-upload case), as text, JSON or PAN XML reports. The index's taboo
+//! set is left out of every file; the text output and the summary line on
+//! stderr say how many characters that was.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -98,6 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut skipped = 0;
+    let mut taboo_chars = 0;
     for file in &args.files {
         let display = file.display().to_string();
         let report = match checker.check_file(file, &display) {
@@ -110,6 +113,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             Err(error) => return Err(error.into()),
         };
+        taboo_chars += report.taboo_chars;
         match (args.format, &sink) {
             (Format::Text, _) => write_text(&mut out, &report)?,
             (Format::Json, _) => reports.push(report),
@@ -129,6 +133,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let total = args.files.len() as u64;
         messages::note(format_args!("{} of {} checked, {skipped} skipped", total - skipped, count(total, "file")));
     }
+    if taboo_chars > 0 {
+        messages::note(format_args!("{} of taboo text left out", count(taboo_chars, "character")));
+    }
     args.strict.check(skipped)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -140,9 +147,14 @@ struct JsonOutput<'a> {
 }
 
 fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> {
+    let taboo = if report.taboo_chars > 0 {
+        format!(" ({} of taboo text left out)", count(report.taboo_chars, "character"))
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{}: {}, {} chunks with it",
+        "{}: {}{taboo}, {} chunks with it",
         report.file,
         count(report.chunks, "chunk"),
         match report.documents.len() {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
-use pan_detect::archive::{self, ArchiveIndex, UpdateOptions};
+use pan_detect::archive::{self, ArchiveIndex, TabooChange, TabooFiles, UpdateOptions};
 
 use super::args::{SettingsArgs, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};
@@ -42,6 +42,11 @@ struct CreateArgs {
     /// Index directory to create (must not hold an index yet).
     #[arg(long, value_name = "IDX")]
     index: PathBuf,
+    /// Taboo texts, such as a thesis template, the assignment or a licence:
+    /// their chunks are stored in the index as its taboo set, are not indexed,
+    /// and `check` and `similar` never find similarity or passages in them.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    taboo: Vec<PathBuf>,
     #[command(flatten)]
     settings: SettingsArgs,
     #[command(flatten)]
@@ -62,6 +67,14 @@ struct UpdateArgs {
     /// Index directory to update.
     #[arg(long, value_name = "IDX")]
     index: PathBuf,
+    /// Replace the index's taboo set with that of these texts (without it the
+    /// stored set is kept); the postings are rebuilt from the stored chunk
+    /// lists when the set changes.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "no_taboo")]
+    taboo: Vec<PathBuf>,
+    /// Remove the index's taboo set.
+    #[arg(long)]
+    no_taboo: bool,
     #[command(flatten)]
     settings: SettingsArgs,
     /// Read and hash every document, also those whose size and modification
@@ -97,18 +110,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The taboo texts of `--taboo`, read before anything is written (`None`
+/// when the flag is not given).
+fn taboo_files(paths: &[PathBuf]) -> anyhow::Result<Option<TabooFiles>> {
+    Ok((!paths.is_empty()).then(|| TabooFiles::load(paths)).transpose()?)
+}
+
+/// ", taboo set of N chunks" for a summary line; nothing without a taboo set.
+fn taboo_note(chunks: Option<u64>) -> String {
+    chunks.map_or_else(String::new, |chunks| format!(", taboo set of {}", count(chunks, "chunk")))
+}
+
 fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
     args.threads.configure()?;
     let settings = args.settings.to_override().or_defaults();
+    let taboo = taboo_files(&args.taboo)?;
     let progress = TerminalProgress::new(args.quiet);
-    let s = archive::create(&args.docs, &args.index, &settings, &progress).context("index create stopped")?;
+    let s = archive::create(&args.docs, &args.index, &settings, taboo.as_ref(), &progress)
+        .context("index create stopped")?;
     messages::note(format_args!(
-        "indexed {} ({:.1} MB){}, {}, {}, index {:.1} MB in {:.2} s (chunk {:.2} s, sort and write {:.2} s)",
+        "indexed {} ({:.1} MB){}, {}, {}{}, index {:.1} MB in {:.2} s (chunk {:.2} s, sort and write {:.2} s)",
         count(s.documents, "document"),
         s.text_bytes as f64 / 1e6,
         skipped_files(s.skipped_files),
         count(s.chunks, "chunk"),
         count(s.postings, "posting"),
+        taboo_note(taboo.is_some().then_some(s.taboo_chunks)),
         s.index_bytes as f64 / 1e6,
         (s.chunking + s.writing).as_secs_f64(),
         s.chunking.as_secs_f64(),
@@ -124,14 +151,24 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
         Ok(value) => Some(value.parse().with_context(|| format!("{FAIL_AFTER_VAR}={value}: not a number"))?),
         Err(_) => None,
     };
+    let taboo = match taboo_files(&args.taboo)? {
+        Some(files) => TabooChange::Replace(files),
+        None if args.no_taboo => TabooChange::Remove,
+        None => TabooChange::Keep,
+    };
     let progress = TerminalProgress::new(args.quiet);
-    let options = UpdateOptions { fail_after_files, rehash: args.rehash };
+    let options = UpdateOptions { fail_after_files, rehash: args.rehash, taboo };
     let s = archive::update(&args.docs, &args.index, &args.settings.to_override(), &options, &progress)
         .context("index update stopped")?;
     let what = if s.committed { "updated" } else { "up to date" };
+    let taboo = if s.taboo_changed {
+        format!("; taboo set changed to {}, postings rebuilt", count(s.taboo_chunks, "chunk"))
+    } else {
+        String::new()
+    };
     messages::note(format_args!(
         "index {what}: {} added, {} modified, {} deleted, {} unchanged{} ({} read); \
-         {} recycled; {}, {} in {:.2} s (scan {:.2} s, write {:.2} s)",
+         {} recycled; {}, {}{taboo} in {:.2} s (scan {:.2} s, write {:.2} s)",
         s.added,
         s.modified,
         s.deleted,
@@ -171,6 +208,10 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
         s.digits, s.min_word_len, s.chunk_words, s.sorted, s.hash_bits
     );
     text += &format!("docs:       {}\n", header.docs_root);
+    text += &match &header.taboo {
+        Some(taboo) => format!("taboo:      {} from {}\n", count(taboo.chunks, "chunk"), taboo.texts.join(", ")),
+        None => "taboo:      none\n".to_string(),
+    };
     if args.verify {
         text += "verified:   every checksum matches\n";
     }
