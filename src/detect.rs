@@ -619,11 +619,10 @@ fn align_document(
         if content < params.candidate_min_content {
             return;
         }
-        let strength = intervals.iter().map(|i| i.matches).max().unwrap_or(0);
-        if let Some((this, source)) = windows.reduce(|a, b| (a.0.cover(&b.0), a.1.cover(&b.1))) {
-            let first_anchor = anchors.len();
-            anchors.extend(structure_anchors(matches));
-            let (this_window, source_window) = (widen(this), widen(source));
+        let first_anchor = anchors.len();
+        anchors.extend(structure_anchors(matches));
+        let regions = windows.zip(intervals.iter()).map(|((this, source), i)| (widen(this), widen(source), i.matches));
+        for (this_window, source_window, strength) in merge_regions(regions) {
             candidate_docs.push(CandidatePair {
                 source_doc,
                 this_window,
@@ -652,20 +651,28 @@ fn align_document(
     }
     if params.report_candidates {
         let whole = CharRange::new(0, text.chars().count() as u32);
+        candidate_docs.dedup_by_key(|c| c.source_doc);
         passages.extend(candidate_docs.iter().map(|&CandidatePair { source_doc, .. }| {
             // Characters are at most bytes: the range covers the whole source.
             let bytes = side.files[source_doc as usize].bytes.min(u64::from(u32::MAX)) as u32;
             Passage { suspicious: whole, source_doc, source: CharRange::new(0, bytes), exact: false }
         }));
-        return candidate_docs.len() as u64;
+        return distinct_sources(candidate_docs);
     }
+    let mut loaded: Option<(u32, String)> = None;
     for &CandidatePair { source_doc, this_window, source_window, anchors: ref pair_anchors, .. } in
         candidate_docs.iter()
     {
-        // A source that cannot be read again (deleted since) is left out: it was
-        // readable when indexed, and one file must not stop the run.
-        let Loaded::Text(source_text, _) = corpus::load(side.files[source_doc as usize]) else { continue };
-        aligner.analyse_window(&source_text, source_window, source);
+        if loaded.as_ref().is_none_or(|(doc, _)| *doc != source_doc) {
+            // A source that cannot be read again (deleted since) is left out: it
+            // was readable when indexed, and one file must not stop the run.
+            loaded = match corpus::load(side.files[source_doc as usize]) {
+                Loaded::Text(source_text, _) => Some((source_doc, source_text)),
+                Loaded::Skipped(_) => None,
+            };
+        }
+        let Some((_, source_text)) = &loaded else { continue };
+        aligner.analyse_window(source_text, source_window, source);
         aligner.analyse_window(text, this_window, suspicious);
         aligned.clear();
         aligner.align(suspicious, source, &anchors[pair_anchors.clone()], aligned);
@@ -676,7 +683,29 @@ fn align_document(
             exact: p.exact,
         }));
     }
-    candidate_docs.len() as u64
+    distinct_sources(candidate_docs)
+}
+
+/// The number of source documents among `candidates` (sorted by document).
+fn distinct_sources(candidates: &[CandidatePair]) -> u64 {
+    1 + candidates.windows(2).filter(|w| w[0].source_doc != w[1].source_doc).count() as u64
+}
+
+/// The widened windows of a pair's intervals, with their matches, merged where
+/// they overlap on both sides into regions aligned one at a time (with the
+/// most matches of one of their intervals): text a pair shares in several
+/// places is aligned where it is shared, not across everything in between.
+fn merge_regions(regions: impl Iterator<Item = (CharRange, CharRange, usize)>) -> Vec<(CharRange, CharRange, usize)> {
+    let mut regions: Vec<_> = regions.collect();
+    regions.sort_unstable_by_key(|r| (r.0.start, r.1.start));
+    let mut merged: Vec<(CharRange, CharRange, usize)> = Vec::with_capacity(regions.len());
+    for region in regions {
+        match merged.iter_mut().find(|m| m.0.overlaps(&region.0) && m.1.overlaps(&region.1)) {
+            Some(m) => *m = (m.0.cover(&region.0), m.1.cover(&region.1), m.2.max(region.2)),
+            None => merged.push(region),
+        }
+    }
+    merged
 }
 
 /// The window of a whole document (it may run past the end of the text).
@@ -697,9 +726,9 @@ fn keep_strongest(candidates: &mut Vec<CandidatePair>, max: usize) {
     if candidates.len() <= max {
         return;
     }
-    candidates.sort_unstable_by_key(|c| (std::cmp::Reverse(c.strength), c.source_doc));
+    candidates.sort_unstable_by_key(|c| (std::cmp::Reverse(c.strength), c.source_doc, c.this_window.start));
     candidates.truncate(max);
-    candidates.sort_unstable_by_key(|c| c.source_doc);
+    candidates.sort_unstable_by_key(|c| (c.source_doc, c.this_window.start));
 }
 
 /// `range` with [`WINDOW_MARGIN_CHARS`] more on each side (the end may pass the
