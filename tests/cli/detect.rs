@@ -266,7 +266,8 @@ fn chinese_copy_is_found_by_both_presets_with_character_offsets() {
 
 /// The number of document pairs the summary line says were aligned.
 fn pairs_aligned(stderr: &str) -> usize {
-    let (before, _) = stderr.split_once(" pairs aligned)").unwrap_or_else(|| panic!("no pair count: {stderr}"));
+    let (before, _) = stderr.split_once(" aligned)").unwrap_or_else(|| panic!("no pair count: {stderr}"));
+    let before = before.trim_end_matches(" pairs").trim_end_matches(" pair");
     before.rsplit('(').next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no pair count: {stderr}"))
 }
 
@@ -289,19 +290,22 @@ fn a_real_copy_is_found_when_a_thousand_pairs_share_boilerplate() {
     let suspicious = format!("{prefix}{copied}{}", prose(6, 100));
     fs::write(susp.join("thesis.txt"), &suspicious).unwrap();
 
-    let output = detect(&src, &susp, &out, &["--quiet"]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
     let chars = suspicious.chars().count();
-    let budget = 10 + chars / 500;
-    let aligned = pairs_aligned(&stderr);
-    assert!(aligned <= budget, "{aligned} pairs aligned, budget {budget}: {stderr}");
-    let report = read_report(&out.join("thesis.xml"));
     let start = prefix.chars().count() as u64;
     let end = start + char_len(&copied);
-    let found = annotations(&report);
-    let copy = |a: &Annotation| a.source == "source-0321.txt" && a.this.0 <= start + 10 && a.this.1 + 10 >= end;
-    assert!(found.iter().any(copy), "no copy of source-0321: {found:?}");
+    // By default each boilerplate paragraph is in too many sources to make
+    // hits at all; with that bound lifted, the budget of aligned pairs holds.
+    for (flags, budget) in [(&["--quiet"][..], 1), (&["--quiet", "--candidate-max-postings", "1000"], 10 + chars / 500)]
+    {
+        let output = detect(&src, &susp, &out, flags);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        let aligned = pairs_aligned(&stderr);
+        assert!(aligned <= budget, "{flags:?}: {aligned} pairs aligned, budget {budget}: {stderr}");
+        let found = annotations(&read_report(&out.join("thesis.xml")));
+        let copy = |a: &Annotation| a.source == "source-0321.txt" && a.this.0 <= start + 10 && a.this.1 + 10 >= end;
+        assert!(found.iter().any(copy), "{flags:?}: no copy of source-0321: {found:?}");
+    }
 }
 
 #[test]
