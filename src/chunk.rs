@@ -74,12 +74,16 @@ impl Chunker {
             let bits = self.params.hash_bits;
             match self.params.hash {
                 ChunkHash::Md5 => {
-                    self.md5.push(joined(tokens, order, &mut self.joined));
+                    self.md5.push(tokens, order);
                     if self.md5.is_full() {
                         self.md5.flush(bits, &mut out.hashes);
                     }
                 }
-                ChunkHash::Xxh3 => out.hashes.push(xxh3_64(joined(tokens, order, &mut self.joined)) >> (64 - bits)),
+                ChunkHash::Xxh3 => {
+                    self.joined.clear();
+                    append_joined(tokens, order, &mut self.joined);
+                    out.hashes.push(xxh3_64(&self.joined) >> (64 - bits));
+                }
             }
             out.ranges.push(CharRange::new(tokens.range(first).start, tokens.range(first + n - 1).end));
         }
@@ -87,10 +91,9 @@ impl Chunker {
     }
 }
 
-/// The words `order` (sequence numbers) joined by one space, built in
+/// Appends the words `order` (sequence numbers) joined by one space to
 /// `buffer`: through [`single_block`] when they fit one MD5 block.
-fn joined<'b>(tokens: &Tokens, order: &[usize], buffer: &'b mut Vec<u8>) -> &'b [u8] {
-    buffer.clear();
+fn append_joined(tokens: &Tokens, order: &[usize], buffer: &mut Vec<u8>) {
     match single_block(tokens, order) {
         Some((block, len)) => buffer.extend_from_slice(&block[..len]),
         None => {
@@ -102,7 +105,6 @@ fn joined<'b>(tokens: &Tokens, order: &[usize], buffer: &'b mut Vec<u8>) -> &'b 
             }
         }
     }
-    buffer
 }
 
 /// Chunks hashed with MD5 together, one per SIMD lane.
@@ -121,8 +123,9 @@ impl Md5Batch {
         Md5Batch { engine: Md5Many::new(), bytes: Vec::with_capacity(MD5_BATCH * 64), ends: Vec::new() }
     }
 
-    fn push(&mut self, message: &[u8]) {
-        self.bytes.extend_from_slice(message);
+    /// Queues the words `order` joined by one space, written straight into the batch.
+    fn push(&mut self, tokens: &Tokens, order: &[usize]) {
+        append_joined(tokens, order, &mut self.bytes);
         self.ends.push(self.bytes.len());
     }
 

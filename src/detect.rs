@@ -609,10 +609,6 @@ fn align_document(
         }
         intervals.clear();
         valid_intervals(matches, &interval_params, intervals);
-        let windows = intervals.iter().map(|&IntervalPair { suspicious, source, .. }| {
-            let this = chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]);
-            (this, source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize)))
-        });
         // Structure chunks alone do not make a candidate: function-word runs are
         // common enough to join unrelated documents; some content must be shared.
         let content = matches.iter().filter(|m| m.suspicious < doc.content_chunks).count();
@@ -621,7 +617,11 @@ fn align_document(
         }
         let first_anchor = anchors.len();
         anchors.extend(structure_anchors(matches));
-        let regions = windows.zip(intervals.iter()).map(|((this, source), i)| (widen(this), widen(source), i.matches));
+        let regions = intervals.iter().map(|&IntervalPair { suspicious, source, matches }| {
+            let this = chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]);
+            let source = source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize));
+            (widen(this), widen(source), matches)
+        });
         for (this_window, source_window, strength) in merge_regions(regions) {
             candidate_docs.push(CandidatePair {
                 source_doc,
@@ -720,7 +720,7 @@ impl CandidatePair {
 
 /// Keeps the `max` strongest of `candidates` (ties: lower document number
 /// first), in document order: a suspicious document whose text occurs in many
-/// sources aligns a number of pairs that grows with its length, not with the
+/// sources aligns a number of regions that grows with its length, not with the
 /// collection.
 fn keep_strongest(candidates: &mut Vec<CandidatePair>, max: usize) {
     if candidates.len() <= max {

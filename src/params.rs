@@ -132,13 +132,14 @@ pub const DEFAULT_CANDIDATE_MAX_POSTINGS: usize = 20;
 /// then cannot make the work per document grow with the collection.
 pub const DEFAULT_CANDIDATE_HITS_PER_CHUNK: usize = 16;
 
-/// Characters of a suspicious document per candidate pair it may align, beyond
-/// [`MIN_CANDIDATE_PAIRS`]: the strongest candidates are aligned first. On
+/// Characters of a suspicious document per candidate region it may align (a
+/// place where it shares text with a source; a pair may have several), beyond
+/// [`MIN_CANDIDATE_PAIRS`]: the strongest regions are aligned first. On
 /// pan13-ta-train, whose sources share much text with each other, a suspicious
 /// document has at most one candidate per 540 characters.
 pub const DEFAULT_CANDIDATE_CHARS_PER_PAIR: u32 = 500;
 
-/// Candidate pairs every suspicious document may align, however short.
+/// Candidate regions every suspicious document may align, however short.
 pub const MIN_CANDIDATE_PAIRS: usize = 10;
 
 /// The sentence-alignment stage of the `best` preset (two-stage design: the chunk
@@ -168,8 +169,8 @@ pub struct AlignParams {
     /// chunks first ([`DEFAULT_CANDIDATE_HITS_PER_CHUNK`]).
     pub candidate_hits_per_chunk: usize,
     /// A suspicious document aligns at most [`MIN_CANDIDATE_PAIRS`] plus one
-    /// candidate pair per this many of its characters, those sharing the
-    /// largest interval of candidate chunks first; 0 aligns every candidate.
+    /// candidate region per this many of its characters, those with the
+    /// largest interval of shared candidate chunks first; 0 aligns every one.
     pub candidate_chars_per_pair: u32,
     /// Consecutive function words per structure chunk (0: none). Their order
     /// survives synonym replacement (Stamatatos 2011); shared structure chunks
@@ -297,7 +298,7 @@ pub const LISTED_OBFUSCATED_SEED_SIMILARITY: f64 = 0.25;
 pub const LISTED_OBFUSCATED_MIN_PAIR_OVERLAP: f64 = 0.05;
 
 impl AlignParams {
-    /// Most candidate pairs a suspicious document of `chars` characters may
+    /// Most candidate regions a suspicious document of `chars` characters may
     /// align (see [`AlignParams::candidate_chars_per_pair`]).
     pub fn max_candidate_pairs(&self, chars: usize) -> usize {
         match self.candidate_chars_per_pair {

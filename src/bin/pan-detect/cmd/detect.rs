@@ -96,7 +96,7 @@ pub struct Args {
     candidate_max_postings: Option<usize>,
     #[arg(long, value_name = "N", help = defaulted("best: hits of the candidate index per chunk of a suspicious document; its rarest chunks are looked up first.", best().candidate_hits_per_chunk))]
     candidate_hits_per_chunk: Option<usize>,
-    #[arg(long, value_name = "N", help = defaulted(&format!("best: a suspicious document aligns at most {MIN_CANDIDATE_PAIRS} candidate pairs plus one per N of its characters, the strongest first; 0 = all."), best().candidate_chars_per_pair))]
+    #[arg(long, value_name = "N", help = defaulted(&format!("best: a suspicious document aligns at most {MIN_CANDIDATE_PAIRS} candidate regions (places it shares text with a source) plus one per N of its characters, the strongest first; 0 = all."), best().candidate_chars_per_pair))]
     candidate_chars_per_pair: Option<u32>,
     #[arg(long, value_name = "N", help = defaulted("best: consecutive function words per structure chunk, 0 = none.", best().structure_words))]
     structure_words: Option<usize>,
