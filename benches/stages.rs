@@ -5,12 +5,14 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use pan_detect::chunk::{Chunker, Chunks};
-use pan_detect::index::IndexBuilder;
-use pan_detect::intervals::{ChunkMatch, valid_intervals};
-use pan_detect::params::{ChunkParams, IntervalParams, TokenizerParams};
-use pan_detect::search::{BatchLookup, Candidates};
-use pan_detect::tokenize::{Tokenizer, Tokens};
+use pan_detect::analysis::chunk::ChunkParams;
+use pan_detect::analysis::chunk::{Chunker, Chunks};
+use pan_detect::analysis::tokenize::TokenizerParams;
+use pan_detect::analysis::tokenize::{Tokenizer, Tokens};
+use pan_detect::matching::index::IndexBuilder;
+use pan_detect::matching::intervals::IntervalParams;
+use pan_detect::matching::intervals::{ChunkMatch, valid_intervals};
+use pan_detect::matching::search::{BatchLookup, Candidates};
 
 /// About `bytes` of text drawn from a vocabulary of English-like words with a
 /// Zipf-ish skew, plus punctuation, deterministic.

@@ -1,10 +1,9 @@
 //! The errors and warnings of a detection run. Each names the file or directory
 //! it is about, so the binary can print it as one line.
 
+use std::fmt;
 use std::io;
 use std::path::PathBuf;
-
-use crate::params::ParamError;
 
 /// A problem that stops a run.
 #[derive(Debug, thiserror::Error)]
@@ -102,4 +101,21 @@ pub struct Warning {
     pub path: PathBuf,
     /// What happened, e.g. "not valid UTF-8 at byte 812; decoded with replacement characters".
     pub message: String,
+}
+
+/// A parameter outside its accepted range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ParamError {
+    /// The flag, e.g. `--hash-bits`.
+    pub flag: &'static str,
+    /// The value given.
+    pub value: u64,
+    /// The accepted range, e.g. `24..=64`.
+    pub expected: String,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} is out of range (expected {})", self.flag, self.value, self.expected)
+    }
 }

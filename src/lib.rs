@@ -2,22 +2,25 @@
 //! XML format of the PAN plagiarism-detection benchmarks.
 //!
 //! The method is Kasprzak, Brandejs and Křipač's (PAN'09). Data flows one way,
-//! one module per stage:
+//! through three layers, one module per stage:
 //!
-//! 1. [`corpus`] lists and reads the `*.txt` documents ([`pairs`], when only
-//!    listed document pairs are to be aligned);
-//! 2. [`tokenize`] cuts each text into folded words with character offsets;
-//! 3. [`chunk`] hashes every run of 5 consecutive words (sorted) with MD5;
-//! 4. [`index`] keeps the source documents' chunks in a CSR inverted index;
-//! 5. [`search`] looks up a suspicious document's chunks and groups the hits per
-//!    source document;
-//! 6. [`intervals`] finds the valid intervals on both sides;
-//! 7. [`overlap`] resolves passages that overlap in the suspicious document;
-//! 8. [`report`] pushes the detections into a sink, such as the PAN XML writer
-//!    ([`pan_xml`]).
+//! 1. [`analysis`]: a file becomes its decoded text ([`analysis::read`]), folded
+//!    words with character offsets ([`analysis::tokenize`]) and hashed chunks of
+//!    5 sorted words ([`analysis::chunk`]); [`analysis::document`] runs these
+//!    steps for detection and the archive alike;
+//! 2. [`matching`]: the source documents' chunks go into a CSR inverted index
+//!    ([`matching::index`]); a suspicious document's chunks are looked up
+//!    ([`matching::search`]), turned into valid intervals on both sides and
+//!    passages ([`matching::intervals`]), and overlaps are resolved
+//!    ([`matching::overlap`]); the `best` preset aligns the sentences of
+//!    candidate pairs instead ([`align`]);
+//! 3. [`report`]: the detections go into a sink, such as the PAN XML writer
+//!    ([`report::pan_xml`]), written whole or not at all ([`report::output`]).
 //!
-//! [`detect::detect`] runs the whole pipeline over two directories. Offsets are
-//! character offsets everywhere ([`span`]), as PAN's Python scripts count them.
+//! [`detect::detect`] runs the whole pipeline over two directories ([`pairs`],
+//! when only listed document pairs are to be aligned); [`archive`] keeps a
+//! persistent index and checks documents against it. Offsets are character
+//! offsets everywhere ([`analysis::span`]), as PAN's Python scripts count them.
 //! Beside the pipeline, [`eval`] computes PAN's measures and [`corpus_builder`]
 //! makes PAN-style corpora with known cases.
 //!
@@ -25,7 +28,7 @@
 //! use std::sync::Mutex;
 //! use pan_detect::detect::detect;
 //! use pan_detect::error::Error;
-//! use pan_detect::params::DetectParams;
+//! use pan_detect::detect::params::DetectParams;
 //! use pan_detect::progress::Silent;
 //! use pan_detect::report::{Detection, DetectionSink};
 //!
@@ -57,28 +60,14 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod corpus;
-pub mod pairs;
-pub mod tokenize;
-pub mod chunk;
-pub mod index;
-pub mod search;
-pub mod intervals;
-pub mod overlap;
+pub mod analysis;
+pub mod matching;
 pub mod align;
 pub mod report;
-pub mod pan_xml;
-pub mod taboo;
 pub mod detect;
+pub mod pairs;
 pub mod archive;
-
-mod bucket_sort;
-
 pub mod corpus_builder;
-pub mod error;
 pub mod eval;
-pub mod output;
-pub mod params;
+pub mod error;
 pub mod progress;
-pub mod span;
-pub mod stem;

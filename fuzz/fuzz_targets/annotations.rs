@@ -14,7 +14,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use pan_detect::eval::annotations::{FileAnnotations, read_annotations};
 use pan_detect::eval::{Annotation, EvalError, Options, Select, evaluate};
-use pan_detect::pan_xml::PanDocument;
+use pan_detect::report::pan_xml::PanDocument;
 
 fn read(data: &[u8], select: &Select) -> Option<Vec<Annotation>> {
     let path = Path::new("fuzz.xml");

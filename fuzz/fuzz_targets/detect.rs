@@ -22,10 +22,10 @@ use std::sync::{Mutex, OnceLock};
 use libfuzzer_sys::fuzz_target;
 use pan_detect::detect::detect;
 use pan_detect::error::Error;
-use pan_detect::params::{DetectParams, Preset};
+use pan_detect::detect::params::{DetectParams, Preset};
 use pan_detect::progress::Silent;
 use pan_detect::report::{Detection, DetectionSink};
-use pan_detect::span::{CharRange, char_slice};
+use pan_detect::analysis::span::{CharRange, char_slice};
 
 /// A detection, owned: suspicious range, source document, source range.
 type Owned = (CharRange, String, CharRange);

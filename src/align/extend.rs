@@ -21,10 +21,10 @@
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use crate::align::candidates::STRUCTURE_WORDS;
 use crate::align::seed::{Idf, Seed};
 use crate::align::sentences::{Sentences, term_hash};
-use crate::span::CharRange;
+use crate::analysis::candidates::STRUCTURE_WORDS;
+use crate::analysis::span::CharRange;
 
 /// A run of sentences on each side, first and last inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -523,7 +523,8 @@ fn closest_joinable(
 mod tests {
     use super::*;
     use crate::align::Aligner;
-    use crate::params::{AlignParams, TokenizerParams};
+    use crate::align::params::AlignParams;
+    use crate::analysis::tokenize::TokenizerParams;
 
     /// The two texts analysed as the aligner does, and their idf.
     fn analysed(suspicious: &str, source: &str) -> (Sentences, Sentences, Idf) {

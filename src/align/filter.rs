@@ -6,11 +6,11 @@
 //! fewer than `min_seeds` sentence pairs must be twice as long: a single pair of
 //! alike sentences is more often a common phrase than a copied passage.
 //! Overlaps between the passages of all sources of a document are resolved after
-//! this by [`crate::overlap::resolve_overlaps`].
+//! this by [`crate::matching::overlap::resolve_overlaps`].
 
-use crate::span::CharRange;
+use crate::analysis::span::CharRange;
 
-/// Least [`Candidate::content_share`] of a passage kept by a waiver (cosine or
+/// Least content share ([`crate::align::extend::Pair::content_share`]) of a passage kept by a waiver (cosine or
 /// structural seeds) rather than by shared word pairs. On a corpus built from
 /// the King James Bible (`eval/formulaic.sh`), best's detections that overlap
 /// no case fell from 260 to 143 and precision rose from 0.589 to 0.714: half

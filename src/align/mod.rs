@@ -1,14 +1,14 @@
 //! Text alignment for obfuscated and paraphrased passages (the `best` preset).
 //!
 //! PAN's two-stage design: the chunk index finds *candidate* document pairs
-//! fast (with permissive chunks, see [`candidates`]); this module then aligns the
+//! fast (with permissive chunks, see [`crate::analysis::candidates`]); this module then aligns the
 //! sentences of each candidate pair, after the strongest PAN 2012–2015 text
 //! alignment systems (Sanchez-Perez, Sidorov and Gelbukh 2014; Torrejón and
 //! Ramos; Glinos):
 //!
 //! 1. [`sentences`]: each document as sentences with character ranges, each
-//!    sentence a bag of stemmed content words ([`crate::stem`], optional
-//!    [`synonyms`]);
+//!    sentence a bag of stemmed content words ([`crate::analysis::stem`], optional
+//!    [`crate::analysis::synonyms`]);
 //! 2. [`seed`]: sentence pairs with tf-idf cosine and Dice coefficient above
 //!    their thresholds;
 //! 3. [`extend`](mod@extend): seeds clustered into passages on both sides with a gap that
@@ -19,26 +19,28 @@
 //! A passage runs from its first sentence's first character to its last
 //! sentence's last, on each side.
 
-pub mod candidates;
 pub mod extend;
 pub mod filter;
+pub mod params;
 pub mod seed;
 pub mod sentences;
 pub mod summary;
-pub mod synonyms;
 pub mod verbatim;
 
-use crate::params::{AlignParams, LanguageSetting, TokenizerParams};
-use crate::span::{CharRange, skip_chars};
-use crate::stem::{Language, WordStemmer, guess_language};
-use crate::tokenize::{Tokenizer, Tokens};
+use crate::align::params::AlignParams;
 
+use crate::analysis::stem::LanguageSetting;
+
+use crate::analysis::span::{CharRange, skip_chars};
+use crate::analysis::stem::{Language, WordStemmer, guess_language};
+use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
+
+use crate::analysis::synonyms::Synonyms;
 use extend::{ExtendParams, Pair, extend};
 use filter::{Candidate, FilterParams, keep};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
 use summary::{SummaryCriteria, summaries, summaries_from_pieces};
-use synonyms::Synonyms;
 use verbatim::{Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, verbatim_chains};
 
 /// Words of a document read to guess its language.
@@ -318,7 +320,7 @@ fn char_window(text: &str, window: CharRange) -> (u32, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::span::char_slice;
+    use crate::analysis::span::char_slice;
 
     fn align(suspicious: &str, source: &str) -> Vec<(String, String)> {
         align_with(suspicious, source, AlignParams::default())

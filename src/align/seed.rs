@@ -10,33 +10,7 @@
 //! sentences), so the cost follows the shared words, not the product of the
 //! documents' lengths.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-use crate::align::sentences::{Sentences, TermCount};
-
-/// A hasher for keys that already are hashes (terms): one multiplication.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct TermHasher(u64);
-
-impl Hasher for TermHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// A map keyed by terms.
-pub type TermMap<V> = HashMap<u64, V, BuildHasherDefault<TermHasher>>;
+use crate::align::sentences::{Sentences, TermCount, TermMap};
 
 /// See [`Idf::is_common`].
 pub const COMMON_TERM_SENTENCES: f32 = 20.0;
@@ -236,9 +210,8 @@ pub fn bag_cosine(a: &[TermCount], b: &[TermCount], idf: &Idf) -> f32 {
 mod tests {
     use super::*;
     use crate::align::sentences::{Terms, sentences_of};
-    use crate::params::TokenizerParams;
-    use crate::stem::{Language, WordStemmer};
-    use crate::tokenize::{Tokenizer, Tokens};
+    use crate::analysis::stem::{Language, WordStemmer};
+    use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 
     fn sentences(text: &str) -> Sentences {
         let mut tokens = Tokens::default();

@@ -11,16 +11,38 @@
 //! after synonym normalisation.
 
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
+use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::align::seed::TermHasher;
-use crate::align::synonyms::Synonyms;
-use crate::span::CharRange;
-use crate::stem::{Language, WordStemmer};
-use crate::tokenize::Tokens;
+use crate::analysis::span::CharRange;
+use crate::analysis::stem::{Language, WordStemmer};
+use crate::analysis::synonyms::Synonyms;
+use crate::analysis::tokenize::Tokens;
 
 /// A sentence holds at most this many content words; longer runs are cut.
 pub const MAX_SENTENCE_TERMS: usize = 60;
+
+/// A hasher for keys that already are hashes (terms): one multiplication.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TermHasher(u64);
+
+impl Hasher for TermHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by terms.
+pub type TermMap<V> = HashMap<u64, V, BuildHasherDefault<TermHasher>>;
 
 /// One term of a sentence and how often it occurs there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -288,9 +310,8 @@ fn close(out: &mut Sentences, range: CharRange, first_term: usize, words: std::o
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::TokenizerParams;
-    use crate::span::char_slice;
-    use crate::tokenize::Tokenizer;
+    use crate::analysis::span::char_slice;
+    use crate::analysis::tokenize::{Tokenizer, TokenizerParams};
 
     fn split(text: &str, min_words: usize) -> (Vec<String>, Sentences) {
         let mut tokens = Tokens::default();

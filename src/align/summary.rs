@@ -13,14 +13,14 @@
 //!
 //! Summary sentences share fewer words with any one source sentence than
 //! copies do, so a second search with lower seed thresholds
-//! ([`crate::params::AlignParams::summary_seed_similarity`]) looks for them
+//! ([`crate::align::params::AlignParams::summary_seed_similarity`]) looks for them
 //! in pairs where nothing else was aligned, with the stricter criteria of
 //! [`SummaryCriteria::LOW_SEEDS`].
 
 use crate::align::extend::{Fragment, Pair};
 use crate::align::seed::Seed;
 use crate::align::{ADJACENT_SUSPICIOUS_GAP, AlignedPassage};
-use crate::span::CharRange;
+use crate::analysis::span::CharRange;
 
 /// Seeded suspicious sentences further apart than this end a summary.
 pub const MAX_SUMMARY_GAP: u32 = 2;
@@ -130,10 +130,11 @@ fn summary_of(pair: &Pair<'_>, seeds: &[Seed], criteria: SummaryCriteria) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::align::params::AlignParams;
     use crate::align::seed::Idf;
     use crate::align::sentences::Sentences;
     use crate::align::{AlignedPassage, Aligner};
-    use crate::params::{AlignParams, TokenizerParams};
+    use crate::analysis::tokenize::TokenizerParams;
 
     const TOPICS: [&str; 4] = [
         "The glacier retreated four kilometres up the valley during the last century of warming.",

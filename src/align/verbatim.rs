@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::align::AlignedPassage;
 use crate::align::sentences::Sentences;
-use crate::span::CharRange;
+use crate::analysis::span::CharRange;
 
 /// Words in a row a run must share to count.
 pub const MIN_RUN_WORDS: usize = 8;

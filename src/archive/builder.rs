@@ -14,12 +14,12 @@ use super::format::{
     self, DIRECTORY, DOCS, DocRecord, FORMAT_VERSION, FileWriter, GenerationWriter, Header, MAGIC, NAMES, POSTINGS,
     SegmentEntry, Settings,
 };
-use super::scan::{self, ChunkedDoc};
+use super::scan::{self, IndexedDoc};
 use super::taboo::{self, TabooFiles, TabooSet};
-use crate::bucket_sort;
-use crate::index::ChunkKey;
+use crate::analysis::span::CharRange;
+use crate::matching::bucket_sort;
+use crate::matching::index::{ChunkKey, KeyWidth};
 use crate::progress::{Progress, Stage};
-use crate::span::CharRange;
 
 /// What `index create` did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -52,7 +52,7 @@ pub(crate) struct KeyDoc<K> {
 }
 
 /// The postings of a document: one per distinct hash.
-pub(crate) fn postings_of<K: ChunkKey>(doc: &ChunkedDoc, id: u32) -> impl Iterator<Item = KeyDoc<K>> + '_ {
+pub(crate) fn postings_of<K: ChunkKey>(doc: &IndexedDoc, id: u32) -> impl Iterator<Item = KeyDoc<K>> + '_ {
     doc.distinct_hashes.iter().map(move |&hash| KeyDoc { key: K::from_hash(hash), doc: id })
 }
 
@@ -88,10 +88,9 @@ pub fn create(
     }
     let listing = Listing { files: &files, docs_root: &docs_root, scanned_ns };
     let taboo = taboo.map(|files| TabooSet::of(files, settings));
-    if settings.key_bytes() == 4 {
-        create_with::<u32>(&listing, index, settings, taboo.as_ref(), progress)
-    } else {
-        create_with::<u64>(&listing, index, settings, taboo.as_ref(), progress)
+    match KeyWidth::of(settings.hash_bits) {
+        KeyWidth::U32 => create_with::<u32>(&listing, index, settings, taboo.as_ref(), progress),
+        KeyWidth::U64 => create_with::<u64>(&listing, index, settings, taboo.as_ref(), progress),
     }
 }
 
@@ -121,14 +120,14 @@ fn create_with<K: ChunkKey>(
     let mut postings: Vec<KeyDoc<K>> = Vec::new();
     progress.start(Stage::ReadSources, files.iter().map(|f| f.file.bytes).sum());
     for batch in scan::batches(files) {
-        for (listed, doc) in batch.iter().zip(scan::chunk_batch(batch, settings, taboo_chunks, progress)) {
+        for (listed, doc) in batch.iter().zip(scan::index_batch(batch, settings, taboo_chunks, progress)) {
             let Some(doc) = doc else {
                 summary.skipped_files += 1;
                 continue;
             };
             let id = table.records.len() as u32;
             table.push(id, &listed.file.name, &doc, listed.modified_ns, 0, segment.chunks);
-            segment.append(&doc.hashes, &doc.ranges)?;
+            segment.append(&doc.chunks.hashes, &doc.chunks.ranges)?;
             postings.extend(postings_of::<K>(&doc, id));
             summary.text_bytes += listed.file.bytes;
         }
@@ -373,7 +372,7 @@ impl TableBuilder {
         &mut self,
         id: u32,
         name: &str,
-        doc: &ChunkedDoc,
+        doc: &IndexedDoc,
         modified_ns: u64,
         segment: u32,
         chunk_start: u64,
@@ -381,8 +380,8 @@ impl TableBuilder {
         let record = DocRecord {
             modified_ns,
             chunk_start,
-            chunk_count: doc.hashes.len() as u32,
-            distinct_chunks: doc.distinct,
+            chunk_count: doc.chunks.len() as u32,
+            distinct_chunks: doc.distinct(),
             live: true,
             content_hash: doc.content_hash,
             bytes: doc.bytes,

@@ -23,13 +23,14 @@ use serde::Serialize;
 use super::error::ArchiveError;
 use super::format::DocRecord;
 use super::reader::ArchiveIndex;
-use super::scan::{self, ChunkedDoc, ChunkingState};
-use crate::corpus::{self, DocumentFile, Loaded};
-use crate::intervals::{ChunkMatch, IntervalPair, valid_intervals};
-use crate::overlap::{Passage, resolve_overlaps};
-use crate::params::{self, IntervalParams, OverlapPolicy};
-use crate::span::{CharRange, char_slice};
-use crate::taboo::{self, TabooChunks};
+use super::scan::IndexedDoc;
+use crate::analysis::document::{self, Analyzer};
+use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::span::{CharRange, char_slice};
+use crate::analysis::taboo::{self, TabooChunks};
+use crate::detect::params::DetectParams;
+use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
+use crate::matching::overlap::{OverlapPolicy, Passage, resolve_overlaps};
 
 /// Characters of text shown for each side of a passage.
 pub const EXCERPT_CHARS: usize = 60;
@@ -54,8 +55,7 @@ impl Default for CheckParams {
 impl CheckParams {
     /// Checks the values with the detector's validation.
     pub fn validate(&self) -> Result<(), ArchiveError> {
-        let detect =
-            params::DetectParams { min_common: self.min_common, intervals: self.intervals, ..Default::default() };
+        let detect = DetectParams { min_common: self.min_common, intervals: self.intervals, ..Default::default() };
         detect.validate()?;
         Ok(())
     }
@@ -120,7 +120,7 @@ pub struct PassageSide {
 pub struct Checker<'a> {
     index: &'a ArchiveIndex,
     params: CheckParams,
-    state: ChunkingState<'a>,
+    analyzer: Analyzer<'static>,
 }
 
 /// A document's hits grouped, before the passages are turned into offsets.
@@ -134,7 +134,7 @@ impl<'a> Checker<'a> {
     /// A checker using the index's settings.
     pub fn new(index: &'a ArchiveIndex, params: CheckParams) -> Result<Self, ArchiveError> {
         params.validate()?;
-        Ok(Checker { index, params, state: ChunkingState::new(index.settings(), index.taboo()) })
+        Ok(Checker { index, params, analyzer: Analyzer::new(&index.settings().analysis()) })
     }
 
     /// Reads and checks the file at `path`, reported under the name `display`.
@@ -144,7 +144,7 @@ impl<'a> Checker<'a> {
         // A file that cannot be read is reported by `load`, as the detector reports it.
         let bytes = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
         let file = DocumentFile { name: display.to_string(), path: path.to_path_buf(), bytes };
-        match corpus::load(&file) {
+        match read::load(&file) {
             // A lossy decoding is fine: offsets count the replacement characters.
             Loaded::Text(text, _) => self.check_text(display, &text),
             Loaded::Skipped(warning) => Err(ArchiveError::Unreadable(warning)),
@@ -153,8 +153,10 @@ impl<'a> Checker<'a> {
 
     /// Checks a text, reported under the name `display`.
     pub fn check_text(&mut self, display: &str, text: &str) -> Result<CheckReport, ArchiveError> {
-        let chunked = self.state.chunk_text(text, text.len() as u64, scan::content_hash(text.as_bytes()));
-        let taboo_regions = self.index.taboo().regions(&chunked.hashes, &chunked.ranges);
+        let hash = document::content_hash(text.as_bytes());
+        let analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
+        let chunked = IndexedDoc::of(analysed, self.index.taboo());
+        let taboo_regions = self.index.taboo().regions(&chunked.chunks.hashes, &chunked.chunks.ranges);
         let candidates = self.candidates(&chunked)?;
         // Passages are numbered by document name, not id, so that ties in the
         // overlap policy fall the same way whatever the update history.
@@ -166,17 +168,16 @@ impl<'a> Checker<'a> {
             let record = self.index.record(candidate.doc);
             let document_taboo = if candidate.intervals.is_empty() { Vec::new() } else { self.taboo_regions(&record) };
             for pair in &candidate.intervals {
-                let range = |seq: u32| {
-                    self.index.chunk_range(&record, seq).ok_or_else(|| {
-                        self.index.corrupt_postings(format!("chunk {seq} of document {} out of range", candidate.doc))
-                    })
-                };
-                let suspicious =
-                    chunked.ranges[pair.suspicious.0 as usize].cover(&chunked.ranges[pair.suspicious.1 as usize]);
+                let (suspicious, source) =
+                    pair.char_ranges(&chunked.chunks.ranges[..], &self.index.ranges_of(&record)).ok_or_else(|| {
+                        let (first, last) = pair.source;
+                        let message = format!("chunks {first}..={last} of document {} out of range", candidate.doc);
+                        self.index.corrupt_postings(message)
+                    })?;
                 let passage = Passage {
                     suspicious: outside(suspicious, &taboo_regions),
                     source_doc: local,
-                    source: outside(range(pair.source.0)?.cover(&range(pair.source.1)?), &document_taboo),
+                    source: outside(source, &document_taboo),
                     exact: false,
                 };
                 *matches_of.entry(passage).or_default() += pair.matches as u64;
@@ -194,7 +195,7 @@ impl<'a> Checker<'a> {
             documents.push(DocumentMatch {
                 document: name.to_string(),
                 common_chunks: candidate.common,
-                file_in_document_percent: percent(candidate.common, chunked.distinct.into()),
+                file_in_document_percent: percent(candidate.common, chunked.distinct().into()),
                 document_in_file_percent: percent(candidate.common, record.distinct_chunks.into()),
                 passages: mine
                     .iter()
@@ -209,8 +210,8 @@ impl<'a> Checker<'a> {
         documents.sort_by(|a, b| b.common_chunks.cmp(&a.common_chunks).then_with(|| a.document.cmp(&b.document)));
         Ok(CheckReport {
             file: display.to_string(),
-            chunks: chunked.hashes.len() as u64,
-            distinct_chunks: chunked.distinct.into(),
+            chunks: chunked.chunks.hashes.len() as u64,
+            distinct_chunks: chunked.distinct().into(),
             taboo_chars: taboo::covered_chars(&taboo_regions),
             documents,
         })
@@ -220,13 +221,13 @@ impl<'a> Checker<'a> {
     /// sharing at least `min_common` of them, the valid intervals. The chunk
     /// positions in the archive document come from its chunk list, read only
     /// for documents that share enough chunk positions to hold an interval.
-    fn candidates(&self, chunked: &ChunkedDoc) -> Result<Vec<Candidate>, ArchiveError> {
+    fn candidates(&self, chunked: &IndexedDoc) -> Result<Vec<Candidate>, ArchiveError> {
         let index = self.index;
         let taboo = index.taboo();
         let mut by_hash: Vec<(u64, u32)> =
-            chunked.hashes.iter().copied().zip(0u32..).filter(|&(hash, _)| !taboo.contains(hash)).collect();
+            chunked.chunks.hashes.iter().copied().zip(0u32..).filter(|&(hash, _)| !taboo.contains(hash)).collect();
         by_hash.sort_unstable();
-        let file_stretches = stretches(chunked.hashes.iter().copied(), taboo);
+        let file_stretches = stretches(chunked.chunks.hashes.iter().copied(), taboo);
         // (document, occurrences in the file of a hash the document holds)
         let mut hits: Vec<(u32, u32)> = Vec::new();
         for group in by_hash.chunk_by(|a, b| a.0 == b.0) {
@@ -288,11 +289,11 @@ impl<'a> Checker<'a> {
     fn archived_text(&self, name: &str, content_hash: &[u8; 16]) -> Option<String> {
         let path = Path::new(&self.index.header().docs_root).join(name);
         let bytes = std::fs::read(&path).ok()?;
-        if scan::content_hash(&bytes) != *content_hash {
+        if document::content_hash(&bytes) != *content_hash {
             return None;
         }
         let size = bytes.len() as u64;
-        match corpus::decode(&DocumentFile { name: name.to_string(), path, bytes: size }, bytes) {
+        match read::decode(&DocumentFile { name: name.to_string(), path, bytes: size }, bytes) {
             Loaded::Text(text, _) => Some(text),
             Loaded::Skipped(_) => None,
         }

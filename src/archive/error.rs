@@ -4,8 +4,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::error::Warning;
-use crate::params::ParamError;
+use crate::error::{ParamError, Warning};
 
 /// A problem that stops an archive command.
 #[derive(Debug, thiserror::Error)]

@@ -47,8 +47,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::error::ArchiveError;
-use crate::output::write_atomically;
-use crate::params::{ChunkHash, ChunkParams, DetectParams, TokenizerParams};
+use crate::analysis::chunk::{ChunkHash, ChunkParams};
+use crate::analysis::document::AnalysisParams;
+use crate::analysis::tokenize::TokenizerParams;
+use crate::detect::params::DetectParams;
+use crate::matching::index::KeyWidth;
+use crate::report::output::write_atomically;
 
 /// The header's `magic` value.
 pub const MAGIC: &str = "pan-detect archive index";
@@ -114,6 +118,11 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// How the archive's documents are analysed: the paper's chunks.
+    pub fn analysis(&self) -> AnalysisParams<'static> {
+        AnalysisParams::words(self.tokenizer(), self.chunks())
+    }
+
     /// Settings from the detector's parameter types.
     pub fn from_params(tokenizer: TokenizerParams, chunks: ChunkParams) -> Self {
         Settings {
@@ -144,7 +153,7 @@ impl Settings {
 
     /// Bytes of a stored hash: 4 for up to 32 bits, 8 above.
     pub fn key_bytes(&self) -> usize {
-        if self.hash_bits <= 32 { 4 } else { 8 }
+        KeyWidth::of(self.hash_bits).bytes()
     }
 }
 
@@ -413,7 +422,7 @@ pub fn doc_id_bytes(id_slots: u64) -> usize {
 }
 
 /// Bits of the postings directory: about eight postings per bucket, 2^8 to 2^24
-/// buckets, never more bits than the hash has (as in [`crate::index`]).
+/// buckets, never more bits than the hash has (as in [`crate::matching::index`]).
 pub fn directory_bits(postings: u64, hash_bits: u32) -> u32 {
     let wanted = (postings / 8).max(1).ilog2();
     wanted.clamp(8, 24).min(hash_bits)
@@ -434,7 +443,7 @@ pub struct DocRecord {
     pub name_len: u32,
     /// False for a free id, whose other fields are zero.
     pub live: bool,
-    /// XXH3-128 of the file's bytes (see [`super::scan::content_hash`]).
+    /// XXH3-128 of the file's bytes (see [`crate::analysis::document::content_hash`]).
     pub content_hash: [u8; 16],
     /// Bytes of the file.
     pub bytes: u64,

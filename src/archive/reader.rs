@@ -31,8 +31,8 @@ use super::format::{
     self, DOC_RECORD_BYTES, DocRecord, FileEntry, HEADER, Header, RANGE_BYTES, Settings, read_key, read_u32,
 };
 use super::taboo;
-use crate::span::CharRange;
-use crate::taboo::TabooChunks;
+use crate::analysis::span::{CharRange, ChunkRanges};
+use crate::analysis::taboo::TabooChunks;
 
 /// A read-only memory map of one file.
 #[derive(Debug)]
@@ -447,6 +447,11 @@ impl ArchiveIndex {
         (start <= end).then(|| CharRange::new(start, end))
     }
 
+    /// The chunk ranges of a document, as stored.
+    pub fn ranges_of<'a>(&'a self, record: &'a DocRecord) -> StoredRanges<'a> {
+        StoredRanges { index: self, record }
+    }
+
     /// Bytes of every file, by name.
     pub fn file_sizes(&self) -> Vec<(&str, u64)> {
         let fixed = self.header.files.iter().map(|f| (f.name.as_str(), f.bytes));
@@ -458,6 +463,18 @@ impl ArchiveIndex {
     /// The corrupt-index error for the postings file.
     pub(crate) fn corrupt_postings(&self, message: String) -> ArchiveError {
         ArchiveError::Corrupt { path: self.postings.path.clone(), message }
+    }
+}
+
+/// The chunk ranges of one archive document, read from its chunk list.
+pub struct StoredRanges<'a> {
+    index: &'a ArchiveIndex,
+    record: &'a DocRecord,
+}
+
+impl ChunkRanges for StoredRanges<'_> {
+    fn chunk_range(&self, seq: u32) -> Option<CharRange> {
+        self.index.chunk_range(self.record, seq)
     }
 }
 

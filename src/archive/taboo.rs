@@ -1,5 +1,5 @@
 //! The archive's taboo set: the chunk hashes of texts whose passages are
-//! never reported ([`crate::taboo`]: a thesis template, an assignment, a
+//! never reported ([`crate::analysis::taboo`]: a thesis template, an assignment, a
 //! licence), chunked with the archive's own settings so that they are the
 //! hashes its chunk lists and postings hold.
 //!
@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use super::error::ArchiveError;
 use super::format::{FileEntry, GenerationWriter, Settings, TABOO, TabooEntry, read_key};
-use super::scan::ChunkingState;
-use crate::taboo::{TabooChunks, TabooTexts};
+use crate::analysis::document::Analyzer;
+use crate::analysis::taboo::{TabooChunks, TabooTexts};
 
 /// Taboo texts read from their files, to be stored in an index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,11 +44,10 @@ impl TabooFiles {
 
     /// The content chunks of the texts, chunked with `settings`.
     pub fn chunks(&self, settings: &Settings) -> TabooChunks {
-        let none = TabooChunks::default();
-        let mut state = ChunkingState::new(settings, &none);
+        let mut analyzer = Analyzer::new(&settings.analysis());
         let mut hashes = Vec::new();
         for text in self.texts.texts() {
-            hashes.extend_from_slice(state.chunk_hashes(text));
+            hashes.extend_from_slice(&analyzer.chunk(text).hashes);
         }
         TabooChunks::new(hashes)
     }

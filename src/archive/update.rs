@@ -46,9 +46,10 @@ use super::builder::{KeyDoc, PostingsWriter, SegmentWriter, TableBuilder, postin
 use super::error::ArchiveError;
 use super::format::{self, Changes, DocRecord, FORMAT_VERSION, GenerationWriter, Header, MAGIC, SettingsOverride};
 use super::reader::ArchiveIndex;
-use super::scan::{self, ChunkedDoc, ChunkingState};
+use super::scan::{self, IndexedDoc};
 use super::taboo::{self, TabooFiles, TabooSet};
-use crate::index::ChunkKey;
+use crate::analysis::document::{self, Analyzer};
+use crate::matching::index::{ChunkKey, KeyWidth};
 use crate::progress::{Progress, Stage};
 
 /// A segment is compacted when more than this share of its chunks belongs to
@@ -124,7 +125,7 @@ pub struct UpdateSummary {
 enum Scanned {
     /// The id, and whether the file was read to tell.
     Unchanged(u32, bool),
-    Changed(ChunkedDoc),
+    Changed(IndexedDoc),
     Skipped,
 }
 
@@ -143,10 +144,9 @@ pub fn update(
     let _lock = format::WriterLock::acquire(root)?;
     let old = ArchiveIndex::open(root)?;
     given.check_against(old.settings(), root)?;
-    if old.settings().key_bytes() == 4 {
-        update_with::<u32>(docs, &old, options, progress)
-    } else {
-        update_with::<u64>(docs, &old, options, progress)
+    match KeyWidth::of(old.settings().hash_bits) {
+        KeyWidth::U32 => update_with::<u32>(docs, &old, options, progress),
+        KeyWidth::U64 => update_with::<u64>(docs, &old, options, progress),
     }
 }
 
@@ -184,8 +184,8 @@ fn update_with<K: ChunkKey>(
     let scanned: Vec<Scanned> = files
         .par_iter()
         .map_init(
-            || ChunkingState::new(&settings, taboo_chunks),
-            |state, listed| {
+            || Analyzer::new(&settings.analysis()),
+            |analyzer, listed| {
                 let file = &listed.file;
                 let known = old_ids.get(file.name.as_str()).map(|&id| (id, old.record(id)));
                 // Unchanged documents are hashed (when their times do not tell),
@@ -196,16 +196,15 @@ fn update_with<K: ChunkKey>(
                     {
                         return Some(Scanned::Unchanged(*id, false));
                     }
-                    let bytes = scan::read_bytes(file, progress)?;
-                    let hash = scan::content_hash(&bytes);
+                    let bytes = document::read_bytes(file, progress)?;
+                    let hash = document::content_hash(&bytes);
                     if let Some((id, record)) = &known
                         && record.content_hash == hash
                     {
                         return Some(Scanned::Unchanged(*id, true));
                     }
-                    let size = bytes.len() as u64;
-                    let text = scan::decode(file, bytes, progress)?;
-                    Some(Scanned::Changed(state.chunk_text(&text, size, hash)))
+                    let analysed = analyzer.analyse_bytes(file, bytes, progress)?;
+                    Some(Scanned::Changed(IndexedDoc::of(analysed, taboo_chunks)))
                 };
                 let result = scan().unwrap_or(Scanned::Skipped);
                 progress.advance(file.bytes);
@@ -218,7 +217,7 @@ fn update_with<K: ChunkKey>(
     let mut summary = UpdateSummary::default();
     let mut kept = vec![false; old.id_slots() as usize];
     let mut modified_ns = vec![0u64; old.id_slots() as usize];
-    let mut changed: Vec<(&str, ChunkedDoc, u64)> = Vec::new();
+    let mut changed: Vec<(&str, IndexedDoc, u64)> = Vec::new();
     for (listed, scanned) in files.iter().zip(scanned) {
         match scanned {
             Scanned::Unchanged(id, hashed) => {
@@ -313,7 +312,7 @@ fn update_with<K: ChunkKey>(
         if let Some(&i) = by_id.get(&id) {
             let (name, doc, modified_ns) = &changed[i];
             table.push(id, name, doc, *modified_ns, new_segment, writer.chunks);
-            writer.append(&doc.hashes, &doc.ranges)?;
+            writer.append(&doc.chunks.hashes, &doc.chunks.ranges)?;
         } else if kept.get(id as usize).copied().unwrap_or(false) {
             let mut record = DocRecord { modified_ns: modified_ns[id as usize], ..old.record(id) };
             if taboo.rebuild {

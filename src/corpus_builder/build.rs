@@ -14,8 +14,8 @@ use rayon::prelude::*;
 use super::language::detect_language;
 use super::obfuscate::{Level, Strategy, Synonyms, obfuscate};
 use super::plan::{
-    LengthClass, MAX_CASES_PER_DOCUMENT, Purpose, choose_passage_in, document_chars, draw_strategy, plagiarised_share,
-    rng_for,
+    Case, LengthClass, MAX_CASES_PER_DOCUMENT, Purpose, choose_passage_in, document_chars, draw_strategy,
+    plagiarised_share, rng_for,
 };
 use super::pool::{Made, Pool, recombine};
 use super::reuse::SharedPool;
@@ -24,9 +24,9 @@ use super::texts::{Sentences, TextBlocks, list_texts, split_sentences};
 use super::{
     CorpusError, CorpusSpec, DocChars, SizeGoal, Summary, source_dir, source_name, suspicious_dir, suspicious_name,
 };
-use crate::output::write_atomically;
-use crate::pan_xml::{Feature, PanDocument};
 use crate::progress::{Progress, Stage};
+use crate::report::output::write_atomically;
+use crate::report::pan_xml::PanDocument;
 
 /// At most this many bytes of input sentences are kept per document set for
 /// recombination; sentences beyond it are not pooled.
@@ -38,74 +38,6 @@ const RECOMBINE_BATCH: usize = 32;
 
 /// Header of `cases.tsv`.
 pub const CASES_HEADER: &str = "suspicious\tthis_offset\tthis_length\tsource_reference\tsource_offset\tsource_length\tobfuscation\tstrategy\tcls\twords\tthis_language\tsource_language";
-
-/// A plagiarism case as recorded in the truth and in `cases.tsv`. Offsets and
-/// lengths count characters.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Case {
-    /// Number of the suspicious document (1-based).
-    pub suspicious: usize,
-    /// First character of the inserted text in the suspicious document.
-    pub this_offset: usize,
-    /// Characters of the inserted (obfuscated) text.
-    pub this_length: usize,
-    /// Number of the source document (1-based).
-    pub source: usize,
-    /// First character of the passage in the source document.
-    pub source_offset: usize,
-    /// Characters of the source passage.
-    pub source_length: usize,
-    /// How the passage was obfuscated.
-    pub strategy: Strategy,
-    /// Length class of the passage.
-    pub class: LengthClass,
-    /// Words of the source passage.
-    pub words: usize,
-    /// Language of the suspicious document.
-    pub this_language: &'static str,
-    /// Language of the source document.
-    pub source_language: &'static str,
-}
-
-impl Case {
-    /// The truth feature, attributes in the order of the PAN-PC-10 files.
-    pub fn feature(&self) -> Feature {
-        let attributes = [
-            ("type", "artificial".to_string()),
-            ("obfuscation", self.strategy.obfuscation().to_string()),
-            ("this_language", self.this_language.to_string()),
-            ("this_offset", self.this_offset.to_string()),
-            ("this_length", self.this_length.to_string()),
-            ("source_reference", source_name(self.source)),
-            ("source_language", self.source_language.to_string()),
-            ("source_offset", self.source_offset.to_string()),
-            ("source_length", self.source_length.to_string()),
-        ];
-        Feature {
-            name: "plagiarism".to_string(),
-            attributes: attributes.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-        }
-    }
-
-    /// The line of `cases.tsv` (without newline), columns as in [`CASES_HEADER`].
-    pub fn tsv_row(&self) -> String {
-        format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            suspicious_name(self.suspicious),
-            self.this_offset,
-            self.this_length,
-            source_name(self.source),
-            self.source_offset,
-            self.source_length,
-            self.strategy.obfuscation(),
-            self.strategy.name(),
-            self.class.name(),
-            self.words,
-            self.this_language,
-            self.source_language
-        )
-    }
-}
 
 /// What phase 2 needs to know of a source document.
 #[derive(Debug, Clone)]
@@ -833,7 +765,7 @@ fn write_corpus(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::span::{CharRange, char_slice};
+    use crate::analysis::span::{CharRange, char_slice};
 
     fn planned(text: &str, source: usize) -> Planned {
         Planned {

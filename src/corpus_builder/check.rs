@@ -15,9 +15,9 @@ use rayon::prelude::*;
 
 use super::build::read_utf8;
 use super::{CorpusError, source_dir, suspicious_dir};
-use crate::pan_xml::{PanDocument, TRUTH_FEATURES};
+use crate::analysis::span::{CharRange, char_slice};
 use crate::progress::{Progress, Stage};
-use crate::span::{CharRange, char_slice};
+use crate::report::pan_xml::{PanDocument, TRUTH_FEATURES};
 
 /// What the check looked at.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -14,6 +14,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::obfuscate::{Level, Strategy};
 use super::texts::Sentences;
+use super::{source_name, suspicious_name};
+use crate::report::pan_xml::Feature;
 
 /// What a random generator is used for; part of its seed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,6 +262,74 @@ pub fn choose_passage_in<R: Rng + ?Sized>(text: &str, words: Range<usize>, rng: 
             })
         }
         None => choose_passage(text, &super::texts::split_sentences(text), words, rng),
+    }
+}
+
+/// A plagiarism case as recorded in the truth and in `cases.tsv`. Offsets and
+/// lengths count characters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// Number of the suspicious document (1-based).
+    pub suspicious: usize,
+    /// First character of the inserted text in the suspicious document.
+    pub this_offset: usize,
+    /// Characters of the inserted (obfuscated) text.
+    pub this_length: usize,
+    /// Number of the source document (1-based).
+    pub source: usize,
+    /// First character of the passage in the source document.
+    pub source_offset: usize,
+    /// Characters of the source passage.
+    pub source_length: usize,
+    /// How the passage was obfuscated.
+    pub strategy: Strategy,
+    /// Length class of the passage.
+    pub class: LengthClass,
+    /// Words of the source passage.
+    pub words: usize,
+    /// Language of the suspicious document.
+    pub this_language: &'static str,
+    /// Language of the source document.
+    pub source_language: &'static str,
+}
+
+impl Case {
+    /// The truth feature, attributes in the order of the PAN-PC-10 files.
+    pub fn feature(&self) -> Feature {
+        let attributes = [
+            ("type", "artificial".to_string()),
+            ("obfuscation", self.strategy.obfuscation().to_string()),
+            ("this_language", self.this_language.to_string()),
+            ("this_offset", self.this_offset.to_string()),
+            ("this_length", self.this_length.to_string()),
+            ("source_reference", source_name(self.source)),
+            ("source_language", self.source_language.to_string()),
+            ("source_offset", self.source_offset.to_string()),
+            ("source_length", self.source_length.to_string()),
+        ];
+        Feature {
+            name: "plagiarism".to_string(),
+            attributes: attributes.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        }
+    }
+
+    /// The line of `cases.tsv` (without newline), columns as in [`CASES_HEADER`].
+    pub fn tsv_row(&self) -> String {
+        format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            suspicious_name(self.suspicious),
+            self.this_offset,
+            self.this_length,
+            source_name(self.source),
+            self.source_offset,
+            self.source_length,
+            self.strategy.obfuscation(),
+            self.strategy.name(),
+            self.class.name(),
+            self.words,
+            self.this_language,
+            self.source_language
+        )
     }
 }
 

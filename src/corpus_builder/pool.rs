@@ -12,6 +12,11 @@ use rand_chacha::ChaCha8Rng;
 
 use super::DocChars;
 
+/// Input sentences shorter than this many words are not pooled: headings, list
+/// items and numbers are shared by chance in any collection, and are not the
+/// template text and quotations that theses share.
+pub const MIN_POOL_WORDS: usize = 5;
+
 /// Sentences of input text, in one string.
 #[derive(Debug, Default)]
 pub(super) struct Pool {

@@ -18,16 +18,11 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use super::plan::{Purpose, rng_for};
-use super::pool::{Made, Pool, compose};
+use super::pool::{MIN_POOL_WORDS, Made, Pool, compose};
 use super::stats::{DocumentSet, ReuseStats};
 use super::texts::{TextBlocks, split_sentences};
 use super::{CorpusError, DocChars};
 use crate::progress::{Progress, Stage};
-
-/// Input sentences shorter than this many words are not pooled: headings, list
-/// items and numbers are shared by chance in any collection, and are not the
-/// template text and quotations that theses share.
-pub const MIN_POOL_WORDS: usize = 5;
 
 /// The pool of a reuse-heavy corpus, and how often its documents drew each
 /// sentence.

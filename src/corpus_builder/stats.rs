@@ -4,10 +4,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::build::Case;
 use super::obfuscate::{Level, Strategy};
-use super::plan::LengthClass;
-use super::reuse::MIN_POOL_WORDS;
+use super::plan::{Case, LengthClass};
+use super::pool::MIN_POOL_WORDS;
 use super::{CorpusSpec, SizeGoal};
 
 /// The two document sets of a corpus.

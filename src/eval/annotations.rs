@@ -36,8 +36,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
-use crate::span::CharRange;
+use crate::analysis::span::CharRange;
+use crate::report::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
 
 /// Why cases or detections could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -94,7 +94,7 @@ pub struct SourcePassage {
 
 /// One plagiarism case of the ground truth, or one detection of a detector.
 ///
-/// The offsets count characters, as everywhere in PAN (see [`crate::span`]).
+/// The offsets count characters, as everywhere in PAN (see [`crate::analysis::span`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Annotation {
     /// The suspicious document (the `reference` attribute of `<document>`).
@@ -209,7 +209,7 @@ fn non_empty(value: &Option<String>) -> Option<&str> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Select {
     /// Ground truth: features whose name ends with `plagiarism` (`plagiarism`,
-    /// `artificial-plagiarism`, `simulated-plagiarism`, ...; [`crate::pan_xml::TRUTH_FEATURES`]),
+    /// `artificial-plagiarism`, `simulated-plagiarism`, ...; [`crate::report::pan_xml::TRUTH_FEATURES`]),
     /// except `detected-plagiarism`. The official script would read detections
     /// left in the truth directory as cases; a report that a detector wrote over
     /// the ground truth then scores perfectly. Here it reads as no case at all.

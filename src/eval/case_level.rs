@@ -159,8 +159,8 @@ fn is_correct(matching: &Matching, detection: usize, thresholds: Thresholds) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::span::CharRange;
     use crate::eval::Annotation;
-    use crate::span::CharRange;
 
     fn ext(this: (u32, u32), source_reference: &str, source: (u32, u32)) -> Annotation {
         Annotation::external("s", CharRange::new(this.0, this.1), source_reference, CharRange::new(source.0, source.1))

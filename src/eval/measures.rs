@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::annotations::Annotation;
-use crate::span::CharRange;
+use crate::analysis::span::CharRange;
 
 /// Recall, precision, granularity and their combination plagdet.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

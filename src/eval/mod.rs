@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use pan_detect::eval::{evaluate, Annotation, Options};
-//! use pan_detect::span::CharRange;
+//! use pan_detect::analysis::span::CharRange;
 //!
 //! let case = Annotation::external("susp.txt", CharRange::new(0, 100), "src.txt", CharRange::new(0, 100));
 //! // One case found by two detections, each covering a half.

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 
 use super::*;
-use crate::span::CharRange;
+use crate::analysis::span::CharRange;
 
 fn ext(suspicious: &str, this: (u32, u32), source: &str, range: (u32, u32), obfuscation: &str) -> Annotation {
     Annotation::external(suspicious, CharRange::new(this.0, this.1), source, CharRange::new(range.0, range.1))

@@ -96,7 +96,7 @@ fn a_flag_the_preset_would_ignore_is_refused_and_so_are_contradictions() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot be used with"));
     // The help shows the defaults the code uses.
     let help = String::from_utf8_lossy(&run(&["detect", "--help"]).stdout).into_owned();
-    let default = pan_detect::params::AlignParams::default();
+    let default = pan_detect::align::params::AlignParams::default();
     let listed = default.for_listed_pairs();
     assert!(
         help.contains(&format!("[default: {}; {} with --pairs]", default.seed_cosine, listed.seed_cosine)),

@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use pan_detect::pan_xml::PanDocument;
+use pan_detect::report::pan_xml::PanDocument;
 
 use crate::{pan_detect, prose, run};
 

@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use pan_detect::pan_xml::PanDocument;
+use pan_detect::report::pan_xml::PanDocument;
 
 use crate::{detect, path_str, prose, read_report};
 

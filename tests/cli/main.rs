@@ -14,7 +14,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use pan_detect::pan_xml::PanDocument;
+use pan_detect::report::pan_xml::PanDocument;
 
 /// The `pan-detect` binary built for these tests.
 pub fn pan_detect() -> Command {

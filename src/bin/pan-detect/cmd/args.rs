@@ -4,7 +4,7 @@ use clap::ValueEnum;
 
 use crate::messages::count;
 use pan_detect::archive::SettingsOverride;
-use pan_detect::params::OverlapPolicy;
+use pan_detect::matching::overlap::OverlapPolicy;
 
 /// `--overlap` values.
 #[derive(Clone, Copy, ValueEnum)]

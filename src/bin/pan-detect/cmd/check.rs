@@ -11,13 +11,13 @@ use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
 use pan_detect::archive::{ArchiveError, ArchiveIndex};
-use pan_detect::params::{self, IntervalParams};
+use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS, IntervalParams};
 
 use super::args::{Overlap, SettingsArgs, StrictArg};
 use crate::messages::{self, count};
 use crate::progress_bar::TerminalProgress;
+use pan_detect::analysis::span::CharRange;
 use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
-use pan_detect::span::CharRange;
 
 /// Arguments of `pan-detect check`.
 #[derive(clap::Args)]
@@ -40,13 +40,13 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1)]
     min_common: usize,
     /// A passage (valid interval) holds at least this many matching chunks.
-    #[arg(long, value_name = "N", default_value_t = params::DEFAULT_MIN_CHUNKS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MIN_CHUNKS)]
     min_chunks: usize,
     /// At most this many unmatched chunks between neighbouring matching chunks of a passage.
-    #[arg(long, value_name = "N", default_value_t = params::DEFAULT_MAX_GAP)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_GAP)]
     max_gap: usize,
     /// Levels of the valid-interval recursion (1..=8).
-    #[arg(long, value_name = "N", default_value_t = params::DEFAULT_DEPTH)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_DEPTH)]
     depth: usize,
     /// Passages that overlap in the file: keep all (archive mode), the largest (PAN), or
     /// the largest with the others trimmed.

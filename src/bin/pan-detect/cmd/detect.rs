@@ -6,16 +6,18 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::ValueEnum;
-use pan_detect::align::synonyms::Synonyms;
+use pan_detect::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
+use pan_detect::analysis::chunk::{DEFAULT_CHUNK_WORDS, DEFAULT_HASH_BITS};
+use pan_detect::analysis::stem::{Language, LanguageSetting};
+use pan_detect::analysis::synonyms::Synonyms;
+use pan_detect::analysis::taboo::TabooTexts;
+use pan_detect::analysis::tokenize::DEFAULT_MIN_WORD_LEN;
+use pan_detect::detect::params::{DetectParams, Preset};
 use pan_detect::detect::{Scope, Summary, detect_with};
+use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS};
+use pan_detect::matching::search::DEFAULT_MIN_COMMON;
 use pan_detect::pairs::DocumentPairs;
-use pan_detect::params::{
-    AlignParams, DEFAULT_CHUNK_WORDS, DEFAULT_DEPTH, DEFAULT_HASH_BITS, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS,
-    DEFAULT_MIN_COMMON, DEFAULT_MIN_WORD_LEN, DetectParams, LanguageSetting, MIN_CANDIDATE_PAIRS, Preset,
-};
 use pan_detect::report::{DetectionSink, PanXmlDirectory, PanXmlPairDirectory};
-use pan_detect::stem::Language;
-use pan_detect::taboo::TabooTexts;
 
 use super::args::{Overlap, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};

@@ -9,9 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::corpus::{self, DocumentFile, Loaded};
+use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::span::CharRange;
 use crate::error::Error;
-use crate::span::CharRange;
 
 /// The taboo texts, read and decoded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -37,7 +37,7 @@ fn load_one(path: &Path) -> Result<String, Error> {
     let taboo_error = |reason: String| Error::Taboo { path: path.to_path_buf(), reason };
     let bytes = std::fs::metadata(path).map_err(|e| taboo_error(e.to_string()))?.len();
     let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    match corpus::load(&DocumentFile { name, path: path.to_path_buf(), bytes }) {
+    match read::load(&DocumentFile { name, path: path.to_path_buf(), bytes }) {
         Loaded::Text(text, _) => Ok(text),
         Loaded::Skipped(warning) => Err(taboo_error(warning.message.trim_end_matches("; skipped").to_string())),
     }

@@ -1,6 +1,6 @@
 //! Languages, stop words and stemming for the alignment stage.
 //!
-//! Words arrive folded by [`crate::tokenize`] (lower-case, diacritics dropped), each
+//! Words arrive folded by [`crate::analysis::tokenize`] (lower-case, diacritics dropped), each
 //! with its character range; stemming maps the folded form to a Snowball stem
 //! (the `rust-stemmers` crate) and never touches the range, so passages keep exact
 //! boundaries. The stop-word lists are short lists of the most frequent function
@@ -13,7 +13,18 @@ use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use crate::tokenize::Tokens;
+use crate::analysis::tokenize::Tokens;
+
+/// Which language's stop words and stemmer the alignment stage uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LanguageSetting {
+    /// Guess each document's language from its function words (`--language auto`).
+    Auto,
+    /// No stemming and no stop words (`--language none`).
+    None,
+    /// One language for every document (`--language en`, ...).
+    Fixed(Language),
+}
 
 /// A language with a Snowball stemmer and a stop-word list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -522,9 +533,8 @@ impl WordStemmer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::TokenizerParams;
-    use crate::span::char_slice;
-    use crate::tokenize::Tokenizer;
+    use crate::analysis::span::char_slice;
+    use crate::analysis::tokenize::{Tokenizer, TokenizerParams};
 
     fn tokens(text: &str) -> Tokens {
         let mut tokens = Tokens::default();

@@ -7,11 +7,11 @@
 //! them), and keep only a short prefix of each word, a stem that costs nothing
 //! (`connected`, `connection` → `conne`). Words keep their character ranges.
 
-use crate::align::synonyms::Synonyms;
-use crate::chunk::Chunks;
-use crate::span::CharRange;
-use crate::stem::LANGUAGES;
-use crate::tokenize::{Tokens, is_ideographic, sort_key};
+use crate::analysis::chunk::Chunks;
+use crate::analysis::span::CharRange;
+use crate::analysis::stem::LANGUAGES;
+use crate::analysis::synonyms::Synonyms;
+use crate::analysis::tokenize::{Tokens, is_ideographic, sort_key};
 
 /// Function words whose order survives when the content words are replaced by
 /// synonyms (Stamatatos 2011, "Plagiarism detection using stopword n-grams": the
@@ -116,8 +116,7 @@ pub fn structure_words(tokens: &Tokens, out: &mut Tokens) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::TokenizerParams;
-    use crate::tokenize::Tokenizer;
+    use crate::analysis::tokenize::{Tokenizer, TokenizerParams};
 
     fn candidate_words(text: &str, prefix: usize, synonyms: Option<&Synonyms>) -> Vec<(String, u32)> {
         let mut tokens = Tokens::default();
@@ -164,8 +163,8 @@ mod tests {
             let mut words = Tokens::default();
             structure_words(&tokens, &mut words);
             let mut chunks = Chunks::default();
-            let params = crate::params::ChunkParams { words: 6, sorted: false, ..Default::default() };
-            crate::chunk::Chunker::new(params).chunk(&words, &mut chunks);
+            let params = crate::analysis::chunk::ChunkParams { words: 6, sorted: false, ..Default::default() };
+            crate::analysis::chunk::Chunker::new(params).chunk(&words, &mut chunks);
             (chunks.len(), dense_structure_chunks(&chunks).count())
         };
         let english = "He said that it was not in his power to have all of the letters sent to her at once.";

@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::params::TokenizerParams;
-use crate::tokenize::{Tokenizer, Tokens};
+use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 
 /// A synonym file that could not be used.
 #[derive(Debug, thiserror::Error)]

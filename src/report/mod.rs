@@ -2,17 +2,20 @@
 //! detections into a [`DetectionSink`]; the PAN XML directory writer is one sink,
 //! tests and statistics are others.
 
+pub mod output;
+pub mod pan_xml;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::corpus::same_directory;
+use crate::analysis::read::same_directory;
+use crate::analysis::span::CharRange;
 use crate::error::{Error, Warning};
-use crate::output::{self, sync_filesystem, write_atomically_unsynced};
 use crate::pairs::DocumentPairs;
-use crate::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
 use crate::progress::Progress;
-use crate::span::CharRange;
+use crate::report::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
+use output::{sync_filesystem, write_atomically_unsynced};
 
 /// One detected passage, ready to report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

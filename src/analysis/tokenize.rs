@@ -22,8 +22,31 @@
 use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::params::TokenizerParams;
-use crate::span::CharRange;
+use crate::analysis::span::CharRange;
+
+/// Words shorter than this many characters are ignored (the papers skip words of
+/// one and two letters).
+pub const DEFAULT_MIN_WORD_LEN: usize = 3;
+/// Digits count as word characters by default: on the dev-en corpus (PAN-PC-10
+/// layout) the paper's method scores plagdet 0.8513 with digits and 0.8498 without.
+/// Archive users who want years and numbers ignored pass `--no-digits`.
+pub const DEFAULT_DIGITS: bool = true;
+
+/// How words are cut out of a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenizerParams {
+    /// Digits count as word characters (`--digits`).
+    pub digits: bool,
+    /// Words with fewer characters (after folding) are ignored; Han ideographs
+    /// are kept however short.
+    pub min_word_len: usize,
+}
+
+impl Default for TokenizerParams {
+    fn default() -> Self {
+        TokenizerParams { digits: DEFAULT_DIGITS, min_word_len: DEFAULT_MIN_WORD_LEN }
+    }
+}
 
 /// Bytes of the folded buffer readable from any word's start: the buffer is
 /// padded with this many NUL bytes after the last word, so that the chunker can
@@ -316,7 +339,7 @@ fn letter_spelling(c: char) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::span::char_slice;
+    use crate::analysis::span::char_slice;
 
     fn words(text: &str, params: TokenizerParams) -> Vec<(String, u32, u32)> {
         let mut tokens = Tokens::default();

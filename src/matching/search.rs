@@ -9,9 +9,13 @@
 
 use rayon::prelude::*;
 
-use crate::bucket_sort;
-use crate::index::{ChunkIndex, ChunkKey, Posting};
-use crate::intervals::ChunkMatch;
+use crate::matching::bucket_sort;
+use crate::matching::index::{ChunkIndex, ChunkKey, Posting};
+use crate::matching::intervals::ChunkMatch;
+
+/// A source document is a candidate when it shares at least this many chunks
+/// with the suspicious document (PAN'09: 20).
+pub const DEFAULT_MIN_COMMON: usize = 20;
 
 /// Lookups ahead (in hash order) whose directory entry is prefetched; the
 /// postings bucket is prefetched half as far ahead.
@@ -198,7 +202,7 @@ impl Candidates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::IndexBuilder;
+    use crate::matching::index::IndexBuilder;
 
     fn m(suspicious: u32, source: u32) -> ChunkMatch {
         ChunkMatch { suspicious, source }

@@ -10,7 +10,33 @@
 //! documents and searches again, down to `depth` levels (PAN'09: 2, i.e. D1 then
 //! D2). The matches that survive the last level form an [`IntervalPair`].
 
-use crate::params::IntervalParams;
+use crate::analysis::span::{CharRange, ChunkRanges};
+
+/// A valid interval holds at least this many matching chunks (PAN'09: 20).
+pub const DEFAULT_MIN_CHUNKS: usize = 20;
+/// At most this many unmatched chunks between neighbouring matching chunks of a
+/// valid interval (PAN'09: 49).
+pub const DEFAULT_MAX_GAP: usize = 49;
+/// Depth of the valid-interval recursion: 1 checks the suspicious document only,
+/// 2 also the source document (PAN'09: 2).
+pub const DEFAULT_DEPTH: usize = 2;
+
+/// Valid-interval thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntervalParams {
+    /// Minimum matching chunks in an interval.
+    pub min_chunks: usize,
+    /// Maximum unmatched chunks between neighbouring matching chunks.
+    pub max_gap: usize,
+    /// Recursion depth (1 or 2 and more: sides alternate at each level).
+    pub depth: usize,
+}
+
+impl Default for IntervalParams {
+    fn default() -> Self {
+        IntervalParams { min_chunks: DEFAULT_MIN_CHUNKS, max_gap: DEFAULT_MAX_GAP, depth: DEFAULT_DEPTH }
+    }
+}
 
 /// A chunk of the suspicious document and a chunk of the source document with the
 /// same hash, by sequence number.
@@ -32,6 +58,21 @@ pub struct IntervalPair {
     pub source: (u32, u32),
     /// Number of chunk matches in the interval.
     pub matches: usize,
+}
+
+impl IntervalPair {
+    /// The characters the interval covers in the suspicious document (whose
+    /// chunks are `this`) and in the source document (`source`); `None` when a
+    /// chunk number is past the last chunk (a corrupt stored chunk list).
+    pub fn char_ranges(
+        &self,
+        this: &(impl ChunkRanges + ?Sized),
+        source: &(impl ChunkRanges + ?Sized),
+    ) -> Option<(CharRange, CharRange)> {
+        let (first, last) = self.suspicious;
+        let (source_first, source_last) = self.source;
+        Some((this.cover(first, last)?, source.cover(source_first, source_last)?))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

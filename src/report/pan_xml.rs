@@ -8,11 +8,10 @@
 //! attributes, so that a file read and written again keeps every attribute, and
 //! typed accessors read the offsets.
 
-use quick_xml::Reader;
-use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesStart, Event};
+use quick_xml::{Reader, Writer};
 
-use crate::span::CharRange;
+use crate::analysis::span::CharRange;
 
 /// Feature name of a detection written by a detector.
 pub const DETECTION_FEATURE: &str = "detected-plagiarism";

@@ -1,8 +1,20 @@
 //! Post-processing: what to do with detected passages that overlap in the
 //! suspicious document.
 
-use crate::params::OverlapPolicy;
-use crate::span::CharRange;
+use crate::analysis::span::CharRange;
+
+/// What to do with passages that overlap in the suspicious document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlapPolicy {
+    /// Keep only the largest of overlapping passages (PAN mode).
+    Largest,
+    /// Keep the largest, passages bounded by verbatim runs first, and cut the
+    /// overlapped part out of the others (the `best` preset: a neighbouring
+    /// passage that runs a sentence too far must not remove or cut a case).
+    Trim,
+    /// Keep every passage (archive mode).
+    KeepAll,
+}
 
 /// A detected passage: a range of the suspicious document and the range of a
 /// source document it was copied from.

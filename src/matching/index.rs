@@ -16,7 +16,7 @@
 
 use std::fmt::Debug;
 
-use crate::bucket_sort;
+use crate::matching::bucket_sort;
 
 /// The stored form of a chunk hash: `u32` for hashes of up to 32 bits, `u64`
 /// above, so that postings stay small.
@@ -47,6 +47,31 @@ impl ChunkKey for u64 {
     }
     fn to_hash(self) -> u64 {
         self
+    }
+}
+
+/// Which [`ChunkKey`] holds hashes of a given width: the one choice of the
+/// key type, made by detection and the archive alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyWidth {
+    /// `u32`, for hashes of up to 32 bits.
+    U32,
+    /// `u64`, above.
+    U64,
+}
+
+impl KeyWidth {
+    /// The key type for hashes of `hash_bits` bits.
+    pub fn of(hash_bits: u32) -> Self {
+        if hash_bits <= u32::WIDTH { KeyWidth::U32 } else { KeyWidth::U64 }
+    }
+
+    /// Bytes of one key.
+    pub fn bytes(self) -> usize {
+        match self {
+            KeyWidth::U32 => 4,
+            KeyWidth::U64 => 8,
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! PAN counts offsets in Unicode scalar values of the decoded text (what a Python
 //! `str` index counts), never in bytes. Every offset in this crate is such a
 //! character offset; the one conversion from byte offsets happens while the
-//! tokenizer scans a text (see [`crate::tokenize`]), and [`char_slice`] is the one
+//! tokenizer scans a text (see [`crate::analysis::tokenize`]), and [`char_slice`] is the one
 //! place that turns a character range back into a `&str`.
 
 /// A half-open range `[start, end)` of character offsets in one document.
@@ -99,6 +99,31 @@ pub fn skip_chars(text: &str, from: usize, chars: usize) -> Option<usize> {
         at += 1;
     }
     (counted == chars).then_some(bytes.len())
+}
+
+/// The character ranges of a document's chunks, by chunk number: in memory
+/// as a slice or [`PackedRanges`], or stored in an archive's chunk list.
+pub trait ChunkRanges {
+    /// The range of chunk `seq`; `None` past the last chunk.
+    fn chunk_range(&self, seq: u32) -> Option<CharRange>;
+
+    /// The characters from chunk `first`'s start to chunk `last`'s end: the
+    /// one conversion from a run of chunks to a passage.
+    fn cover(&self, first: u32, last: u32) -> Option<CharRange> {
+        Some(self.chunk_range(first)?.cover(&self.chunk_range(last)?))
+    }
+}
+
+impl ChunkRanges for [CharRange] {
+    fn chunk_range(&self, seq: u32) -> Option<CharRange> {
+        self.get(seq as usize).copied()
+    }
+}
+
+impl ChunkRanges for PackedRanges {
+    fn chunk_range(&self, seq: u32) -> Option<CharRange> {
+        ((seq as usize) < self.len()).then(|| self.get(seq as usize))
+    }
 }
 
 /// A list of ranges stored in 6 bytes each instead of 8: the start as `u32` and

@@ -2,32 +2,31 @@
 //! and read → tokenize → chunk → match → intervals → overlap → report
 //! (suspicious documents), in parallel with rayon.
 
+pub mod params;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::align::candidates::{CandidateWords, dense_structure_chunks, structure_words};
+use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
 use crate::align::sentences::Sentences;
-use crate::align::synonyms::Synonyms;
 use crate::align::{AlignedPassage, Aligner};
-use crate::chunk::{Chunker, Chunks};
-use crate::corpus::{self, DocumentFile, Loaded};
+use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analyse_batch};
+use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::span::{CharRange, PackedRanges};
+use crate::analysis::synonyms::Synonyms;
+use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
 use crate::error::Error;
-use crate::index::{ChunkIndex, ChunkKey, IndexBuilder};
-use crate::intervals::{ChunkMatch, IntervalPair, valid_intervals};
-use crate::overlap::{Passage, resolve_overlaps};
+use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
+use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
+use crate::matching::overlap::{Passage, resolve_overlaps};
+use crate::matching::search::{BatchLookup, Candidates, Hit};
 use crate::pairs::DocumentPairs;
-use crate::params::{
-    AlignParams, ChunkHash, ChunkParams, DetectParams, IntervalParams, MIN_CANDIDATE_PAIRS, TokenizerParams,
-};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
-use crate::search::{BatchLookup, Candidates, Hit};
-use crate::span::{CharRange, PackedRanges};
-use crate::taboo::{self, TabooChunks, TabooTexts};
-use crate::tokenize::{Tokenizer, Tokens};
+use params::DetectParams;
 
 /// What a run did, for the one-line summary and the benchmarks.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -84,7 +83,7 @@ pub struct Scope<'a> {
     /// with no candidate filtering. Only their documents are read; a document
     /// they name that is not in its directory is an error.
     pub pairs: Option<&'a DocumentPairs>,
-    /// Texts whose passages are never reported ([`crate::taboo`]).
+    /// Texts whose passages are never reported ([`crate::analysis::taboo`]).
     pub taboo: Option<&'a TabooTexts>,
 }
 
@@ -98,8 +97,8 @@ pub fn detect_with(
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     params.validate()?;
-    let mut sources = corpus::list_text_files(source_dir, progress)?;
-    let mut suspicious = corpus::list_text_files(suspicious_dir, progress)?;
+    let mut sources = read::list_text_files(source_dir, progress)?;
+    let mut suspicious = read::list_text_files(suspicious_dir, progress)?;
     if let Some(pairs) = scope.pairs {
         keep_listed(&mut sources, source_dir, &pairs.source_names())?;
         let names: BTreeSet<&str> = pairs.iter().map(|(suspicious, _)| suspicious).collect();
@@ -107,15 +106,14 @@ pub fn detect_with(
     }
     let names: Vec<&str> = suspicious.iter().map(|file| file.name.as_str()).collect();
     sink.prepare(&[source_dir, suspicious_dir], &names, progress)?;
-    let same_directory = corpus::same_directory(source_dir, suspicious_dir);
+    let same_directory = read::same_directory(source_dir, suspicious_dir);
     let no_taboo = TabooChunks::default();
     let setup = Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory, taboo: &no_taboo };
     let taboo = scope.taboo.map(|texts| taboo_chunks(texts, &setup)).unwrap_or_default();
     let setup = Setup { taboo: &taboo, ..setup };
-    if params.chunks.hash_bits <= u32::WIDTH {
-        run::<u32>(&sources, &suspicious, &setup, sink, progress)
-    } else {
-        run::<u64>(&sources, &suspicious, &setup, sink, progress)
+    match KeyWidth::of(params.chunks.hash_bits) {
+        KeyWidth::U32 => run::<u32>(&sources, &suspicious, &setup, sink, progress),
+        KeyWidth::U64 => run::<u64>(&sources, &suspicious, &setup, sink, progress),
     }
 }
 
@@ -146,25 +144,20 @@ struct Setup<'a> {
 
 /// The content chunks of the taboo `texts`, chunked as documents are.
 fn taboo_chunks(texts: &TabooTexts, setup: &Setup<'_>) -> TabooChunks {
-    let mut state = ChunkingState::new(setup);
+    let mut analyzer = Analyzer::new(&setup.analysis());
     let mut hashes = Vec::new();
     for text in texts.texts() {
-        state.chunk(text);
-        hashes.extend_from_slice(&state.chunks.hashes[..state.content_chunks]);
+        analyzer.chunk(text);
+        hashes.extend_from_slice(analyzer.content_hashes());
     }
     TabooChunks::new(hashes)
 }
 
-impl Setup<'_> {
-    /// The chunks that go into the index: the paper's, or the candidate chunks
-    /// of the alignment stage.
-    fn chunk_params(&self) -> ChunkParams {
-        match &self.params.align {
-            None => self.params.chunks,
-            Some(align) => {
-                ChunkParams { words: align.candidate_words, sorted: true, hash: ChunkHash::Xxh3, ..self.params.chunks }
-            }
-        }
+impl<'a> Setup<'a> {
+    /// How documents are analysed: the paper's chunks, or the candidate
+    /// chunks of the alignment stage.
+    fn analysis(&self) -> AnalysisParams<'a> {
+        self.params.analysis(self.synonyms)
     }
 }
 
@@ -224,152 +217,14 @@ impl SourceSide<'_> {
     }
 }
 
-/// Per-thread buffers for reading and chunking one document at a time.
-struct ChunkingState<'a> {
-    tokenizer: Tokenizer,
-    chunker: Chunker,
-    tokens: Tokens,
-    chunks: Chunks,
-    /// With the alignment stage: the candidate words and their buffer.
-    candidate_words: Option<(CandidateWords<'a>, Tokens)>,
-    /// With the alignment stage: the chunker of structure words, its buffers,
-    /// and the hash bits.
-    structure: Option<(Chunker, Tokens, Chunks, u32)>,
-    /// Chunks of content words in `chunks`; structure chunks follow them.
-    content_chunks: usize,
-}
-
-impl<'a> ChunkingState<'a> {
-    fn new(setup: &Setup<'a>) -> Self {
-        let params = setup.params;
-        let min_len = params.tokenizer.min_word_len;
-        let candidate_words = params
-            .align
-            .map(|align| (CandidateWords::new(align.candidate_prefix, min_len, setup.synonyms), Tokens::default()));
-        let structure = params.align.filter(|align| align.structure_words > 0).map(|align| {
-            let chunks = ChunkParams {
-                words: align.structure_words,
-                sorted: false,
-                hash_bits: params.chunks.hash_bits,
-                hash: ChunkHash::Xxh3,
-            };
-            (Chunker::new(chunks), Tokens::default(), Chunks::default(), params.chunks.hash_bits)
-        });
-        // The alignment stage needs the short function words for structure chunks;
-        // content words are held to the minimum length when they are derived.
-        let tokenizer = match params.align {
-            Some(_) => TokenizerParams { min_word_len: 1, ..params.tokenizer },
-            None => params.tokenizer,
-        };
-        ChunkingState {
-            tokenizer: Tokenizer::new(tokenizer),
-            chunker: Chunker::new(setup.chunk_params()),
-            tokens: Tokens::default(),
-            chunks: Chunks::default(),
-            candidate_words,
-            structure,
-            content_chunks: 0,
-        }
-    }
-
-    /// Loads `file` and chunks it into `self.chunks`; returns the text, or
-    /// `None` when the file was skipped.
-    fn load_and_chunk(&mut self, file: &DocumentFile, progress: &dyn Progress) -> Option<String> {
-        let text = match corpus::load(file) {
-            Loaded::Text(text, warning) => {
-                if let Some(warning) = warning {
-                    progress.warn(&warning);
-                }
-                text
-            }
-            Loaded::Skipped(warning) => {
-                progress.warn(&warning);
-                return None;
-            }
-        };
-        self.chunk(&text);
-        Some(text)
-    }
-
-    /// Chunks `text` into `self.chunks`: content chunks, then structure chunks.
-    fn chunk(&mut self, text: &str) {
-        self.tokenizer.tokenize(text, &mut self.tokens);
-        match &mut self.candidate_words {
-            None => self.chunker.chunk(&self.tokens, &mut self.chunks),
-            Some((words, derived)) => {
-                words.derive(&self.tokens, derived);
-                self.chunker.chunk(derived, &mut self.chunks);
-            }
-        }
-        self.content_chunks = self.chunks.len();
-        if let Some((chunker, words, chunks, hash_bits)) = &mut self.structure {
-            structure_words(&self.tokens, words);
-            chunker.chunk(words, chunks);
-            // A separate hash space, so structure chunks never match content chunks.
-            let mask = u64::MAX >> (64 - *hash_bits);
-            for (hash, range) in dense_structure_chunks(chunks) {
-                self.chunks.hashes.push((hash ^ STRUCTURE_HASH_SALT) & mask);
-                self.chunks.ranges.push(range);
-            }
-        }
-    }
-}
-
-/// XORed into the hashes of structure chunks.
-const STRUCTURE_HASH_SALT: u64 = 0x5bd1_e995_9e37_79b9;
-
-/// A loaded and chunked document.
-struct ChunkedDoc {
-    chunks: Chunks,
-    /// The text, when asked for.
-    text: Option<String>,
-    /// Content chunks at the start of `chunks` (all of them with the paper's method).
-    content_chunks: u32,
-}
-
 /// Blanks the text that `doc`'s taboo chunks cover, for the alignment; returns
 /// how many characters that is. Its chunks need no change: taboo chunks are not
 /// in the index.
-fn leave_out_taboo(doc: &mut ChunkedDoc, taboo: &TabooChunks) -> u64 {
-    let content = doc.content_chunks as usize;
-    let regions = taboo.regions(&doc.chunks.hashes[..content], &doc.chunks.ranges[..content]);
-    if let Some(text) = &mut doc.text {
-        taboo::blank(text, &regions);
-    }
+fn leave_out_taboo(doc: &mut Document, taboo: &TabooChunks) -> u64 {
+    let (hashes, ranges) = doc.content();
+    let regions = taboo.regions(hashes, ranges);
+    taboo::blank(&mut doc.text, &regions);
     taboo::covered_chars(&regions)
-}
-
-/// Bytes of text chunked per parallel batch, per thread: bounds the chunk lists
-/// and lookups held at once (about 5 bytes of buffers per byte of text).
-const BATCH_BYTES_PER_THREAD: u64 = 4 << 20;
-
-fn batch_bytes() -> u64 {
-    BATCH_BYTES_PER_THREAD * rayon::current_num_threads() as u64
-}
-
-/// Loads and chunks a batch of documents in parallel; `None` for skipped files.
-/// With `keep_text` the texts are kept beside the chunks (for the alignment stage).
-fn chunk_batch(
-    batch: &[DocumentFile],
-    setup: &Setup<'_>,
-    keep_text: bool,
-    progress: &dyn Progress,
-) -> Vec<Option<ChunkedDoc>> {
-    batch
-        .par_iter()
-        .map_init(
-            || ChunkingState::new(setup),
-            |state, file| {
-                let loaded = state.load_and_chunk(file, progress);
-                progress.advance(file.bytes);
-                loaded.map(|text| ChunkedDoc {
-                    chunks: state.chunks.clone(),
-                    text: keep_text.then_some(text),
-                    content_chunks: state.content_chunks as u32,
-                })
-            },
-        )
-        .collect()
 }
 
 fn read_sources<'f, K: ChunkKey>(
@@ -382,10 +237,11 @@ fn read_sources<'f, K: ChunkKey>(
     let mut side =
         SourceSide { names: Vec::new(), chunk_ranges: Vec::new(), files: Vec::new(), content_chunks: Vec::new() };
     let mut builder = IndexBuilder::<K>::new(setup.params.chunks.hash_bits);
-    for batch in corpus::batches_by_bytes(sources, batch_bytes(), |f| f.bytes) {
-        for (file, chunks) in batch.iter().zip(chunk_batch(batch, setup, false, progress)) {
+    let analysis = setup.analysis();
+    for batch in document::batches(sources, |f| f.bytes) {
+        for (file, doc) in batch.iter().zip(analyse_batch(batch, |f| f, &analysis, progress)) {
             summary.input_bytes += file.bytes;
-            let Some(ChunkedDoc { chunks, content_chunks, .. }) = chunks else {
+            let Some(Document { chunks, content_chunks, .. }) = doc else {
                 summary.skipped_files += 1;
                 continue;
             };
@@ -465,8 +321,9 @@ fn match_suspicious<K: ChunkKey>(
     progress.start(Stage::Match, suspicious.iter().map(|f| f.bytes).sum());
     let mut lookup = BatchLookup::default();
     let mut result = Ok(());
-    for batch in corpus::batches_by_bytes(suspicious, batch_bytes(), |f| f.bytes) {
-        let mut chunked = chunk_batch(batch, setup, setup.params.align.is_some(), progress);
+    let analysis = setup.analysis();
+    for batch in document::batches(suspicious, |f| f.bytes) {
+        let mut chunked = analyse_batch(batch, |f| f, &analysis, progress);
         summary.taboo_chars += chunked.iter_mut().flatten().map(|doc| leave_out_taboo(doc, setup.taboo)).sum::<u64>();
         let hashes: Vec<&[u64]> =
             chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
@@ -513,7 +370,7 @@ fn match_suspicious<K: ChunkKey>(
 fn report_document(
     state: &mut PassageState<'_>,
     file: &DocumentFile,
-    doc: &ChunkedDoc,
+    doc: &Document,
     hits: &mut [Hit],
     side: &SourceSide<'_>,
     setup: &Setup<'_>,
@@ -525,10 +382,10 @@ fn report_document(
     let listed = setup.pairs.map(|pairs| side.listed_sources(pairs, &file.name));
     passages.clear();
     let mut aligned_pairs = 0;
-    match (aligner, doc.text.as_deref()) {
-        (Some(align), Some(text)) => {
+    match aligner {
+        Some(align) => {
             let listed = listed.as_deref();
-            aligned_pairs = align_document(align, text, doc, hits, side, listed, candidates, intervals, passages);
+            aligned_pairs = align_document(align, &doc.text, doc, hits, side, listed, candidates, intervals, passages);
         }
         // With listed pairs every shared chunk counts: no candidate filtering.
         _ => candidates.for_each(hits, if listed.is_some() { 1 } else { params.min_common }, |source_doc, matches| {
@@ -538,11 +395,9 @@ fn report_document(
             intervals.clear();
             valid_intervals(matches, &params.intervals, intervals);
             let source_ranges = &side.chunk_ranges[source_doc as usize];
-            passages.extend(intervals.iter().map(|&IntervalPair { suspicious, source, .. }| Passage {
-                suspicious: chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]),
-                source_doc,
-                source: source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize)),
-                exact: false,
+            passages.extend(intervals.iter().filter_map(|interval| {
+                let (suspicious, source) = interval.char_ranges(&chunks.ranges[..], source_ranges)?;
+                Some(Passage { suspicious, source_doc, source, exact: false })
             }));
         }),
     }
@@ -573,7 +428,7 @@ const WINDOW_MARGIN_CHARS: u32 = 2000;
 fn align_document(
     state: &mut AlignState<'_>,
     text: &str,
-    doc: &ChunkedDoc,
+    doc: &Document,
     hits: &mut [Hit],
     side: &SourceSide<'_>,
     listed: Option<&[u32]>,
@@ -617,10 +472,9 @@ fn align_document(
         }
         let first_anchor = anchors.len();
         anchors.extend(structure_anchors(matches));
-        let regions = intervals.iter().map(|&IntervalPair { suspicious, source, matches }| {
-            let this = chunks.ranges[suspicious.0 as usize].cover(&chunks.ranges[suspicious.1 as usize]);
-            let source = source_ranges.get(source.0 as usize).cover(&source_ranges.get(source.1 as usize));
-            (widen(this), widen(source), matches)
+        let regions = intervals.iter().filter_map(|interval| {
+            let (this, source) = interval.char_ranges(&chunks.ranges[..], source_ranges)?;
+            Some((widen(this), widen(source), interval.matches))
         });
         for (this_window, source_window, strength) in merge_regions(regions) {
             candidate_docs.push(CandidatePair {
@@ -666,7 +520,7 @@ fn align_document(
         if loaded.as_ref().is_none_or(|(doc, _)| *doc != source_doc) {
             // A source that cannot be read again (deleted since) is left out: it
             // was readable when indexed, and one file must not stop the run.
-            loaded = match corpus::load(side.files[source_doc as usize]) {
+            loaded = match read::load(side.files[source_doc as usize]) {
                 Loaded::Text(source_text, _) => Some((source_doc, source_text)),
                 Loaded::Skipped(_) => None,
             };

@@ -1,0 +1,23 @@
+//! Document analysis: from a file to its decoded text, its words and its
+//! hashed chunks, with character offsets kept at every step. Detection, the
+//! archive and the server all analyse documents here, one way.
+//!
+//! 1. [`read`] lists and decodes the `*.txt` documents;
+//! 2. [`tokenize`] cuts a text into folded words with character offsets
+//!    ([`span`]), and [`stem`] reduces words to stems for the alignment stage;
+//! 3. [`chunk`] hashes every run of consecutive words (sorted) with MD5;
+//!    — or, for the alignment stage, chunks of stop-word-free word prefixes
+//!    and of function words ([`candidates`], with [`synonyms`] as one word);
+//! 4. [`document`] runs these steps per document, in parallel batches;
+//! 5. [`taboo`] leaves out chunks of texts whose passages are never reported.
+
+pub mod candidates;
+pub mod chunk;
+pub mod document;
+
+pub mod read;
+pub mod span;
+pub mod stem;
+pub mod synonyms;
+pub mod taboo;
+pub mod tokenize;

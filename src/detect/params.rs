@@ -1,0 +1,152 @@
+//! The parameters of a detection run: one value per stage, the presets, and
+//! their validation.
+//!
+//! The defaults are those of Kasprzak, Brandejs and Křipač, "Finding Plagiarism by
+//! Evaluating Document Similarities" (PAN'09, SEPLN 2009) and "Computing
+//! Similarity on a Large Scale" (ITA'09): 5-word sorted chunks hashed with MD5,
+//! 20 common chunks per candidate document pair, valid intervals of at least 20
+//! matching chunks with gaps of at most 49, checked on both documents.
+
+use crate::align::params::AlignParams;
+use crate::analysis::chunk::{ChunkHash, ChunkParams, HASH_BITS_RANGE, MAX_CHUNK_WORDS};
+use crate::analysis::document::{AnalysisParams, CandidateChunks};
+use crate::analysis::synonyms::Synonyms;
+use crate::analysis::tokenize::TokenizerParams;
+use crate::error::ParamError;
+use crate::matching::intervals::IntervalParams;
+use crate::matching::overlap::OverlapPolicy;
+use crate::matching::search::DEFAULT_MIN_COMMON;
+
+/// A named set of defaults for every stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// The method of the PAN'09 paper exactly ([`DetectParams::default`]).
+    Pan09,
+    /// Candidate pairs from the chunk index, then sentence alignment (the binary's default).
+    Best,
+}
+
+/// Every parameter of a detection run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DetectParams {
+    /// Tokenizer settings.
+    pub tokenizer: TokenizerParams,
+    /// Chunker settings.
+    pub chunks: ChunkParams,
+    /// Minimum common chunks for a candidate source document.
+    pub min_common: usize,
+    /// Valid-interval settings.
+    pub intervals: IntervalParams,
+    /// Post-processing of overlapping passages.
+    pub overlap: OverlapPolicy,
+    /// The alignment stage; `None` runs the paper's valid intervals instead.
+    pub align: Option<AlignParams>,
+}
+
+impl Default for DetectParams {
+    fn default() -> Self {
+        DetectParams {
+            tokenizer: TokenizerParams::default(),
+            chunks: ChunkParams::default(),
+            min_common: DEFAULT_MIN_COMMON,
+            intervals: IntervalParams::default(),
+            overlap: OverlapPolicy::Largest,
+            align: None,
+        }
+    }
+}
+
+impl DetectParams {
+    /// How documents are analysed: the paper's chunks, or the candidate
+    /// chunks of the alignment stage (sorted, hashed with XXH3), with
+    /// `synonyms` counted as one word.
+    pub fn analysis<'a>(&self, synonyms: Option<&'a Synonyms>) -> AnalysisParams<'a> {
+        let Some(align) = &self.align else {
+            return AnalysisParams::words(self.tokenizer, self.chunks);
+        };
+        let chunks = ChunkParams { words: align.candidate_words, sorted: true, hash: ChunkHash::Xxh3, ..self.chunks };
+        let candidates =
+            CandidateChunks { prefix: align.candidate_prefix, structure_words: align.structure_words, synonyms };
+        AnalysisParams { tokenizer: self.tokenizer, chunks, candidates: Some(candidates) }
+    }
+
+    /// The parameters of a preset: [`Preset::Pan09`] is [`DetectParams::default`].
+    pub fn preset(preset: Preset) -> Self {
+        match preset {
+            Preset::Pan09 => DetectParams::default(),
+            Preset::Best => DetectParams {
+                align: Some(AlignParams::default()),
+                overlap: OverlapPolicy::Trim,
+                ..DetectParams::default()
+            },
+        }
+    }
+}
+
+fn check(flag: &'static str, value: u64, range: std::ops::RangeInclusive<u64>) -> Result<(), ParamError> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        Err(ParamError { flag, value, expected: format!("{}..={}", range.start(), range.end()) })
+    }
+}
+
+impl DetectParams {
+    /// Checks every value once, so that later stages can rely on them.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check("--min-word-len", self.tokenizer.min_word_len as u64, 1..=64)?;
+        check("--chunk-words", self.chunks.words as u64, 1..=MAX_CHUNK_WORDS as u64)?;
+        check(
+            "--hash-bits",
+            u64::from(self.chunks.hash_bits),
+            u64::from(*HASH_BITS_RANGE.start())..=u64::from(*HASH_BITS_RANGE.end()),
+        )?;
+        check("--min-common", self.min_common as u64, 1..=u32::MAX as u64)?;
+        check("--min-chunks", self.intervals.min_chunks as u64, 1..=u32::MAX as u64)?;
+        check("--max-gap", self.intervals.max_gap as u64, 0..=u32::MAX as u64)?;
+        check("--depth", self.intervals.depth as u64, 1..=8)?;
+        if let Some(align) = &self.align {
+            check("--candidate-words", align.candidate_words as u64, 1..=MAX_CHUNK_WORDS as u64)?;
+            check("--candidate-prefix", align.candidate_prefix as u64, 0..=64)?;
+            check("--candidate-min-common", align.candidate_min_common as u64, 1..=u32::MAX as u64)?;
+            check("--candidate-max-gap", align.candidate_max_gap as u64, 0..=u32::MAX as u64)?;
+            check("--structure-words", align.structure_words as u64, 0..=MAX_CHUNK_WORDS as u64)?;
+            check("--max-sentence-gap", align.max_gap as u64, 0..=1000)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_papers_and_valid() {
+        let params = DetectParams::default();
+        assert_eq!(params.validate(), Ok(()));
+        assert_eq!((params.chunks.words, params.chunks.hash_bits, params.min_common), (5, 32, 20));
+        assert_eq!((params.intervals.min_chunks, params.intervals.max_gap, params.intervals.depth), (20, 49, 2));
+    }
+
+    #[test]
+    fn presets_are_the_paper_and_the_paper_plus_alignment_and_trimming() {
+        assert_eq!(DetectParams::preset(Preset::Pan09), DetectParams::default());
+        assert_eq!(DetectParams::default().align, None);
+        let best = DetectParams::preset(Preset::Best);
+        assert_eq!(best.validate(), Ok(()));
+        assert_eq!(best.overlap, OverlapPolicy::Trim);
+        assert_eq!(DetectParams { align: None, overlap: OverlapPolicy::Largest, ..best }, DetectParams::default());
+        assert_eq!(best.align, Some(AlignParams::default()));
+    }
+
+    #[test]
+    fn out_of_range_values_name_the_flag() {
+        let mut params = DetectParams::default();
+        params.chunks.hash_bits = 65;
+        assert_eq!(params.validate().unwrap_err().to_string(), "--hash-bits 65 is out of range (expected 24..=64)");
+        params.chunks.hash_bits = 24;
+        params.chunks.words = 0;
+        assert_eq!(params.validate().unwrap_err().flag, "--chunk-words");
+    }
+}
