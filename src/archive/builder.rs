@@ -10,6 +10,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::error::ArchiveError;
+use super::failpoints::crash_point;
 use super::format::{
     self, DIRECTORY, DOCS, DocRecord, FORMAT_VERSION, FileWriter, GenerationWriter, Header, MAGIC, NAMES, POSTINGS,
     SegmentEntry, Settings,
@@ -111,7 +112,7 @@ fn create_with<K: ChunkKey>(
     let Listing { files, docs_root, scanned_ns } = *listing;
     let mut summary = CreateSummary::default();
     let started = Instant::now();
-    let mut generation = GenerationWriter::create(index, 1, None)?;
+    let mut generation = GenerationWriter::create(index, 1)?;
     let taboo_entry = taboo.map(|set| taboo::write(&mut generation, set, settings)).transpose()?;
     let no_taboo = TabooSet::default();
     let taboo_chunks = &taboo.unwrap_or(&no_taboo).chunks;
@@ -227,7 +228,9 @@ impl SegmentWriter {
 
     pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<SegmentEntry, ArchiveError> {
         let hashes = generation.finish(self.hashes)?;
+        crash_point!(SEGMENT_HASHES_WRITTEN);
         let ranges = generation.finish(self.ranges)?;
+        crash_point!(SEGMENT_RANGES_WRITTEN);
         Ok(SegmentEntry { generation: self.generation, chunks: self.chunks, live_chunks: self.chunks, hashes, ranges })
     }
 }
@@ -345,6 +348,7 @@ impl PostingsWriter {
             });
         }
         generation.finish(self.file)?;
+        crash_point!(POSTINGS_WRITTEN);
         let mut directory = generation.file(DIRECTORY)?;
         let entry_bytes = format::directory_entry_bytes(self.written);
         let mut start = 0u64;
@@ -354,6 +358,7 @@ impl PostingsWriter {
             directory.write_key(start, entry_bytes)?;
         }
         generation.finish(directory)?;
+        crash_point!(DIRECTORY_WRITTEN);
         Ok((self.written, self.layout.directory_bits))
     }
 }
@@ -418,9 +423,11 @@ impl TableBuilder {
             docs.write(&record.encode())?;
         }
         generation.finish(docs)?;
+        crash_point!(DOCS_WRITTEN);
         let mut names = generation.file(NAMES)?;
         names.write(&self.names)?;
         generation.finish(names)?;
+        crash_point!(NAMES_WRITTEN);
         Ok(())
     }
 }

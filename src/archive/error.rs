@@ -97,10 +97,6 @@ pub enum ArchiveError {
     /// A file to check could not be read as text.
     #[error("{0}")]
     Unreadable(Warning),
-    /// The failure injected by `UpdateOptions::fail_after_files` (tests only):
-    /// the update stopped as if it had crashed, leaving its partial files.
-    #[error("{0}: update stopped by the injected failure (PAN_DETECT_FAIL_AFTER)")]
-    InjectedFailure(PathBuf),
 }
 
 impl ArchiveError {

@@ -39,6 +39,15 @@
 //! immutable: a new generation hard-links the segments it keeps and writes one
 //! segment for the documents it adds; a segment whose chunks are mostly deleted
 //! is compacted.
+//!
+//! The header's CRC-32 of each file is what `--verify` checks, and what an
+//! update checks before it carries a file's bytes into a new generation
+//! ([`update`](mod@super::update)): a linked segment keeps its old entry, a
+//! compacted one gets the CRC-32 of the bytes copied, so an unchecked carry
+//! would pass damage on, in the second case under a checksum that matches.
+//! With the cargo feature `failpoints`, the generation writer, the commit and
+//! the file writers hold the crash points of the crash tests
+//! ([`super::failpoints`]).
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -47,6 +56,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::error::ArchiveError;
+use super::failpoints::crash_point;
 use crate::analysis::chunk::{ChunkHash, ChunkParams};
 use crate::analysis::document::AnalysisParams;
 use crate::analysis::tokenize::TokenizerParams;
@@ -597,7 +607,6 @@ pub(crate) struct GenerationWriter {
     pub(crate) number: u64,
     pub(crate) dir: PathBuf,
     files: Vec<FileEntry>,
-    fail_after_files: Option<usize>,
 }
 
 /// The directory name of generation `number`.
@@ -609,13 +618,14 @@ impl GenerationWriter {
     /// Creates the directory of generation `number` in `index`, replacing what
     /// a crashed run may have left under that name (never the live generation,
     /// whose number is lower).
-    pub(crate) fn create(index: &Path, number: u64, fail_after_files: Option<usize>) -> Result<Self, ArchiveError> {
+    pub(crate) fn create(index: &Path, number: u64) -> Result<Self, ArchiveError> {
         let dir = index.join(generation_name(number));
         if dir.exists() {
             fs::remove_dir_all(&dir).map_err(ArchiveError::io(&dir))?;
         }
         fs::create_dir_all(&dir).map_err(ArchiveError::io(&dir))?;
-        Ok(GenerationWriter { number, dir, files: Vec::new(), fail_after_files })
+        crash_point!(GENERATION_CREATED);
+        Ok(GenerationWriter { number, dir, files: Vec::new() })
     }
 
     pub(crate) fn file(&self, name: &str) -> Result<FileWriter, ArchiveError> {
@@ -632,9 +642,6 @@ impl GenerationWriter {
         file.sync_all().map_err(ArchiveError::io(&path))?;
         let entry = FileEntry { name, bytes, crc32: crc.finalize() };
         self.files.push(entry.clone());
-        if self.fail_after_files.is_some_and(|n| self.files.len() >= n) {
-            return Err(ArchiveError::InjectedFailure(self.dir.clone()));
-        }
         Ok(entry)
     }
 
@@ -660,10 +667,7 @@ impl GenerationWriter {
         let sealed = Header { header_crc32: Some(header.own_crc32()), ..header.clone() };
         write_atomically(&path, sealed.to_text().as_bytes()).map_err(ArchiveError::io(&path))?;
         sync_dir(&self.dir)?;
-        // The header is the last file before the commit.
-        if self.fail_after_files.is_some_and(|n| n > self.files.len()) {
-            return Err(ArchiveError::InjectedFailure(self.dir.clone()));
-        }
+        crash_point!(HEADER_WRITTEN);
         Ok(())
     }
 }
@@ -674,7 +678,9 @@ impl GenerationWriter {
 pub(crate) fn commit(index: &Path, number: u64) -> Result<(), ArchiveError> {
     let path = index.join(CURRENT);
     write_atomically(&path, format!("{}\n", generation_name(number)).as_bytes()).map_err(ArchiveError::io(&path))?;
-    sync_dir(index)
+    sync_dir(index)?;
+    crash_point!(COMMITTED);
+    Ok(())
 }
 
 /// Fsyncs a directory, making the entries created or renamed in it durable.

@@ -12,7 +12,9 @@
 //! - [`update`](mod@update): `index update`, incremental and crash-safe;
 //! - [`check`]: what in the archive a new document is similar to, with passages;
 //! - [`similar`]: the table of document similarities;
-//! - [`taboo`]: the taboo set stored in the index (texts never reported).
+//! - [`taboo`]: the taboo set stored in the index (texts never reported);
+//! - [`failpoints`]: the crash points of `create` and `update` (cargo feature
+//!   `failpoints`, for the crash tests).
 //!
 //! Documents are named by their path relative to the documents directory, with
 //! `/` separators; ids are internal and never printed, so every output is the
@@ -21,6 +23,7 @@
 pub mod builder;
 pub mod check;
 pub mod error;
+pub mod failpoints;
 pub mod format;
 pub mod reader;
 pub mod scan;

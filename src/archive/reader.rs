@@ -9,9 +9,10 @@
 //! with a different length is reported there. [`ArchiveIndex::verify`] also
 //! checks every file's CRC-32, which reads the whole index: `index stats
 //! --verify`, `check --verify` and `similar --verify` call it. `index update`
-//! always checks the files it reads and rewrites (postings, directory,
-//! document table: [`ArchiveIndex::verify_tables`]); the chunk-list segments
-//! it keeps are hard-linked, not read. `check` and `similar` do not verify by
+//! checks every file it carries into the new generation before using it
+//! ([`ArchiveIndex::verify_files`]): the postings, directory and document
+//! table it reads and rewrites, and the chunk-list segments it keeps, whether
+//! hard-linked or compacted. `check` and `similar` do not verify by
 //! default, to answer within a second on an index of gigabytes; a flipped bit
 //! in the postings then goes unnoticed, but it can never make them read
 //! outside the arrays (every document id and chunk number read is
@@ -21,6 +22,7 @@
 use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use memmap2::Mmap;
 use rayon::prelude::*;
@@ -34,11 +36,15 @@ use super::taboo;
 use crate::analysis::span::{CharRange, ChunkRanges};
 use crate::analysis::taboo::TabooChunks;
 
-/// A read-only memory map of one file.
+/// A read-only memory map of one file, with the CRC-32 the header records.
 #[derive(Debug)]
 struct Mapped {
+    name: String,
     path: PathBuf,
     map: Mmap,
+    crc32: u32,
+    /// The CRC-32 was checked and matched: it is not computed again.
+    verified: AtomicBool,
 }
 
 impl Mapped {
@@ -64,16 +70,20 @@ impl Mapped {
         if got != entry.bytes {
             return Err(ArchiveError::Truncated { path, expected: entry.bytes, got });
         }
-        Ok(Mapped { path, map })
+        Ok(Mapped { name: entry.name.clone(), path, map, crc32: entry.crc32, verified: AtomicBool::new(false) })
     }
 
     fn bytes(&self) -> &[u8] {
         &self.map
     }
 
-    /// Checks the CRC-32, hashing large files in parallel pieces.
-    fn verify(&self, expected: u32) -> Result<(), ArchiveError> {
+    /// Checks the CRC-32 against the header's, hashing large files in
+    /// parallel pieces; a file that matched once is not hashed again.
+    fn verify(&self) -> Result<(), ArchiveError> {
         const PIECE: usize = 64 << 20;
+        if self.verified.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         let crcs: Vec<(u32, u64)> = self
             .bytes()
             .par_chunks(PIECE)
@@ -88,11 +98,11 @@ impl Mapped {
             hasher.combine(&crc32fast::Hasher::new_with_initial_len(crc, len));
         }
         let got = hasher.finalize();
-        if got == expected {
-            Ok(())
-        } else {
-            Err(ArchiveError::ChecksumMismatch { path: self.path.clone(), expected, got })
+        if got != self.crc32 {
+            return Err(ArchiveError::ChecksumMismatch { path: self.path.clone(), expected: self.crc32, got });
         }
+        self.verified.store(true, Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -262,19 +272,35 @@ impl ArchiveIndex {
     /// Checks every file's CRC-32 against the header (reads the whole index;
     /// the taboo set's was checked on opening).
     pub fn verify(&self) -> Result<(), ArchiveError> {
-        self.verify_tables()?;
-        let segments = self.segments.iter().zip(&self.header.segments);
-        segments.collect::<Vec<_>>().par_iter().try_for_each(|(mapped, entry)| {
-            mapped.hashes.verify(entry.hashes.crc32)?;
-            mapped.ranges.verify(entry.ranges.crc32)
-        })
+        self.mapped_files().collect::<Vec<_>>().par_iter().try_for_each(|file| file.verify())
     }
 
-    /// Checks the CRC-32 of the postings, directory and document table: the
-    /// files an update reads (it only links the chunk-list segments it keeps).
-    pub fn verify_tables(&self) -> Result<(), ArchiveError> {
+    /// Checks the CRC-32 of the files `names` of this generation against the
+    /// header, in parallel, and fails with [`ArchiveError::ChecksumMismatch`]
+    /// naming a file that differs. A file that matched once (here or in
+    /// [`verify`](Self::verify)) is not hashed again. Every reader of stored
+    /// bytes that writes them on (`index update`: the postings it merges, the
+    /// table it rewrites, the segments it links or compacts) calls this
+    /// first, so that a damaged file is refused instead of carried into a new
+    /// generation under a fresh checksum. The taboo set is not among the
+    /// names: it was checked on opening.
+    pub fn verify_files(&self, names: &[&str]) -> Result<(), ArchiveError> {
+        let files = names
+            .iter()
+            .map(|&name| {
+                self.mapped_files().find(|file| file.name == name).ok_or_else(|| ArchiveError::Corrupt {
+                    path: self.generation_dir.join(HEADER),
+                    message: format!("{name} is not a file of this generation"),
+                })
+            })
+            .collect::<Result<Vec<_>, ArchiveError>>()?;
+        files.par_iter().try_for_each(|file| file.verify())
+    }
+
+    /// The memory-mapped files: the body files, then the segments'.
+    fn mapped_files(&self) -> impl Iterator<Item = &Mapped> {
         let fixed = [&self.postings, &self.directory, &self.docs, &self.names];
-        fixed.par_iter().zip(self.header.files.par_iter()).try_for_each(|(mapped, entry)| mapped.verify(entry.crc32))
+        fixed.into_iter().chain(self.segments.iter().flat_map(|s| [&s.hashes, &s.ranges]))
     }
 
     /// The index directory this was opened from.

@@ -18,6 +18,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::error::ArchiveError;
+use super::failpoints::crash_point;
 use super::format::{FileEntry, GenerationWriter, Settings, TABOO, TabooEntry, read_key};
 use crate::analysis::document::Analyzer;
 use crate::analysis::taboo::{TabooChunks, TabooTexts};
@@ -79,6 +80,7 @@ pub(crate) fn write(
         file.write_key(hash, settings.key_bytes())?;
     }
     let file = generation.finish(file)?;
+    crash_point!(TABOO_WRITTEN);
     Ok(TabooEntry { texts: set.texts.clone(), chunks: set.chunks.hashes().len() as u64, file })
 }
 
@@ -130,7 +132,7 @@ mod tests {
 
     /// Writes `files`' set into generation 1 of an index in `dir`.
     fn written(dir: &Path, files: &TabooFiles, settings: &Settings) -> (PathBuf, TabooEntry) {
-        let mut generation = GenerationWriter::create(&dir.join("idx"), 1, None).unwrap();
+        let mut generation = GenerationWriter::create(&dir.join("idx"), 1).unwrap();
         let entry = write(&mut generation, &TabooSet::of(files, settings), settings).unwrap();
         (generation.dir.clone(), entry)
     }

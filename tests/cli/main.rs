@@ -6,6 +6,7 @@ mod corpus;
 mod detect;
 mod encodings;
 mod errors;
+mod failpoints;
 mod pipes;
 mod eval;
 mod pairs;

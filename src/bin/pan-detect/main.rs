@@ -44,6 +44,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // The crash points of `index create` and `update` named in the FAILPOINTS
+    // environment variable (crash tests only: src/archive/failpoints.rs).
+    #[cfg(feature = "failpoints")]
+    let _failpoints = fail::FailScenario::setup();
     let cli = Cli::parse_from(with_default_subcommand(std::env::args_os().collect()));
     let result = match cli.command {
         Command::Detect(args) => cmd::detect::run(*args),

@@ -12,10 +12,6 @@ use super::args::{SettingsArgs, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
-/// The environment variable that makes `index update` stop after writing that
-/// many files of the new generation, as if it had crashed (crash tests only).
-pub const FAIL_AFTER_VAR: &str = "PAN_DETECT_FAIL_AFTER";
-
 /// Arguments of `pan-detect index`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -147,17 +143,13 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
 
 fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     args.threads.configure()?;
-    let fail_after_files = match std::env::var(FAIL_AFTER_VAR) {
-        Ok(value) => Some(value.parse().with_context(|| format!("{FAIL_AFTER_VAR}={value}: not a number"))?),
-        Err(_) => None,
-    };
     let taboo = match taboo_files(&args.taboo)? {
         Some(files) => TabooChange::Replace(files),
         None if args.no_taboo => TabooChange::Remove,
         None => TabooChange::Keep,
     };
     let progress = TerminalProgress::new(args.quiet);
-    let options = UpdateOptions { fail_after_files, rehash: args.rehash, taboo };
+    let options = UpdateOptions { rehash: args.rehash, taboo };
     let s = archive::update(&args.docs, &args.index, &args.settings.to_override(), &options, &progress)
         .context("index update stopped")?;
     let what = if s.committed { "updated" } else { "up to date" };

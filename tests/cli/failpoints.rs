@@ -1,0 +1,126 @@
+//! Crash points (`cargo test --features failpoints`): `index create` and `index update` killed at each step leave the old or the new index, and the next run finishes.
+#![cfg(feature = "failpoints")]
+
+use std::fs;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+
+use pan_detect::archive::failpoints::{self, COMMITTED, SEGMENTS_LINKED};
+
+use crate::archive::{Archive, fails_with, ok, s, stat_line, stats, write};
+use crate::{pan_detect, prose, run};
+
+/// Runs `pan-detect args` with the crash point `point` set: true when the
+/// process was killed there, false when it never reached the point and
+/// finished (asserting that it succeeded).
+fn crashes_at(point: &str, args: &[&str]) -> bool {
+    let output = pan_detect().args(args).env("FAILPOINTS", format!("{point}=return")).output().unwrap();
+    if output.status.signal() == Some(libc::SIGKILL) {
+        return true;
+    }
+    ok(output);
+    false
+}
+
+/// What the index answers: `check --format json` of the probe and the `similar` table.
+fn answers(archive: &Archive, index: &Path) -> (String, String) {
+    (archive.check_json(index), archive.similar(index, &[]))
+}
+
+/// The live generation, from `index stats`.
+fn generation(index: &Path) -> String {
+    stat_line(&stats(index), "index:").rsplit('(').next().unwrap().trim_end_matches(')').to_string()
+}
+
+/// Copies the directory tree `from` to `to` (regular files only, as an index holds).
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The archive, and a taboo text so that `taboo.bin` is written too.
+fn archive_with_taboo() -> (Archive, String) {
+    let archive = Archive::new();
+    let template = archive.root.join("template.txt");
+    write(&template, &prose(900, 40));
+    (archive, s(&template).to_string())
+}
+
+#[test]
+fn a_create_killed_at_any_crash_point_leaves_no_index_or_the_whole_one() {
+    let (archive, template) = archive_with_taboo();
+    let create = |index: &Path| {
+        ["index", "create", "--docs", s(&archive.docs), "--index", s(index), "--taboo", &template, "--quiet"]
+            .map(str::to_string)
+    };
+    let reference = archive.index("reference");
+    ok(run(&create(&reference).each_ref().map(String::as_str)));
+    let expected = answers(&archive, &reference);
+    let mut not_reached = Vec::new();
+    for point in failpoints::ALL {
+        let index = archive.index(point);
+        let args = create(&index);
+        let args = args.each_ref().map(String::as_str);
+        if !crashes_at(point, &args) {
+            not_reached.push(point);
+            assert_eq!(answers(&archive, &index), expected, "{point}");
+            continue;
+        }
+        if point == COMMITTED {
+            // The index is whole; the next update finds nothing to do.
+            ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
+            assert_eq!(answers(&archive, &index), expected, "after a crash at {point}");
+            assert!(archive.update(&index).contains("up to date"), "{point}");
+        } else {
+            // No commit, no index: a second create starts over on the leftovers.
+            assert!(!index.join("CURRENT").exists(), "{point}");
+            fails_with(run(&["index", "stats", "--index", s(&index)]), "not an index directory");
+            ok(run(&args));
+        }
+        ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
+        assert_eq!(answers(&archive, &index), expected, "after a crash at {point} and a rerun");
+    }
+    assert_eq!(not_reached, [SEGMENTS_LINKED], "create links no segment; it reaches every other point");
+}
+
+#[test]
+fn an_update_killed_at_any_crash_point_leaves_the_old_or_the_new_index() {
+    let (archive, template) = archive_with_taboo();
+    let create = |index: &Path| {
+        ok(run(&["index", "create", "--docs", s(&archive.docs), "--index", s(index), "--taboo", &template, "--quiet"]))
+    };
+    let old_index = archive.index("old");
+    create(&old_index);
+    archive.change();
+    // Both answered with the changed documents on disk, from which excerpts are read.
+    let old = answers(&archive, &old_index);
+    let fresh = archive.index("fresh");
+    create(&fresh);
+    let new = answers(&archive, &fresh);
+    assert_ne!(old, new);
+    for point in failpoints::ALL {
+        let index = archive.index(point);
+        copy_tree(&old_index, &index);
+        let args = ["index", "update", "--docs", s(&archive.docs), "--index", s(&index), "--quiet"];
+        assert!(crashes_at(point, &args), "an update that adds, modifies and deletes reaches {point}");
+        ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
+        let (live, expected) = if point == COMMITTED { ("generation 2", &new) } else { ("generation 1", &old) };
+        assert_eq!(generation(&index), live, "after a crash at {point}");
+        assert_eq!(&answers(&archive, &index), expected, "after a crash at {point}");
+        // The next update removes the leftovers and ends where a fresh create does.
+        archive.update(&index);
+        ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
+        assert_eq!(answers(&archive, &index), new, "update after a crash at {point}");
+        let generations = fs::read_dir(&index).unwrap().flatten();
+        let generations = generations.filter(|e| e.file_name().to_string_lossy().starts_with("gen-")).count();
+        assert_eq!(generations, 1, "{point}: the old and the partial generations are removed");
+    }
+}
