@@ -14,7 +14,9 @@
 //!    passages ([`matching::intervals`]), and overlaps are resolved
 //!    ([`matching::overlap`]); the `best` preset aligns the sentences of
 //!    candidate pairs instead ([`align`]);
-//! 3. [`report`]: the detections go into a sink, such as the PAN XML writer
+//! 3. [`passages`]: one suspicious document's hits become its passages, for
+//!    `detect` and the archive's `check` alike;
+//! 4. [`report`]: the detections go into a sink, such as the PAN XML writer
 //!    ([`report::pan_xml`]), written whole or not at all ([`report::output`]).
 //!
 //! [`detect::detect`] runs the whole pipeline over two directories ([`pairs`],
@@ -63,6 +65,7 @@
 pub mod analysis;
 pub mod matching;
 pub mod align;
+pub mod passages;
 pub mod report;
 pub mod detect;
 pub mod pairs;

@@ -114,6 +114,12 @@ pub trait ChunkRanges {
     }
 }
 
+impl<T: ChunkRanges + ?Sized> ChunkRanges for &T {
+    fn chunk_range(&self, seq: u32) -> Option<CharRange> {
+        (**self).chunk_range(seq)
+    }
+}
+
 impl ChunkRanges for [CharRange] {
     fn chunk_range(&self, seq: u32) -> Option<CharRange> {
         self.get(seq as usize).copied()

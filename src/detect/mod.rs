@@ -10,20 +10,16 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
-use crate::align::sentences::Sentences;
-use crate::align::{AlignedPassage, Aligner};
 use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analyse_batch};
 use crate::analysis::read::{self, DocumentFile, Loaded};
-use crate::analysis::span::{CharRange, PackedRanges};
+use crate::analysis::span::PackedRanges;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
-use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
-use crate::matching::overlap::{Passage, resolve_overlaps};
-use crate::matching::search::{BatchLookup, Candidates, Hit};
+use crate::matching::search::{BatchLookup, Hit};
 use crate::pairs::DocumentPairs;
+use crate::passages::{PassageFinder, SourceDocuments};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use params::DetectParams;
@@ -217,6 +213,32 @@ impl SourceSide<'_> {
     }
 }
 
+impl SourceDocuments for SourceSide<'_> {
+    type Ranges<'a>
+        = &'a PackedRanges
+    where
+        Self: 'a;
+
+    fn chunk_ranges(&self, doc: u32) -> &PackedRanges {
+        &self.chunk_ranges[doc as usize]
+    }
+
+    fn content_chunks(&self, doc: u32) -> u32 {
+        self.content_chunks[doc as usize]
+    }
+
+    fn bytes(&self, doc: u32) -> u64 {
+        self.files[doc as usize].bytes
+    }
+
+    fn text(&self, doc: u32) -> Option<String> {
+        match read::load(self.files[doc as usize]) {
+            Loaded::Text(text, _) => Some(text),
+            Loaded::Skipped(_) => None,
+        }
+    }
+}
+
 /// Blanks the text that `doc`'s taboo chunks cover, for the alignment; returns
 /// how many characters that is. Its chunks need no change: taboo chunks are not
 /// in the index.
@@ -258,57 +280,6 @@ fn read_sources<'f, K: ChunkKey>(
     (side, builder)
 }
 
-/// Per-thread buffers of the interval (or alignment) and report step.
-struct PassageState<'a> {
-    candidates: Candidates,
-    intervals: Vec<IntervalPair>,
-    passages: Vec<Passage>,
-    /// With the alignment stage: the aligner and its buffers.
-    aligner: Option<AlignState<'a>>,
-}
-
-/// A source document to align with the suspicious one.
-#[derive(Debug, Clone)]
-struct CandidatePair {
-    source_doc: u32,
-    /// The windows of the suspicious and the source document where they share
-    /// chunks (whole documents for listed pairs).
-    this_window: CharRange,
-    source_window: CharRange,
-    /// Its structure chunk anchors in [`AlignState::anchors`].
-    anchors: std::ops::Range<usize>,
-    /// Matches in its largest interval of shared candidate chunks.
-    strength: usize,
-}
-
-/// Per-thread buffers of the alignment stage.
-struct AlignState<'a> {
-    aligner: Aligner<'a>,
-    params: AlignParams,
-    /// Candidate source documents of the suspicious document being aligned.
-    candidate_docs: Vec<CandidatePair>,
-    /// Ranges of the structure chunks each candidate pair shares.
-    anchors: Vec<(CharRange, CharRange)>,
-    suspicious: Sentences,
-    source: Sentences,
-    aligned: Vec<AlignedPassage>,
-}
-
-impl<'a> PassageState<'a> {
-    fn new(setup: &Setup<'a>) -> Self {
-        let aligner = setup.params.align.map(|params| AlignState {
-            aligner: Aligner::new(setup.params.tokenizer, params, setup.synonyms),
-            params,
-            candidate_docs: Vec::new(),
-            anchors: Vec::new(),
-            suspicious: Sentences::default(),
-            source: Sentences::default(),
-            aligned: Vec::new(),
-        });
-        PassageState { candidates: Candidates::default(), intervals: Vec::new(), passages: Vec::new(), aligner }
-    }
-}
-
 fn match_suspicious<K: ChunkKey>(
     suspicious: &[DocumentFile],
     side: &SourceSide<'_>,
@@ -338,12 +309,12 @@ fn match_suspicious<K: ChunkKey>(
             batch.par_iter().zip(chunked).zip(hits).filter_map(|((file, chunks), hits)| Some((file, chunks?, hits)));
         let reported: Result<Vec<(u64, u64)>, Error> = passages
             .map_init(
-                || PassageState::new(setup),
-                |state, (file, doc, mut hits)| {
+                || PassageFinder::new(setup.params, setup.synonyms),
+                |finder, (file, doc, mut hits)| {
                     if setup.same_directory {
                         side.drop_hits_of(&file.name, &mut hits);
                     }
-                    report_document(state, file, &doc, &mut hits, side, setup, sink)
+                    report_document(finder, file, &doc, &mut hits, side, setup, sink)
                 },
             )
             .collect();
@@ -363,12 +334,11 @@ fn match_suspicious<K: ChunkKey>(
     result
 }
 
-/// Finds the passages of one suspicious document among its hits, resolves
-/// overlaps, and reports them; returns how many were reported and how many
-/// document pairs were aligned.
-#[allow(clippy::too_many_arguments)]
+/// Finds the passages of one suspicious document among its hits and reports
+/// them; returns how many were reported and how many document pairs were
+/// aligned.
 fn report_document(
-    state: &mut PassageState<'_>,
+    finder: &mut PassageFinder<'_>,
     file: &DocumentFile,
     doc: &Document,
     hits: &mut [Hit],
@@ -376,32 +346,8 @@ fn report_document(
     setup: &Setup<'_>,
     sink: &dyn DetectionSink,
 ) -> Result<(u64, u64), Error> {
-    let PassageState { candidates, intervals, passages, aligner } = state;
-    let params = setup.params;
-    let chunks = &doc.chunks;
     let listed = setup.pairs.map(|pairs| side.listed_sources(pairs, &file.name));
-    passages.clear();
-    let mut aligned_pairs = 0;
-    match aligner {
-        Some(align) => {
-            let listed = listed.as_deref();
-            aligned_pairs = align_document(align, &doc.text, doc, hits, side, listed, candidates, intervals, passages);
-        }
-        // With listed pairs every shared chunk counts: no candidate filtering.
-        _ => candidates.for_each(hits, if listed.is_some() { 1 } else { params.min_common }, |source_doc, matches| {
-            if listed.as_ref().is_some_and(|listed| listed.binary_search(&source_doc).is_err()) {
-                return;
-            }
-            intervals.clear();
-            valid_intervals(matches, &params.intervals, intervals);
-            let source_ranges = &side.chunk_ranges[source_doc as usize];
-            passages.extend(intervals.iter().filter_map(|interval| {
-                let (suspicious, source) = interval.char_ranges(&chunks.ranges[..], source_ranges)?;
-                Some(Passage { suspicious, source_doc, source, exact: false })
-            }));
-        }),
-    }
-    resolve_overlaps(passages, params.overlap);
+    let (passages, aligned_pairs) = finder.find(doc, hits, side, listed.as_deref());
     let detections: Vec<Detection<'_>> = passages
         .iter()
         .map(|p| Detection {
@@ -412,181 +358,4 @@ fn report_document(
         .collect();
     sink.document(&file.name, &detections)?;
     Ok((detections.len() as u64, aligned_pairs))
-}
-
-/// Characters added on each side of the region where a candidate pair shares
-/// chunks before it is aligned: the chunks of a heavily obfuscated passage may
-/// miss its first and last sentences.
-const WINDOW_MARGIN_CHARS: u32 = 2000;
-
-/// The alignment stage for one suspicious document: aligns it with every source
-/// document that shares enough candidate chunks, in the regions where they share
-/// them, and appends the passages. With `listed` source documents (PAN's
-/// text-alignment protocol) it aligns exactly those, whole. Returns the number
-/// of aligned pairs.
-#[allow(clippy::too_many_arguments)]
-fn align_document(
-    state: &mut AlignState<'_>,
-    text: &str,
-    doc: &Document,
-    hits: &mut [Hit],
-    side: &SourceSide<'_>,
-    listed: Option<&[u32]>,
-    candidates: &mut Candidates,
-    intervals: &mut Vec<IntervalPair>,
-    passages: &mut Vec<Passage>,
-) -> u64 {
-    let AlignState { aligner, params, candidate_docs, anchors, suspicious, source, aligned } = state;
-    let chunks = &doc.chunks;
-    candidate_docs.clear();
-    anchors.clear();
-    let interval_params =
-        IntervalParams { min_chunks: params.candidate_min_common, max_gap: params.candidate_max_gap, depth: 2 };
-    let min_common = if listed.is_some() { 1 } else { params.candidate_min_common };
-    candidates.for_each(hits, min_common, |source_doc, matches| {
-        let source_ranges = &side.chunk_ranges[source_doc as usize];
-        let source_content = side.content_chunks[source_doc as usize];
-        // Structure chunks shared by the pair anchor seeds where the content
-        // words were replaced.
-        let structure_anchors = |matches: &[ChunkMatch]| {
-            let shared = matches.iter().filter(|m| m.suspicious >= doc.content_chunks && m.source >= source_content);
-            shared
-                .map(|m| (chunks.ranges[m.suspicious as usize], source_ranges.get(m.source as usize)))
-                .collect::<Vec<_>>()
-        };
-        if let Some(listed) = listed {
-            if listed.binary_search(&source_doc).is_ok() {
-                let first_anchor = anchors.len();
-                anchors.extend(structure_anchors(matches));
-                candidate_docs.push(CandidatePair::whole(source_doc, first_anchor..anchors.len()));
-            }
-            return;
-        }
-        intervals.clear();
-        valid_intervals(matches, &interval_params, intervals);
-        // Structure chunks alone do not make a candidate: function-word runs are
-        // common enough to join unrelated documents; some content must be shared.
-        let content = matches.iter().filter(|m| m.suspicious < doc.content_chunks).count();
-        if content < params.candidate_min_content {
-            return;
-        }
-        let first_anchor = anchors.len();
-        anchors.extend(structure_anchors(matches));
-        let regions = intervals.iter().filter_map(|interval| {
-            let (this, source) = interval.char_ranges(&chunks.ranges[..], source_ranges)?;
-            Some((widen(this), widen(source), interval.matches))
-        });
-        for (this_window, source_window, strength) in merge_regions(regions) {
-            candidate_docs.push(CandidatePair {
-                source_doc,
-                this_window,
-                source_window,
-                anchors: first_anchor..anchors.len(),
-                strength,
-            });
-        }
-    });
-    match listed {
-        // Listed pairs that share no chunk at all are aligned too.
-        Some(listed) => {
-            for &source_doc in listed {
-                if !candidate_docs.iter().any(|c| c.source_doc == source_doc) {
-                    candidate_docs.push(CandidatePair::whole(source_doc, 0..0));
-                }
-            }
-        }
-        None if candidate_docs.len() > MIN_CANDIDATE_PAIRS => {
-            keep_strongest(candidate_docs, params.max_candidate_pairs(text.chars().count()));
-        }
-        None => {}
-    }
-    if candidate_docs.is_empty() {
-        return 0;
-    }
-    if params.report_candidates {
-        let whole = CharRange::new(0, text.chars().count() as u32);
-        candidate_docs.dedup_by_key(|c| c.source_doc);
-        passages.extend(candidate_docs.iter().map(|&CandidatePair { source_doc, .. }| {
-            // Characters are at most bytes: the range covers the whole source.
-            let bytes = side.files[source_doc as usize].bytes.min(u64::from(u32::MAX)) as u32;
-            Passage { suspicious: whole, source_doc, source: CharRange::new(0, bytes), exact: false }
-        }));
-        return distinct_sources(candidate_docs);
-    }
-    let mut loaded: Option<(u32, String)> = None;
-    for &CandidatePair { source_doc, this_window, source_window, anchors: ref pair_anchors, .. } in
-        candidate_docs.iter()
-    {
-        if loaded.as_ref().is_none_or(|(doc, _)| *doc != source_doc) {
-            // A source that cannot be read again (deleted since) is left out: it
-            // was readable when indexed, and one file must not stop the run.
-            loaded = match read::load(side.files[source_doc as usize]) {
-                Loaded::Text(source_text, _) => Some((source_doc, source_text)),
-                Loaded::Skipped(_) => None,
-            };
-        }
-        let Some((_, source_text)) = &loaded else { continue };
-        aligner.analyse_window(source_text, source_window, source);
-        aligner.analyse_window(text, this_window, suspicious);
-        aligned.clear();
-        aligner.align(suspicious, source, &anchors[pair_anchors.clone()], aligned);
-        passages.extend(aligned.iter().map(|p| Passage {
-            suspicious: p.suspicious,
-            source_doc,
-            source: p.source,
-            exact: p.exact,
-        }));
-    }
-    distinct_sources(candidate_docs)
-}
-
-/// The number of source documents among `candidates` (sorted by document).
-fn distinct_sources(candidates: &[CandidatePair]) -> u64 {
-    1 + candidates.windows(2).filter(|w| w[0].source_doc != w[1].source_doc).count() as u64
-}
-
-/// The widened windows of a pair's intervals, with their matches, merged where
-/// they overlap on both sides into regions aligned one at a time (with the
-/// most matches of one of their intervals): text a pair shares in several
-/// places is aligned where it is shared, not across everything in between.
-fn merge_regions(regions: impl Iterator<Item = (CharRange, CharRange, usize)>) -> Vec<(CharRange, CharRange, usize)> {
-    let mut regions: Vec<_> = regions.collect();
-    regions.sort_unstable_by_key(|r| (r.0.start, r.1.start));
-    let mut merged: Vec<(CharRange, CharRange, usize)> = Vec::with_capacity(regions.len());
-    for region in regions {
-        match merged.iter_mut().find(|m| m.0.overlaps(&region.0) && m.1.overlaps(&region.1)) {
-            Some(m) => *m = (m.0.cover(&region.0), m.1.cover(&region.1), m.2.max(region.2)),
-            None => merged.push(region),
-        }
-    }
-    merged
-}
-
-/// The window of a whole document (it may run past the end of the text).
-const WHOLE_DOCUMENT: CharRange = CharRange { start: 0, end: u32::MAX };
-
-impl CandidatePair {
-    /// A listed pair: both documents whole.
-    fn whole(source_doc: u32, anchors: std::ops::Range<usize>) -> Self {
-        CandidatePair { source_doc, this_window: WHOLE_DOCUMENT, source_window: WHOLE_DOCUMENT, anchors, strength: 0 }
-    }
-}
-
-/// Keeps the `max` strongest of `candidates` (ties: lower document number
-/// first), in document order: a suspicious document whose text occurs in many
-/// sources aligns a number of regions that grows with its length, not with the
-/// collection.
-fn keep_strongest(candidates: &mut Vec<CandidatePair>, max: usize) {
-    if candidates.len() <= max {
-        return;
-    }
-    candidates.sort_unstable_by_key(|c| (std::cmp::Reverse(c.strength), c.source_doc, c.this_window.start));
-    candidates.truncate(max);
-    candidates.sort_unstable_by_key(|c| (c.source_doc, c.this_window.start));
-}
-
-/// `range` with [`WINDOW_MARGIN_CHARS`] more on each side (the end may pass the
-/// end of the text).
-fn widen(range: CharRange) -> CharRange {
-    CharRange::new(range.start.saturating_sub(WINDOW_MARGIN_CHARS), range.end.saturating_add(WINDOW_MARGIN_CHARS))
 }

@@ -1,0 +1,331 @@
+//! From one suspicious document's hits to its passages, for `detect` and the
+//! archive's `check` alike: the paper's valid intervals per source document,
+//! or for the `best` preset the candidate regions (valid intervals of
+//! candidate chunks, widened and merged) aligned sentence by sentence, then
+//! overlaps resolved.
+//!
+//! The source documents are behind [`SourceDocuments`]: in memory for
+//! `detect`, in an archive index for `check`. Numbers of source documents are
+//! in name order in both, so that ties fall the same way and the two give the
+//! same passages for the same documents.
+
+use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
+use crate::align::sentences::Sentences;
+use crate::align::{AlignedPassage, Aligner};
+use crate::analysis::document::Document;
+use crate::analysis::span::{CharRange, ChunkRanges};
+use crate::analysis::synonyms::Synonyms;
+use crate::detect::params::DetectParams;
+use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
+use crate::matching::overlap::{Passage, resolve_overlaps};
+use crate::matching::search::{Candidates, Hit};
+
+/// The source documents that hits point into, numbered in name order.
+pub trait SourceDocuments {
+    /// Where the chunks of a source document lie.
+    type Ranges<'a>: ChunkRanges
+    where
+        Self: 'a;
+
+    /// The chunk ranges of source document `doc`.
+    fn chunk_ranges(&self, doc: u32) -> Self::Ranges<'_>;
+
+    /// Content chunks of `doc` (its structure chunks follow them).
+    fn content_chunks(&self, doc: u32) -> u32;
+
+    /// Bytes of `doc`'s file.
+    fn bytes(&self, doc: u32) -> u64;
+
+    /// The text of `doc`, read again for the alignment; `None` when it can no
+    /// longer be read as it was indexed.
+    fn text(&self, doc: u32) -> Option<String>;
+}
+
+/// One thread's buffers for finding the passages of one suspicious document
+/// at a time.
+pub struct PassageFinder<'a> {
+    params: &'a DetectParams,
+    candidates: Candidates,
+    intervals: Vec<IntervalPair>,
+    passages: Vec<Passage>,
+    /// With the alignment stage: the aligner and its buffers.
+    aligner: Option<AlignState<'a>>,
+}
+
+/// A source document to align with the suspicious one.
+#[derive(Debug, Clone)]
+struct CandidatePair {
+    source_doc: u32,
+    /// The windows of the suspicious and the source document where they share
+    /// chunks (whole documents for listed pairs).
+    this_window: CharRange,
+    source_window: CharRange,
+    /// Its structure chunk anchors in [`AlignState::anchors`].
+    anchors: std::ops::Range<usize>,
+    /// Matches in its largest interval of shared candidate chunks.
+    strength: usize,
+}
+
+/// Per-thread buffers of the alignment stage.
+struct AlignState<'a> {
+    aligner: Aligner<'a>,
+    params: AlignParams,
+    /// Candidate source documents of the suspicious document being aligned.
+    candidate_docs: Vec<CandidatePair>,
+    /// Ranges of the structure chunks each candidate pair shares.
+    anchors: Vec<(CharRange, CharRange)>,
+    suspicious: Sentences,
+    source: Sentences,
+    aligned: Vec<AlignedPassage>,
+}
+
+impl<'a> PassageFinder<'a> {
+    /// A finder for `params`, with `synonyms` counted as one word in the alignment.
+    pub fn new(params: &'a DetectParams, synonyms: Option<&'a Synonyms>) -> Self {
+        let aligner = params.align.map(|align| AlignState {
+            aligner: Aligner::new(params.tokenizer, align, synonyms),
+            params: align,
+            candidate_docs: Vec::new(),
+            anchors: Vec::new(),
+            suspicious: Sentences::default(),
+            source: Sentences::default(),
+            aligned: Vec::new(),
+        });
+        PassageFinder {
+            params,
+            candidates: Candidates::default(),
+            intervals: Vec::new(),
+            passages: Vec::new(),
+            aligner,
+        }
+    }
+
+    /// Finds the passages of the suspicious document `doc` (its taboo text
+    /// blanked) among its `hits` in `sources`: the valid intervals of every
+    /// source document that shares enough chunks, or with the alignment stage
+    /// the aligned candidate regions; overlaps are resolved by the parameters'
+    /// policy. With `listed` source documents (PAN's text-alignment protocol,
+    /// sorted) exactly those are compared, with no candidate filtering.
+    /// Returns the passages and the number of document pairs aligned.
+    pub fn find(
+        &mut self,
+        doc: &Document,
+        hits: &mut [Hit],
+        sources: &impl SourceDocuments,
+        listed: Option<&[u32]>,
+    ) -> (&[Passage], u64) {
+        let PassageFinder { params, candidates, intervals, passages, aligner } = self;
+        passages.clear();
+        let aligned_pairs = match aligner {
+            Some(align) => align_document(align, doc, hits, sources, listed, candidates, intervals, passages),
+            None => {
+                valid_interval_passages(params, doc, hits, sources, listed, candidates, intervals, passages);
+                0
+            }
+        };
+        resolve_overlaps(passages, params.overlap);
+        (passages, aligned_pairs)
+    }
+}
+
+/// The paper's method for one suspicious document: the valid intervals of
+/// every source document sharing at least `min_common` chunks (every shared
+/// chunk counts with listed pairs), as passages.
+#[allow(clippy::too_many_arguments)]
+fn valid_interval_passages(
+    params: &DetectParams,
+    doc: &Document,
+    hits: &mut [Hit],
+    sources: &impl SourceDocuments,
+    listed: Option<&[u32]>,
+    candidates: &mut Candidates,
+    intervals: &mut Vec<IntervalPair>,
+    passages: &mut Vec<Passage>,
+) {
+    let min_common = if listed.is_some() { 1 } else { params.min_common };
+    candidates.for_each(hits, min_common, |source_doc, matches| {
+        if listed.is_some_and(|listed| listed.binary_search(&source_doc).is_err()) {
+            return;
+        }
+        intervals.clear();
+        valid_intervals(matches, &params.intervals, intervals);
+        let source_ranges = sources.chunk_ranges(source_doc);
+        passages.extend(intervals.iter().filter_map(|interval| {
+            let (suspicious, source) = interval.char_ranges(&doc.chunks.ranges[..], &source_ranges)?;
+            Some(Passage { suspicious, source_doc, source, exact: false })
+        }));
+    });
+}
+
+/// Characters added on each side of the region where a candidate pair shares
+/// chunks before it is aligned: the chunks of a heavily obfuscated passage may
+/// miss its first and last sentences.
+const WINDOW_MARGIN_CHARS: u32 = 2000;
+
+/// The alignment stage for one suspicious document: aligns it with every source
+/// document that shares enough candidate chunks, in the regions where they share
+/// them, and appends the passages. With `listed` source documents (PAN's
+/// text-alignment protocol) it aligns exactly those, whole. Returns the number
+/// of aligned pairs.
+#[allow(clippy::too_many_arguments)]
+fn align_document(
+    state: &mut AlignState<'_>,
+    doc: &Document,
+    hits: &mut [Hit],
+    sources: &impl SourceDocuments,
+    listed: Option<&[u32]>,
+    candidates: &mut Candidates,
+    intervals: &mut Vec<IntervalPair>,
+    passages: &mut Vec<Passage>,
+) -> u64 {
+    let AlignState { aligner, params, candidate_docs, anchors, suspicious, source, aligned } = state;
+    let (text, chunks) = (&doc.text, &doc.chunks);
+    candidate_docs.clear();
+    anchors.clear();
+    let interval_params =
+        IntervalParams { min_chunks: params.candidate_min_common, max_gap: params.candidate_max_gap, depth: 2 };
+    let min_common = if listed.is_some() { 1 } else { params.candidate_min_common };
+    candidates.for_each(hits, min_common, |source_doc, matches| {
+        let source_ranges = sources.chunk_ranges(source_doc);
+        let source_content = sources.content_chunks(source_doc);
+        // Structure chunks shared by the pair anchor seeds where the content
+        // words were replaced.
+        let structure_anchors = |matches: &[ChunkMatch]| {
+            let shared = matches.iter().filter(|m| m.suspicious >= doc.content_chunks && m.source >= source_content);
+            shared
+                .filter_map(|m| Some((chunks.ranges[m.suspicious as usize], source_ranges.chunk_range(m.source)?)))
+                .collect::<Vec<_>>()
+        };
+        if let Some(listed) = listed {
+            if listed.binary_search(&source_doc).is_ok() {
+                let first_anchor = anchors.len();
+                anchors.extend(structure_anchors(matches));
+                candidate_docs.push(CandidatePair::whole(source_doc, first_anchor..anchors.len()));
+            }
+            return;
+        }
+        intervals.clear();
+        valid_intervals(matches, &interval_params, intervals);
+        // Structure chunks alone do not make a candidate: function-word runs are
+        // common enough to join unrelated documents; some content must be shared.
+        let content = matches.iter().filter(|m| m.suspicious < doc.content_chunks).count();
+        if content < params.candidate_min_content {
+            return;
+        }
+        let first_anchor = anchors.len();
+        anchors.extend(structure_anchors(matches));
+        let regions = intervals.iter().filter_map(|interval| {
+            let (this, source) = interval.char_ranges(&chunks.ranges[..], &source_ranges)?;
+            Some((widen(this), widen(source), interval.matches))
+        });
+        for (this_window, source_window, strength) in merge_regions(regions) {
+            candidate_docs.push(CandidatePair {
+                source_doc,
+                this_window,
+                source_window,
+                anchors: first_anchor..anchors.len(),
+                strength,
+            });
+        }
+    });
+    match listed {
+        // Listed pairs that share no chunk at all are aligned too.
+        Some(listed) => {
+            for &source_doc in listed {
+                if !candidate_docs.iter().any(|c| c.source_doc == source_doc) {
+                    candidate_docs.push(CandidatePair::whole(source_doc, 0..0));
+                }
+            }
+        }
+        None if candidate_docs.len() > MIN_CANDIDATE_PAIRS => {
+            keep_strongest(candidate_docs, params.max_candidate_pairs(text.chars().count()));
+        }
+        None => {}
+    }
+    if candidate_docs.is_empty() {
+        return 0;
+    }
+    if params.report_candidates {
+        let whole = CharRange::new(0, text.chars().count() as u32);
+        candidate_docs.dedup_by_key(|c| c.source_doc);
+        passages.extend(candidate_docs.iter().map(|&CandidatePair { source_doc, .. }| {
+            // Characters are at most bytes: the range covers the whole source.
+            let bytes = sources.bytes(source_doc).min(u64::from(u32::MAX)) as u32;
+            Passage { suspicious: whole, source_doc, source: CharRange::new(0, bytes), exact: false }
+        }));
+        return distinct_sources(candidate_docs);
+    }
+    let mut loaded: Option<(u32, String)> = None;
+    for &CandidatePair { source_doc, this_window, source_window, anchors: ref pair_anchors, .. } in
+        candidate_docs.iter()
+    {
+        if loaded.as_ref().is_none_or(|(doc, _)| *doc != source_doc) {
+            // A source that cannot be read again (deleted or changed since) is
+            // left out: one file must not stop the run.
+            loaded = sources.text(source_doc).map(|source_text| (source_doc, source_text));
+        }
+        let Some((_, source_text)) = &loaded else { continue };
+        aligner.analyse_window(source_text, source_window, source);
+        aligner.analyse_window(text, this_window, suspicious);
+        aligned.clear();
+        aligner.align(suspicious, source, &anchors[pair_anchors.clone()], aligned);
+        passages.extend(aligned.iter().map(|p| Passage {
+            suspicious: p.suspicious,
+            source_doc,
+            source: p.source,
+            exact: p.exact,
+        }));
+    }
+    distinct_sources(candidate_docs)
+}
+
+/// The number of source documents among `candidates` (sorted by document).
+fn distinct_sources(candidates: &[CandidatePair]) -> u64 {
+    1 + candidates.windows(2).filter(|w| w[0].source_doc != w[1].source_doc).count() as u64
+}
+
+/// The widened windows of a pair's intervals, with their matches, merged where
+/// they overlap on both sides into regions aligned one at a time (with the
+/// most matches of one of their intervals): text a pair shares in several
+/// places is aligned where it is shared, not across everything in between.
+fn merge_regions(regions: impl Iterator<Item = (CharRange, CharRange, usize)>) -> Vec<(CharRange, CharRange, usize)> {
+    let mut regions: Vec<_> = regions.collect();
+    regions.sort_unstable_by_key(|r| (r.0.start, r.1.start));
+    let mut merged: Vec<(CharRange, CharRange, usize)> = Vec::with_capacity(regions.len());
+    for region in regions {
+        match merged.iter_mut().find(|m| m.0.overlaps(&region.0) && m.1.overlaps(&region.1)) {
+            Some(m) => *m = (m.0.cover(&region.0), m.1.cover(&region.1), m.2.max(region.2)),
+            None => merged.push(region),
+        }
+    }
+    merged
+}
+
+/// The window of a whole document (it may run past the end of the text).
+const WHOLE_DOCUMENT: CharRange = CharRange { start: 0, end: u32::MAX };
+
+impl CandidatePair {
+    /// A listed pair: both documents whole.
+    fn whole(source_doc: u32, anchors: std::ops::Range<usize>) -> Self {
+        CandidatePair { source_doc, this_window: WHOLE_DOCUMENT, source_window: WHOLE_DOCUMENT, anchors, strength: 0 }
+    }
+}
+
+/// Keeps the `max` strongest of `candidates` (ties: lower document number
+/// first), in document order: a suspicious document whose text occurs in many
+/// sources aligns a number of regions that grows with its length, not with the
+/// collection.
+fn keep_strongest(candidates: &mut Vec<CandidatePair>, max: usize) {
+    if candidates.len() <= max {
+        return;
+    }
+    candidates.sort_unstable_by_key(|c| (std::cmp::Reverse(c.strength), c.source_doc, c.this_window.start));
+    candidates.truncate(max);
+    candidates.sort_unstable_by_key(|c| (c.source_doc, c.this_window.start));
+}
+
+/// `range` with [`WINDOW_MARGIN_CHARS`] more on each side (the end may pass the
+/// end of the text).
+fn widen(range: CharRange) -> CharRange {
+    CharRange::new(range.start.saturating_sub(WINDOW_MARGIN_CHARS), range.end.saturating_add(WINDOW_MARGIN_CHARS))
+}
