@@ -12,9 +12,17 @@
 # answers gNpX_taskY.txt, the articles orig_taskY.txt, file_information.csv).
 # Both presets are run; extra arguments go to every `pan-detect detect` run.
 #
+# Then the archive's view of the same data: the articles are indexed with
+# `index create --preset PRESET`, every answer is checked against the index
+# (`check --format json`, full search: no pairs given), and the table gives
+# the AUC of both similarities `check` reports for the answer's article: the
+# share of the answer's distinct chunks in it, and the share of its
+# characters in aligned passages.
+#
 # Environment:
 #   PRESETS          presets to run (default: "best pan09")
 #   MIN_AUC_BEST     exit with status 1 when best's overall AUC is below this
+#   MIN_CHECK_AUC_BEST  the same for `check`'s aligned similarity with a best index
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -91,6 +99,50 @@ print(f"{'non':<12} {len(non):>3}  {'':>10}  {sum(non) / len(non):>10.4f}")
 print(f"accuracy at the best threshold: {best_accuracy(plagiarised, non):.4f}\n")
 if auc(plagiarised, non) < floor:
     print(f"eval/clough.sh: {preset}: AUC {auc(plagiarised, non):.4f} is below {floor}", file=sys.stderr)
+    sys.exit(1)
+PY
+done
+
+for preset in ${PRESETS:-best pan09}; do
+    "$binary" index create --docs "$tmp/src" --index "$tmp/index-$preset" --preset "$preset" \
+        --quiet 2>/dev/null
+    "$binary" check --index "$tmp/index-$preset" --format json "$tmp"/susp/*.txt \
+        >"$tmp/check-$preset.json"
+    floor_var=MIN_CHECK_AUC_${preset^^}
+    python3 - "$corpus" "$tmp/check-$preset.json" "$preset" "${!floor_var:-0}" <<'PY' || status=1
+import csv, json, sys
+from pathlib import Path
+
+corpus, checked, preset, floor = Path(sys.argv[1]), json.load(open(sys.argv[2])), sys.argv[3], float(sys.argv[4])
+rows = [r for r in csv.DictReader(open(corpus / "file_information.csv", newline="")) if r["Category"] != "orig"]
+by_file = {Path(f["file"]).name: f for f in checked["files"]}
+
+def similarity(row, field):
+    """The answer's similarity to its task's article, as check reports it (0 when not listed)."""
+    article = f"orig_task{row['Task']}.txt"
+    found = [d for d in by_file[row["File"]]["documents"] if d["document"] == article]
+    return found[0][field] if found else 0.0
+
+def auc(positive, negative):
+    pairs = [(p > n) + 0.5 * (p == n) for p in positive for n in negative]
+    return sum(pairs) / len(pairs) if pairs else float("nan")
+
+print(f"== check, index of preset {preset}: AUC vs non of each similarity")
+print(f"{'answers':<12} {'n':>3}  {'chunks':>8}  {'aligned':>8}")
+aucs = {}
+for category in ["plagiarised", "cut", "light", "heavy"]:
+    chosen = [r for r in rows if (r["Category"] != "non" if category == "plagiarised" else r["Category"] == category)]
+    line = f"{category:<12} {len(chosen):>3}"
+    for field in ["file_in_document_percent", "file_aligned_percent"]:
+        positive = [similarity(r, field) for r in chosen]
+        negative = [similarity(r, field) for r in rows if r["Category"] == "non"]
+        aucs[(category, field)] = auc(positive, negative)
+        line += f"  {aucs[(category, field)]:>8.4f}"
+    print(line)
+print()
+if aucs[("plagiarised", "file_aligned_percent")] < floor:
+    print(f"eval/clough.sh: check {preset}: aligned AUC {aucs[('plagiarised', 'file_aligned_percent')]:.4f} is below {floor}",
+          file=sys.stderr)
     sys.exit(1)
 PY
 done

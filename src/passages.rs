@@ -44,7 +44,7 @@ pub trait SourceDocuments {
 /// One thread's buffers for finding the passages of one suspicious document
 /// at a time.
 pub struct PassageFinder<'a> {
-    params: &'a DetectParams,
+    params: DetectParams,
     candidates: Candidates,
     intervals: Vec<IntervalPair>,
     passages: Vec<Passage>,
@@ -81,7 +81,7 @@ struct AlignState<'a> {
 
 impl<'a> PassageFinder<'a> {
     /// A finder for `params`, with `synonyms` counted as one word in the alignment.
-    pub fn new(params: &'a DetectParams, synonyms: Option<&'a Synonyms>) -> Self {
+    pub fn new(params: &DetectParams, synonyms: Option<&'a Synonyms>) -> Self {
         let aligner = params.align.map(|align| AlignState {
             aligner: Aligner::new(params.tokenizer, align, synonyms),
             params: align,
@@ -92,7 +92,7 @@ impl<'a> PassageFinder<'a> {
             aligned: Vec::new(),
         });
         PassageFinder {
-            params,
+            params: *params,
             candidates: Candidates::default(),
             intervals: Vec::new(),
             passages: Vec::new(),

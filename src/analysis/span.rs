@@ -101,6 +101,24 @@ pub fn skip_chars(text: &str, from: usize, chars: usize) -> Option<usize> {
     (counted == chars).then_some(bytes.len())
 }
 
+/// Number of characters in the union of `ranges` (sorts them).
+pub fn union_len(ranges: &mut [CharRange]) -> u64 {
+    ranges.sort_unstable();
+    let mut total = 0;
+    let mut current: Option<CharRange> = None;
+    for &range in ranges.iter() {
+        current = match current {
+            Some(open) if range.start <= open.end => Some(CharRange::new(open.start, open.end.max(range.end))),
+            Some(open) => {
+                total += u64::from(open.len());
+                Some(range)
+            }
+            None => Some(range),
+        };
+    }
+    total + current.map_or(0, |open| u64::from(open.len()))
+}
+
 /// The character ranges of a document's chunks, by chunk number: in memory
 /// as a slice or [`PackedRanges`], or stored in an archive's chunk list.
 pub trait ChunkRanges {
@@ -209,6 +227,21 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn union_length_merges_touching_and_nested_ranges() {
+        assert_eq!(union_len(&mut []), 0);
+        assert_eq!(
+            union_len(&mut [
+                CharRange::new(0, 10),
+                CharRange::new(10, 20),
+                CharRange::new(5, 8),
+                CharRange::new(30, 31),
+                CharRange::new(31, 31)
+            ]),
+            21
+        );
+    }
 
     #[test]
     fn char_slice_counts_characters_not_bytes() {

@@ -386,10 +386,12 @@ impl TableBuilder {
             modified_ns,
             chunk_start,
             chunk_count: doc.chunks.len() as u32,
+            structure_chunks: doc.chunks.len() as u32 - doc.content_chunks,
             distinct_chunks: doc.distinct(),
             live: true,
             content_hash: doc.content_hash,
             bytes: doc.bytes,
+            chars: doc.chars,
             segment,
             ..DocRecord::default()
         };

@@ -20,17 +20,20 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::aligned::{SharingDocuments, archive_hits};
 use super::error::ArchiveError;
 use super::format::DocRecord;
 use super::reader::ArchiveIndex;
-use super::scan::IndexedDoc;
+use super::scan::{self, IndexedDoc};
 use crate::analysis::document::{self, Analyzer};
 use crate::analysis::read::{self, DocumentFile, Loaded};
-use crate::analysis::span::{CharRange, char_slice};
+use crate::analysis::span::{CharRange, ChunkRanges, char_slice, union_len};
 use crate::analysis::taboo::{self, TabooChunks};
 use crate::detect::params::DetectParams;
 use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
 use crate::matching::overlap::{OverlapPolicy, Passage, resolve_overlaps};
+use crate::matching::search::{Hit, HitBudget};
+use crate::passages::{PassageFinder, SourceDocuments};
 
 /// Characters of text shown for each side of a passage.
 pub const EXCERPT_CHARS: usize = 60;
@@ -89,14 +92,26 @@ pub struct DocumentMatch {
     pub file_in_document_percent: f64,
     /// Share of the document's distinct chunks found in the file, in percent.
     pub document_in_file_percent: f64,
+    /// Characters of the file in passages with the document (overlaps
+    /// counted once).
+    pub file_aligned_chars: u64,
+    /// Share of the file's characters in passages with the document, in
+    /// percent: the similarity of the ICEIS'08 paper (% of the file in the
+    /// document) from aligned text rather than shared chunks.
+    pub file_aligned_percent: f64,
+    /// Share of the document's characters in passages with the file, in
+    /// percent (0 in an index made before format version 3, which does not
+    /// record the characters).
+    pub document_aligned_percent: f64,
     /// The similar passages, by position in the file.
     pub passages: Vec<PassageMatch>,
 }
 
-/// A similar passage: a valid interval on both sides.
+/// A similar passage: a valid interval on both sides, or with the `best`
+/// preset an aligned passage.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PassageMatch {
-    /// Chunk matches in the interval.
+    /// Chunk matches in the passage.
     pub matching_chunks: u64,
     /// Where it is in the checked file.
     pub file: PassageSide,
@@ -121,6 +136,8 @@ pub struct Checker<'a> {
     index: &'a ArchiveIndex,
     params: CheckParams,
     analyzer: Analyzer<'static>,
+    /// With an index of the `best` preset: the alignment stage.
+    finder: Option<PassageFinder<'static>>,
 }
 
 /// A document's hits grouped, before the passages are turned into offsets.
@@ -134,7 +151,9 @@ impl<'a> Checker<'a> {
     /// A checker using the index's settings.
     pub fn new(index: &'a ArchiveIndex, params: CheckParams) -> Result<Self, ArchiveError> {
         params.validate()?;
-        Ok(Checker { index, params, analyzer: Analyzer::new(&index.settings().analysis()) })
+        let detect = index.settings().detect_params();
+        let finder = detect.align.is_some().then(|| PassageFinder::new(&detect, None));
+        Ok(Checker { index, params, analyzer: Analyzer::new(&index.settings().analysis()), finder })
     }
 
     /// Reads and checks the file at `path`, reported under the name `display`.
@@ -153,6 +172,9 @@ impl<'a> Checker<'a> {
 
     /// Checks a text, reported under the name `display`.
     pub fn check_text(&mut self, display: &str, text: &str) -> Result<CheckReport, ArchiveError> {
+        if self.finder.is_some() {
+            return self.check_aligned(display, text);
+        }
         let hash = document::content_hash(text.as_bytes());
         let analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
         let chunked = IndexedDoc::of(analysed, self.index.taboo());
@@ -186,28 +208,15 @@ impl<'a> Checker<'a> {
         }
         resolve_overlaps(&mut passages, self.params.overlap);
 
-        let mut documents = Vec::with_capacity(by_name.len());
-        for (local, candidate) in (0u32..).zip(&by_name) {
-            let record = self.index.record(candidate.doc);
-            let name = self.index.name(candidate.doc);
-            let mine: Vec<&Passage> = passages.iter().filter(|p| p.source_doc == local).collect();
-            let archived = if mine.is_empty() { None } else { self.archived_text(name, &record.content_hash) };
-            documents.push(DocumentMatch {
-                document: name.to_string(),
-                common_chunks: candidate.common,
-                file_in_document_percent: percent(candidate.common, chunked.distinct().into()),
-                document_in_file_percent: percent(candidate.common, record.distinct_chunks.into()),
-                passages: mine
-                    .iter()
-                    .map(|p| PassageMatch {
-                        matching_chunks: matches_of.get(*p).copied().unwrap_or(0),
-                        file: side(Some(text), p.suspicious),
-                        document: side(archived.as_deref(), p.source),
-                    })
-                    .collect(),
-            });
-        }
-        documents.sort_by(|a, b| b.common_chunks.cmp(&a.common_chunks).then_with(|| a.document.cmp(&b.document)));
+        let shared = by_name.iter().map(|c| (c.doc, c.common)).collect::<Vec<_>>();
+        let passages: Vec<(Passage, u64)> = passages
+            .iter()
+            .map(|p| {
+                let matches = matches_of.get(p).copied().unwrap_or(0);
+                (Passage { source_doc: by_name[p.source_doc as usize].doc, ..*p }, matches)
+            })
+            .collect();
+        let documents = self.documents(text, &shared, &passages, chunked.distinct());
         Ok(CheckReport {
             file: display.to_string(),
             chunks: chunked.chunks.hashes.len() as u64,
@@ -215,6 +224,90 @@ impl<'a> Checker<'a> {
             taboo_chars: taboo::covered_chars(&taboo_regions),
             documents,
         })
+    }
+
+    /// [`check_text`](Self::check_text) with an index of the `best` preset:
+    /// the file's candidate chunks are looked up as `detect` looks them up
+    /// ([`archive_hits`]) and the candidate documents aligned with
+    /// [`PassageFinder`], so that the passages are `detect --preset best`'s.
+    fn check_aligned(&mut self, display: &str, text: &str) -> Result<CheckReport, ArchiveError> {
+        let hash = document::content_hash(text.as_bytes());
+        let mut analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
+        let taboo = self.index.taboo();
+        let (content_hashes, content_ranges) = analysed.content();
+        let taboo_regions = taboo.regions(content_hashes, content_ranges);
+        taboo::blank(&mut analysed.text, &taboo_regions);
+        let budget = self.index.settings().detect_params().align.map_or(HitBudget::UNBOUNDED, |a| a.hit_budget());
+        let (sources, mut hits) = archive_hits(self.index, &analysed.chunks.hashes, budget)?;
+        let finder = self.finder.as_mut().ok_or_else(|| self.index.corrupt_postings("no alignment stage".into()))?;
+        let (passages, _) = finder.find(&analysed, &mut hits, &sources, None);
+        // Documents with a passage are reported however few chunks they share.
+        let shared: Vec<(u32, u64)> = (0..sources.len() as u32)
+            .filter(|&doc| {
+                sources.common(doc) >= self.params.min_common as u64 || passages.iter().any(|p| p.source_doc == doc)
+            })
+            .map(|doc| (sources.id(doc), sources.common(doc)))
+            .collect();
+        // Passages name documents by number; the report by id.
+        let passages: Vec<(Passage, u64)> = passages
+            .iter()
+            .map(|p| {
+                let matches = matching_chunks(p, &hits, &analysed.chunks.ranges, &sources);
+                (Passage { source_doc: sources.id(p.source_doc), ..*p }, matches)
+            })
+            .collect();
+        let distinct = scan::distinct_outside(analysed.chunks.hashes.iter().copied(), taboo).len() as u32;
+        let documents = self.documents(text, &shared, &passages, distinct);
+        Ok(CheckReport {
+            file: display.to_string(),
+            chunks: analysed.chunks.hashes.len() as u64,
+            distinct_chunks: distinct.into(),
+            taboo_chars: taboo::covered_chars(&taboo_regions),
+            documents,
+        })
+    }
+
+    /// The report's documents: each of `shared` (document id, common
+    /// chunks) with its `passages` (whose `source_doc` is the document id,
+    /// each with its matching chunks), both similarities, and excerpts; most
+    /// common chunks first, then by name.
+    fn documents(
+        &self,
+        text: &str,
+        shared: &[(u32, u64)],
+        passages: &[(Passage, u64)],
+        file_distinct: u32,
+    ) -> Vec<DocumentMatch> {
+        let file_chars = text.chars().count() as u64;
+        let mut documents: Vec<DocumentMatch> = shared
+            .iter()
+            .map(|&(id, common)| {
+                let record = self.index.record(id);
+                let mine: Vec<&(Passage, u64)> = passages.iter().filter(|(p, _)| p.source_doc == id).collect();
+                let archived = if mine.is_empty() { None } else { self.index.document_text(id) };
+                let file_aligned = union_len(&mut mine.iter().map(|(p, _)| p.suspicious).collect::<Vec<_>>());
+                let document_aligned = union_len(&mut mine.iter().map(|(p, _)| p.source).collect::<Vec<_>>());
+                DocumentMatch {
+                    document: self.index.name(id).to_string(),
+                    common_chunks: common,
+                    file_in_document_percent: percent(common, file_distinct.into()),
+                    document_in_file_percent: percent(common, record.distinct_chunks.into()),
+                    file_aligned_chars: file_aligned,
+                    file_aligned_percent: percent(file_aligned, file_chars),
+                    document_aligned_percent: percent(document_aligned, record.chars.into()),
+                    passages: mine
+                        .iter()
+                        .map(|&&(p, matching_chunks)| PassageMatch {
+                            matching_chunks,
+                            file: side(Some(text), p.suspicious),
+                            document: side(archived.as_deref(), p.source),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        documents.sort_by(|a, b| b.common_chunks.cmp(&a.common_chunks).then_with(|| a.document.cmp(&b.document)));
+        documents
     }
 
     /// Looks the file's distinct chunks up and finds, per archive document
@@ -284,20 +377,6 @@ impl<'a> Checker<'a> {
             (0u32..).zip(hashes).filter_map(|(seq, hash)| Some((hash, self.index.chunk_range(record, seq)?))).unzip();
         taboo.regions(&hashes, &ranges)
     }
-
-    /// The archived document's text, when it is still the indexed version.
-    fn archived_text(&self, name: &str, content_hash: &[u8; 16]) -> Option<String> {
-        let path = Path::new(&self.index.header().docs_root).join(name);
-        let bytes = std::fs::read(&path).ok()?;
-        if document::content_hash(&bytes) != *content_hash {
-            return None;
-        }
-        let size = bytes.len() as u64;
-        match read::decode(&DocumentFile { name: name.to_string(), path, bytes: size }, bytes) {
-            Loaded::Text(text, _) => Some(text),
-            Loaded::Skipped(_) => None,
-        }
-    }
 }
 
 /// For each chunk of a document (hashes in sequence order), the number of
@@ -346,6 +425,18 @@ fn outside(mut range: CharRange, regions: &[CharRange]) -> CharRange {
         }
     }
     range
+}
+
+/// The chunk matches of `hits` (the file's chunks at `ranges`) with the
+/// passage's document that lie inside the passage on both sides.
+fn matching_chunks(passage: &Passage, hits: &[Hit], ranges: &[CharRange], sources: &SharingDocuments<'_>) -> u64 {
+    let source_ranges = sources.chunk_ranges(passage.source_doc);
+    let inside = |hit: &&Hit| {
+        let this = ranges.get(hit.chunk.suspicious as usize);
+        let source = source_ranges.chunk_range(hit.chunk.source);
+        this.is_some_and(|r| passage.suspicious.holds(r)) && source.is_some_and(|r| passage.source.holds(&r))
+    };
+    hits.iter().filter(|hit| hit.source_doc == passage.source_doc).filter(inside).count() as u64
 }
 
 /// `100 × part / whole`, rounded to two decimals (0 for an empty whole).

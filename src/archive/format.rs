@@ -57,20 +57,24 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ArchiveError;
 use super::failpoints::crash_point;
+use crate::align::params::AlignParams;
 use crate::analysis::chunk::{ChunkHash, ChunkParams};
 use crate::analysis::document::AnalysisParams;
 use crate::analysis::tokenize::TokenizerParams;
-use crate::detect::params::DetectParams;
+use crate::detect::params::{DetectParams, Preset};
 use crate::matching::index::KeyWidth;
 use crate::report::output::write_atomically;
 
 /// The header's `magic` value.
 pub const MAGIC: &str = "pan-detect archive index";
-/// The format version this build writes. Version 2 added the taboo set.
-pub const FORMAT_VERSION: u32 = 2;
+/// The format version this build writes. Version 2 added the taboo set,
+/// version 3 the `best` preset's candidate chunks (`Settings::candidates`)
+/// and the structure chunks of a document record.
+pub const FORMAT_VERSION: u32 = 3;
 /// The oldest format version this build reads: a version 1 index is read as
-/// one without a taboo set (its layout is otherwise the same), and the next
-/// update writes it as the current version.
+/// one without a taboo set, and versions 1 and 2 as indexes of the paper's
+/// chunks (their layout is otherwise the same); the next update writes the
+/// current version.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 /// The file naming the live generation.
 pub const CURRENT: &str = "CURRENT";
@@ -117,8 +121,23 @@ pub struct Settings {
     pub chunk_words: usize,
     /// Words of a chunk are sorted before hashing.
     pub sorted: bool,
-    /// Bits of MD5 kept as a chunk's hash.
+    /// Bits of MD5 (XXH3 for candidate chunks) kept as a chunk's hash.
     pub hash_bits: u32,
+    /// The `best` preset's candidate chunks (`chunk_words` stop-word-free word
+    /// prefixes, then function-word chunks) instead of the paper's chunks:
+    /// `check` then aligns the candidate documents as `detect --preset best`
+    /// does. `None` (the paper's chunks) in indexes before version 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<CandidateSettings>,
+}
+
+/// The candidate chunks of an index made with the `best` preset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CandidateSettings {
+    /// Characters kept of each content word.
+    pub prefix: usize,
+    /// Function words per structure chunk (0: none).
+    pub structure_words: usize,
 }
 
 impl Default for Settings {
@@ -128,12 +147,35 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// How the archive's documents are analysed: the paper's chunks.
+    /// How the archive's documents are analysed: as `detect` analyses them
+    /// with [`Settings::detect_params`].
     pub fn analysis(&self) -> AnalysisParams<'static> {
-        AnalysisParams::words(self.tokenizer(), self.chunks())
+        self.detect_params().analysis(None)
     }
 
-    /// Settings from the detector's parameter types.
+    /// The detector's parameters that find what `check` finds: the preset's,
+    /// with this index's tokenizer and chunks.
+    pub fn detect_params(&self) -> DetectParams {
+        let preset = DetectParams::preset(self.preset());
+        let chunks = ChunkParams { hash_bits: self.hash_bits, ..preset.chunks };
+        let align = preset.align.zip(self.candidates).map(|(align, candidates)| AlignParams {
+            candidate_words: self.chunk_words,
+            candidate_prefix: candidates.prefix,
+            structure_words: candidates.structure_words,
+            ..align
+        });
+        match align {
+            Some(_) => DetectParams { tokenizer: self.tokenizer(), chunks, align, ..preset },
+            None => DetectParams { tokenizer: self.tokenizer(), chunks: self.chunks(), ..preset },
+        }
+    }
+
+    /// The preset the index was made with.
+    pub fn preset(&self) -> Preset {
+        if self.candidates.is_some() { Preset::Best } else { Preset::Pan09 }
+    }
+
+    /// Settings from the detector's parameter types (the paper's chunks).
     pub fn from_params(tokenizer: TokenizerParams, chunks: ChunkParams) -> Self {
         Settings {
             digits: tokenizer.digits,
@@ -141,7 +183,21 @@ impl Settings {
             chunk_words: chunks.words,
             sorted: chunks.sorted,
             hash_bits: chunks.hash_bits,
+            candidates: None,
         }
+    }
+
+    /// The defaults of `preset`: the paper's chunks, or the candidate chunks
+    /// of the alignment stage.
+    pub fn of_preset(preset: Preset) -> Self {
+        let params = DetectParams::preset(preset);
+        let mut settings = Settings::from_params(params.tokenizer, params.chunks);
+        if let Some(align) = params.align {
+            settings.chunk_words = align.candidate_words;
+            settings.candidates =
+                Some(CandidateSettings { prefix: align.candidate_prefix, structure_words: align.structure_words });
+        }
+        settings
     }
 
     /// The tokenizer parameters.
@@ -149,15 +205,15 @@ impl Settings {
         TokenizerParams { digits: self.digits, min_word_len: self.min_word_len }
     }
 
-    /// The chunker parameters.
+    /// The chunker parameters (of the content chunks, with candidate chunks).
     pub fn chunks(&self) -> ChunkParams {
-        ChunkParams { words: self.chunk_words, sorted: self.sorted, hash_bits: self.hash_bits, hash: ChunkHash::Md5 }
+        let hash = if self.candidates.is_some() { ChunkHash::Xxh3 } else { ChunkHash::Md5 };
+        ChunkParams { words: self.chunk_words, sorted: self.sorted, hash_bits: self.hash_bits, hash }
     }
 
     /// Checks the values with the detector's validation.
     pub fn validate(&self) -> Result<(), ArchiveError> {
-        let params = DetectParams { tokenizer: self.tokenizer(), chunks: self.chunks(), ..DetectParams::default() };
-        params.validate()?;
+        self.detect_params().validate()?;
         Ok(())
     }
 
@@ -181,18 +237,21 @@ pub struct SettingsOverride {
     pub sorted: Option<bool>,
     /// `--hash-bits`.
     pub hash_bits: Option<u32>,
+    /// `--preset`.
+    pub preset: Option<Preset>,
 }
 
 impl SettingsOverride {
     /// The settings to create an index with: the given values, defaults for the others.
     pub fn or_defaults(&self) -> Settings {
-        let d = Settings::default();
+        let d = Settings::of_preset(self.preset.unwrap_or(Preset::Pan09));
         Settings {
             digits: self.digits.unwrap_or(d.digits),
             min_word_len: self.min_word_len.unwrap_or(d.min_word_len),
             chunk_words: self.chunk_words.unwrap_or(d.chunk_words),
             sorted: self.sorted.unwrap_or(d.sorted),
             hash_bits: self.hash_bits.unwrap_or(d.hash_bits),
+            candidates: d.candidates,
         }
     }
 
@@ -218,7 +277,16 @@ impl SettingsOverride {
         same("--min-word-len", self.min_word_len, stored.min_word_len, index)?;
         same("--chunk-words", self.chunk_words, stored.chunk_words, index)?;
         same("--sort", self.sorted, stored.sorted, index)?;
-        same("--hash-bits", self.hash_bits, stored.hash_bits, index)
+        same("--hash-bits", self.hash_bits, stored.hash_bits, index)?;
+        same("--preset", self.preset.map(preset_name), preset_name(stored.preset()), index)
+    }
+}
+
+/// The name of a preset on the command line.
+fn preset_name(preset: Preset) -> &'static str {
+    match preset {
+        Preset::Pan09 => "pan09",
+        Preset::Best => "best",
     }
 }
 
@@ -455,10 +523,15 @@ pub struct DocRecord {
     pub live: bool,
     /// XXH3-128 of the file's bytes (see [`crate::analysis::document::content_hash`]).
     pub content_hash: [u8; 16],
-    /// Bytes of the file.
+    /// Bytes of the file (below 4 GiB: longer files are not indexed).
     pub bytes: u64,
+    /// Characters of the decoded text (0 before format version 3).
+    pub chars: u32,
     /// The chunk-list segment holding its chunks (position in the header's list).
     pub segment: u32,
+    /// Structure chunks at the end of its chunk list (candidate chunks only;
+    /// 0 before format version 3).
+    pub structure_chunks: u32,
     /// The file's modification time when it was scanned (ns since 1970).
     pub modified_ns: u64,
 }
@@ -474,8 +547,12 @@ impl DocRecord {
         out[24..28].copy_from_slice(&self.name_len.to_le_bytes());
         out[28..32].copy_from_slice(&u32::from(self.live).to_le_bytes());
         out[32..48].copy_from_slice(&self.content_hash);
-        out[48..56].copy_from_slice(&self.bytes.to_le_bytes());
+        // Bytes fit 32 bits (longer files are skipped): the upper half of the
+        // version-2 `bytes` field holds the characters.
+        out[48..52].copy_from_slice(&u32::try_from(self.bytes).unwrap_or(u32::MAX).to_le_bytes());
+        out[52..56].copy_from_slice(&self.chars.to_le_bytes());
         out[56..60].copy_from_slice(&self.segment.to_le_bytes());
+        out[60..64].copy_from_slice(&self.structure_chunks.to_le_bytes());
         out[64..72].copy_from_slice(&self.modified_ns.to_le_bytes());
         out
     }
@@ -494,8 +571,10 @@ impl DocRecord {
             name_len: u32_at(24),
             live: u32_at(28) != 0,
             content_hash,
-            bytes: u64_at(48),
+            bytes: u32_at(48).into(),
+            chars: u32_at(52),
             segment: u32_at(56),
+            structure_chunks: u32_at(60),
             modified_ns: u64_at(64),
         }
     }
@@ -744,7 +823,9 @@ mod tests {
             live: true,
             content_hash: [3; 16],
             bytes: 12345,
+            chars: 12000,
             segment: 2,
+            structure_chunks: 3,
             modified_ns: 1_700_000_000_000_000_000,
         };
         assert_eq!(DocRecord::decode(&record.encode()), record);
@@ -777,12 +858,12 @@ mod tests {
         let path = Path::new("idx/header.json");
         let text = serde_json::to_string(&header()).unwrap();
         assert_eq!(Header::parse(&text, path).unwrap(), header());
-        let old = text.replace("\"format_version\":2", "\"format_version\":0");
+        let old = text.replace("\"format_version\":3", "\"format_version\":0");
         let error = Header::parse(&old, path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { oldest: 1, newest: 2, got: 0, .. }), "{error:?}");
-        assert_eq!(error.to_string(), "idx/header.json: index format version 0, this pan-detect reads versions 1 to 2");
-        let newer = text.replace("\"format_version\":2", "\"format_version\":3");
-        assert!(matches!(Header::parse(&newer, path), Err(ArchiveError::Version { got: 3, .. })));
+        assert!(matches!(error, ArchiveError::Version { oldest: 1, newest: 3, got: 0, .. }), "{error:?}");
+        assert_eq!(error.to_string(), "idx/header.json: index format version 0, this pan-detect reads versions 1 to 3");
+        let newer = text.replace("\"format_version\":3", "\"format_version\":4");
+        assert!(matches!(Header::parse(&newer, path), Err(ArchiveError::Version { got: 4, .. })));
         let foreign = text.replace(MAGIC, "something else");
         assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));
         assert!(matches!(Header::parse("{\"magic\"", path), Err(ArchiveError::Corrupt { .. })));

@@ -20,6 +20,7 @@
 //! `/` separators; ids are internal and never printed, so every output is the
 //! same for the same archive contents whatever update history led there.
 
+pub mod aligned;
 pub mod builder;
 pub mod check;
 pub mod error;

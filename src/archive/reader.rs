@@ -33,6 +33,8 @@ use super::format::{
     self, DOC_RECORD_BYTES, DocRecord, FileEntry, HEADER, Header, RANGE_BYTES, Settings, read_key, read_u32,
 };
 use super::taboo;
+use crate::analysis::document::content_hash;
+use crate::analysis::read::{self, DocumentFile, Loaded};
 use crate::analysis::span::{CharRange, ChunkRanges};
 use crate::analysis::taboo::TabooChunks;
 
@@ -471,6 +473,24 @@ impl ArchiveIndex {
         let bytes = ranges.get(seq as usize * RANGE_BYTES..(seq as usize + 1) * RANGE_BYTES)?;
         let (start, end) = (read_u32(bytes, 0), read_u32(bytes, 4));
         (start <= end).then(|| CharRange::new(start, end))
+    }
+
+    /// The text of document `id` read from the documents directory, when the
+    /// file is still the indexed version (same content hash); `None` when it
+    /// is missing, unreadable or changed since.
+    pub fn document_text(&self, id: u32) -> Option<String> {
+        let record = self.record(id);
+        let name = self.name(id);
+        let path = Path::new(&self.header.docs_root).join(name);
+        let bytes = std::fs::read(&path).ok()?;
+        if content_hash(&bytes) != record.content_hash {
+            return None;
+        }
+        let file = DocumentFile { name: name.to_string(), path, bytes: bytes.len() as u64 };
+        match read::decode(&file, bytes) {
+            Loaded::Text(text, _) => Some(text),
+            Loaded::Skipped(_) => None,
+        }
     }
 
     /// The chunk ranges of a document, as stored.

@@ -55,8 +55,13 @@ pub struct IndexedDoc {
     pub content_hash: [u8; 16],
     /// Bytes of the file.
     pub bytes: u64,
-    /// Chunk hashes and ranges in sequence order.
+    /// Characters of its text.
+    pub chars: u32,
+    /// Chunk hashes and ranges in sequence order: content chunks, then
+    /// structure chunks (candidate chunks only).
     pub chunks: Chunks,
+    /// Content chunks at the start of `chunks`.
+    pub content_chunks: u32,
     /// Distinct chunk hashes that are not taboo, sorted: the document's
     /// postings (their number is the denominator of similarity).
     pub distinct_hashes: Vec<u64>,
@@ -67,12 +72,10 @@ impl IndexedDoc {
     /// postings (not of its chunk list).
     pub(crate) fn of(document: Document, taboo: &TabooChunks) -> Self {
         let distinct_hashes = distinct_outside(document.chunks.hashes.iter().copied(), taboo);
-        IndexedDoc {
-            content_hash: document.content_hash,
-            bytes: document.bytes,
-            chunks: document.chunks,
-            distinct_hashes,
-        }
+        // Decoding refuses texts beyond 32-bit offsets.
+        let chars = u32::try_from(document.text.chars().count()).unwrap_or(u32::MAX);
+        let Document { content_hash, bytes, chunks, content_chunks, .. } = document;
+        IndexedDoc { content_hash, bytes, chars, chunks, content_chunks, distinct_hashes }
     }
 
     /// Number of distinct chunks that are not taboo.

@@ -48,7 +48,8 @@ impl TabooFiles {
         let mut analyzer = Analyzer::new(&settings.analysis());
         let mut hashes = Vec::new();
         for text in self.texts.texts() {
-            hashes.extend_from_slice(&analyzer.chunk(text).hashes);
+            analyzer.chunk(text);
+            hashes.extend_from_slice(analyzer.content_hashes());
         }
         TabooChunks::new(hashes)
     }

@@ -72,6 +72,10 @@ use crate::analysis::document::{self, Analyzer};
 use crate::matching::index::{ChunkKey, KeyWidth};
 use crate::progress::{Progress, Stage};
 
+/// The format version whose document records hold the characters and the
+/// structure chunks.
+const RECORD_CHARS_VERSION: u32 = 3;
+
 /// A segment is compacted when more than this share of its chunks belongs to
 /// deleted documents.
 const COMPACT_GARBAGE_SHARE: f64 = 0.5;
@@ -178,7 +182,13 @@ fn update_with<K: ChunkKey>(
     let scanned_ns = scan::now_ns();
     let files = scan::list_documents(docs, progress)?;
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
-    let old_ids: HashMap<&str, u32> = old.live_ids().map(|id| (old.name(id), id)).collect();
+    // Records of an index before version 3 lack the characters and structure
+    // chunks: every document is analysed again, once.
+    let old_ids: HashMap<&str, u32> = if old.header().format_version < RECORD_CHARS_VERSION {
+        HashMap::new()
+    } else {
+        old.live_ids().map(|id| (old.name(id), id)).collect()
+    };
     let no_taboo = TabooSet::default();
     let taboo_chunks = &taboo.set.as_ref().unwrap_or(&no_taboo).chunks;
 

@@ -313,7 +313,7 @@ impl Case {
         }
     }
 
-    /// The line of `cases.tsv` (without newline), columns as in [`CASES_HEADER`].
+    /// The line of `cases.tsv` (without newline), columns as in [`super::build::CASES_HEADER`].
     pub fn tsv_row(&self) -> String {
         format!(
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",

@@ -6,7 +6,7 @@
 //! documents share through the pool are not cases.
 //!
 //! The pool is a uniform sample of the input's sentences of at least
-//! [`MIN_POOL_WORDS`] words, drawn by its own generator from the seed and the
+//! five words (`MIN_POOL_WORDS`), drawn by its own generator from the seed and the
 //! texts only. It does not depend on the size of the corpus: a 50 MB and a 500 MB
 //! corpus with the same seed draw from the same sentences, and a sentence's
 //! document frequency grows with the collection, as in a real archive.

@@ -60,7 +60,7 @@ pub struct ReuseStats {
     pub pool_sentences: usize,
     /// Bytes of the pool's sentences.
     pub pool_bytes: u64,
-    /// Input sentences of at least [`MIN_POOL_WORDS`] words, of which the pool is a sample.
+    /// Input sentences of at least `MIN_POOL_WORDS` (5) words, of which the pool is a sample.
     pub input_sentences: u64,
     /// Pool sentences that no document holds.
     pub unused_sentences: usize,

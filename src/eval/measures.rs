@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::annotations::Annotation;
-use crate::analysis::span::CharRange;
+use crate::analysis::span::{CharRange, union_len};
 
 /// Recall, precision, granularity and their combination plagdet.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -161,24 +161,6 @@ pub(crate) fn covered<'a>(target: &Passage, others: impl IntoIterator<Item = Pas
 pub(crate) fn coverage<'a>(target: &Passage, others: impl IntoIterator<Item = Passage<'a>>) -> f64 {
     let chars = target.chars();
     if chars == 0 { 0.0 } else { covered(target, others) as f64 / chars as f64 }
-}
-
-/// Number of characters in the union of `ranges` (sorts them).
-fn union_len(ranges: &mut [CharRange]) -> u64 {
-    ranges.sort_unstable();
-    let mut total = 0;
-    let mut current: Option<CharRange> = None;
-    for &range in ranges.iter() {
-        current = match current {
-            Some(open) if range.start <= open.end => Some(CharRange::new(open.start, open.end.max(range.end))),
-            Some(open) => {
-                total += u64::from(open.len());
-                Some(range)
-            }
-            None => Some(range),
-        };
-    }
-    total + current.map_or(0, |open| u64::from(open.len()))
 }
 
 /// Characters covered by `passages`, overlaps counted once (official `count_chars`):
@@ -693,11 +675,5 @@ mod tests {
                 assert_eq!(found, expected, "query {query:?}");
             }
         }
-    }
-
-    #[test]
-    fn union_length_merges_touching_and_nested_ranges() {
-        assert_eq!(union_len(&mut []), 0);
-        assert_eq!(union_len(&mut [r(0, 10), r(10, 20), r(5, 8), r(30, 31), r(31, 31)]), 21);
     }
 }

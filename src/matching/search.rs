@@ -89,7 +89,7 @@ impl BatchLookup {
             .zip(docs)
             .map(|(mut found, hashes)| {
                 let allowed = budget.per_chunk.saturating_mul(hashes.len());
-                keep_rarest(&mut found, allowed);
+                keep_rarest(&mut found, allowed, |f| (f.postings.len(), f.lookup.hash, f.lookup.seq));
                 found.iter().flat_map(Found::hits).collect()
             })
             .collect()
@@ -126,18 +126,20 @@ impl<K: ChunkKey> Found<'_, K> {
     }
 }
 
-/// Keeps the rarest of one document's `found` chunks (fewest postings, then
-/// lowest hash) whose postings add up to at most `allowed`; all of them when
-/// they fit.
-fn keep_rarest<K>(found: &mut Vec<Found<'_, K>>, allowed: usize) {
-    let total: usize = found.iter().map(|f| f.postings.len()).sum();
+/// Keeps the rarest of one document's `found` chunks whose postings add up to
+/// at most `allowed`; all of them when they fit. `rarity` gives a found
+/// chunk's (postings, hash, position in the document): the fewest postings
+/// come first, then the lowest hash, so that two documents sample the same
+/// chunks. The archive's `check` bounds its hits with this too.
+pub fn keep_rarest<T>(found: &mut Vec<T>, allowed: usize, rarity: impl Fn(&T) -> (usize, u64, u32)) {
+    let total: usize = found.iter().map(|f| rarity(f).0).sum();
     if total <= allowed {
         return;
     }
-    found.sort_unstable_by_key(|f| (f.postings.len(), f.lookup.hash, f.lookup.seq));
+    found.sort_unstable_by_key(&rarity);
     let mut used = 0usize;
     let kept = found.iter().take_while(|f| {
-        used += f.postings.len();
+        used += rarity(f).0;
         used <= allowed
     });
     let kept = kept.count();

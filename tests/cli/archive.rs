@@ -249,10 +249,10 @@ fn truncated_or_corrupted_files_are_reported_with_their_path() {
     ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
     let header = generation_dir(&index).join("header.json");
     let text = fs::read_to_string(&header).unwrap();
-    fs::write(&header, text.replace("\"format_version\": 2", "\"format_version\": 7")).unwrap();
+    fs::write(&header, text.replace("\"format_version\": 3", "\"format_version\": 7")).unwrap();
     fails_with(
         run(&["index", "stats", "--index", s(&index)]),
-        "index format version 7, this pan-detect reads versions 1 to 2",
+        "index format version 7, this pan-detect reads versions 1 to 3",
     );
     fs::write(&header, &text[..text.len() / 2]).unwrap();
     fails_with(run(&["index", "stats", "--index", s(&index)]), &format!("{}: corrupt index", header.display()));
@@ -645,7 +645,7 @@ fn a_damaged_taboo_set_is_refused_naming_its_file() {
 }
 
 #[test]
-fn an_index_of_format_version_1_still_opens_and_updates_to_version_2() {
+fn an_index_of_format_version_1_still_opens_and_updates_to_the_current_version() {
     let archive = Archive::new();
     let index = archive.index("idx");
     archive.create(&index);
@@ -663,7 +663,7 @@ fn an_index_of_format_version_1_still_opens_and_updates_to_version_2() {
     archive.update(&index);
     let header = generation_dir(&index).join("header.json");
     let value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
-    assert_eq!(value["format_version"], 2);
+    assert_eq!(value["format_version"], pan_detect::archive::format::FORMAT_VERSION);
     let fresh = archive.index("fresh");
     archive.create(&fresh);
     assert_eq!(archive.check_json(&index), archive.check_json(&fresh));

@@ -2,6 +2,7 @@
 
 mod align;
 mod archive;
+mod archive_best;
 mod corpus;
 mod detect;
 mod encodings;

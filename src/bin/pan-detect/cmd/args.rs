@@ -4,7 +4,26 @@ use clap::ValueEnum;
 
 use crate::messages::count;
 use pan_detect::archive::SettingsOverride;
+use pan_detect::detect::params::Preset;
 use pan_detect::matching::overlap::OverlapPolicy;
+
+/// `--preset` values.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PresetArg {
+    /// Candidate pairs from the chunk index, then sentence alignment.
+    Best,
+    /// The PAN'09 paper's method with its exact defaults.
+    Pan09,
+}
+
+impl From<PresetArg> for Preset {
+    fn from(preset: PresetArg) -> Self {
+        match preset {
+            PresetArg::Best => Preset::Best,
+            PresetArg::Pan09 => Preset::Pan09,
+        }
+    }
+}
 
 /// `--overlap` values.
 #[derive(Clone, Copy, ValueEnum)]
@@ -91,6 +110,12 @@ pub struct SettingsArgs {
     /// Bits of MD5 kept as a chunk's hash, 24..=64 (default when creating: 32).
     #[arg(long, value_name = "BITS")]
     hash_bits: Option<u32>,
+    /// The method the index serves (default when creating: pan09): `best`
+    /// indexes the alignment stage's candidate chunks, and `check` then aligns
+    /// each candidate document as `detect --preset best` does, so that
+    /// paraphrased passages are found too.
+    #[arg(long, value_enum, value_name = "PRESET")]
+    preset: Option<PresetArg>,
 }
 
 impl SettingsArgs {
@@ -111,6 +136,7 @@ impl SettingsArgs {
             chunk_words: self.chunk_words,
             sorted: flag(self.sort, self.no_sort),
             hash_bits: self.hash_bits,
+            preset: self.preset.map(Preset::from),
         }
     }
 }

@@ -165,12 +165,14 @@ fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> 
     for doc in &report.documents {
         writeln!(
             out,
-            "  {}: {}, {:.2}% of the file in it, {:.2}% of it in the file, {}",
+            "  {}: {}, {:.2}% of the file in it, {:.2}% of it in the file; {}, {:.2}% of the file aligned, {:.2}% of it",
             doc.document,
             count(doc.common_chunks, "common chunk"),
             doc.file_in_document_percent,
             doc.document_in_file_percent,
-            count(doc.passages.len() as u64, "passage")
+            count(doc.passages.len() as u64, "passage"),
+            doc.file_aligned_percent,
+            doc.document_aligned_percent
         )?;
         for p in &doc.passages {
             writeln!(

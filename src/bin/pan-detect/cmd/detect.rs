@@ -12,14 +12,14 @@ use pan_detect::analysis::stem::{Language, LanguageSetting};
 use pan_detect::analysis::synonyms::Synonyms;
 use pan_detect::analysis::taboo::TabooTexts;
 use pan_detect::analysis::tokenize::DEFAULT_MIN_WORD_LEN;
-use pan_detect::detect::params::{DetectParams, Preset};
+use pan_detect::detect::params::DetectParams;
 use pan_detect::detect::{Scope, Summary, detect_with};
 use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS};
 use pan_detect::matching::search::DEFAULT_MIN_COMMON;
 use pan_detect::pairs::DocumentPairs;
 use pan_detect::report::{DetectionSink, PanXmlDirectory, PanXmlPairDirectory};
 
-use super::args::{Overlap, StrictArg, ThreadsArg};
+use super::args::{Overlap, PresetArg, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
@@ -161,15 +161,6 @@ enum Layout {
     PerPair,
 }
 
-/// `--preset` values.
-#[derive(Clone, Copy, ValueEnum)]
-enum PresetArg {
-    /// Candidate pairs from the chunk index, then sentence alignment.
-    Best,
-    /// The PAN'09 paper's method with its exact defaults.
-    Pan09,
-}
-
 fn parse_language(value: &str) -> Result<LanguageSetting, String> {
     match value {
         "auto" => Ok(LanguageSetting::Auto),
@@ -249,10 +240,7 @@ impl Args {
 
     fn params(&self) -> anyhow::Result<DetectParams> {
         self.check_flags_apply()?;
-        let mut params = DetectParams::preset(match self.preset {
-            PresetArg::Best => Preset::Best,
-            PresetArg::Pan09 => Preset::Pan09,
-        });
+        let mut params = DetectParams::preset(self.preset.into());
         params.tokenizer.digits = !self.no_digits;
         set(&mut params.tokenizer.min_word_len, self.min_word_len);
         set(&mut params.chunks.words, self.chunk_words);

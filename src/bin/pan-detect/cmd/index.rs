@@ -199,6 +199,13 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
         "settings:   digits={} min-word-len={} chunk-words={} sorted={} hash-bits={}\n",
         s.digits, s.min_word_len, s.chunk_words, s.sorted, s.hash_bits
     );
+    text += &match s.candidates {
+        Some(c) => format!(
+            "preset:     best (candidate chunks: {}-character word prefixes, {} function words per structure chunk)\n",
+            c.prefix, c.structure_words
+        ),
+        None => "preset:     pan09\n".to_string(),
+    };
     text += &format!("docs:       {}\n", header.docs_root);
     text += &match &header.taboo {
         Some(taboo) => format!("taboo:      {} from {}\n", count(taboo.chunks, "chunk"), taboo.texts.join(", ")),

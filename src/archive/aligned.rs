@@ -1,0 +1,213 @@
+//! The hits of a checked file in an index made with the `best` preset, found
+//! as `detect --preset best` finds them in its in-memory index of the same
+//! documents, so that [`crate::passages`] aligns the same candidates and
+//! `check` reports the same passages as `detect`.
+//!
+//! A posting names a document, not a chunk position, so the hits come in two
+//! steps: the postings of the file's distinct chunks give the documents that
+//! share them; the chunk lists of those documents give every occurrence
+//! (document, chunk number). The bounds are detect's
+//! ([`crate::matching::search::HitBudget`]): a chunk with more occurrences
+//! than `max_postings` makes no hit (a document holds an occurrence per
+//! posting at least, so a chunk with more postings is skipped before any
+//! chunk list is read), and the file gets at most `per_chunk` hits per chunk,
+//! rarest chunks first ([`keep_rarest`]).
+//!
+//! Documents are numbered in name order among those the file shares chunks
+//! with, which keeps the relative order of detect's numbering (all sources in
+//! name order): ties fall the same way in both.
+
+use rayon::prelude::*;
+
+use super::error::ArchiveError;
+use super::format::DocRecord;
+use super::reader::{ArchiveIndex, StoredRanges};
+use crate::matching::intervals::ChunkMatch;
+use crate::matching::search::{Hit, HitBudget, keep_rarest};
+use crate::passages::SourceDocuments;
+
+/// Where a chunk occurs: (document number, chunk number) pairs, sorted.
+type Occurrences = [(u32, u32)];
+
+/// The archive documents a checked file shares chunks with, numbered in name
+/// order ([`SourceDocuments`] for [`crate::passages::PassageFinder`]).
+pub struct SharingDocuments<'a> {
+    index: &'a ArchiveIndex,
+    /// Document ids by number.
+    ids: Vec<u32>,
+    records: Vec<DocRecord>,
+    /// Distinct chunks of the file each document holds (chunks in more than
+    /// `max_postings` documents left out).
+    common: Vec<u64>,
+}
+
+impl SharingDocuments<'_> {
+    /// Number of documents.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True when the file shares no chunk with the archive.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The id of document number `doc`.
+    pub fn id(&self, doc: u32) -> u32 {
+        self.ids[doc as usize]
+    }
+
+    /// The distinct chunks of the file that document number `doc` holds.
+    pub fn common(&self, doc: u32) -> u64 {
+        self.common[doc as usize]
+    }
+}
+
+impl SourceDocuments for SharingDocuments<'_> {
+    type Ranges<'b>
+        = StoredRanges<'b>
+    where
+        Self: 'b;
+
+    fn chunk_ranges(&self, doc: u32) -> StoredRanges<'_> {
+        self.index.ranges_of(&self.records[doc as usize])
+    }
+
+    fn content_chunks(&self, doc: u32) -> u32 {
+        let record = &self.records[doc as usize];
+        record.chunk_count.saturating_sub(record.structure_chunks)
+    }
+
+    fn bytes(&self, doc: u32) -> u64 {
+        self.records[doc as usize].bytes
+    }
+
+    fn text(&self, doc: u32) -> Option<String> {
+        self.index.document_text(self.id(doc))
+    }
+}
+
+/// The hits of a file whose chunk hashes are `hashes` (in sequence order), and
+/// the documents they point into (see the module documentation).
+pub fn archive_hits<'a>(
+    index: &'a ArchiveIndex,
+    hashes: &[u64],
+    budget: HitBudget,
+) -> Result<(SharingDocuments<'a>, Vec<Hit>), ArchiveError> {
+    let (shared, postings) = shared_hashes(index, hashes, budget.max_postings)?;
+    let documents = sharing_documents(index, &postings);
+    let occurrences = occurrences(index, &shared, &documents.ids, budget.max_postings);
+    // Each chunk of the file with its hash's occurrences: detect's lookups.
+    let mut found: Vec<(u32, u64, &Occurrences)> = (0u32..)
+        .zip(hashes)
+        .filter_map(|(seq, &hash)| {
+            let slot = shared.binary_search(&hash).ok()?;
+            let list = occurrences[slot].as_deref()?;
+            Some((seq, hash, list))
+        })
+        .collect();
+    keep_rarest(&mut found, budget.per_chunk.saturating_mul(hashes.len()), |&(seq, hash, list)| {
+        (list.len(), hash, seq)
+    });
+    let hits = found
+        .iter()
+        .flat_map(|&(seq, _, list)| {
+            list.iter()
+                .map(move |&(doc, source)| Hit { source_doc: doc, chunk: ChunkMatch { suspicious: seq, source } })
+        })
+        .collect();
+    Ok((documents, hits))
+}
+
+/// (hash slot, document id) postings.
+type SlotPostings = Vec<(u32, u32)>;
+
+/// The distinct `hashes` held by at least one and at most `max_documents`
+/// archive documents, sorted, and their postings.
+fn shared_hashes(
+    index: &ArchiveIndex,
+    hashes: &[u64],
+    max_documents: usize,
+) -> Result<(Vec<u64>, SlotPostings), ArchiveError> {
+    let mut distinct = hashes.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut shared = Vec::new();
+    let mut postings = Vec::new();
+    for hash in distinct {
+        let range = index.lookup(hash);
+        if range.is_empty() || range.end - range.start > max_documents as u64 {
+            continue;
+        }
+        let slot = shared.len() as u32;
+        shared.push(hash);
+        for i in range {
+            let doc = index.posting_doc(i);
+            if doc >= index.id_slots() || !index.record(doc).live {
+                return Err(index.corrupt_postings(format!("posting of document {doc}, which is not in the table")));
+            }
+            postings.push((slot, doc));
+        }
+    }
+    Ok((shared, postings))
+}
+
+/// The documents of `postings` (hash slot, document id), numbered in name
+/// order, with the number of shared hashes each holds.
+fn sharing_documents<'a>(index: &'a ArchiveIndex, postings: &[(u32, u32)]) -> SharingDocuments<'a> {
+    let mut by_id: Vec<u32> = postings.iter().map(|&(_, id)| id).collect();
+    by_id.sort_unstable();
+    by_id.dedup();
+    let mut ids = by_id.clone();
+    ids.sort_by(|&a, &b| index.name(a).cmp(index.name(b)));
+    // Numbers by id, in the order of `by_id`.
+    let mut numbers = vec![0u32; ids.len()];
+    for (number, id) in (0u32..).zip(&ids) {
+        if let Ok(at) = by_id.binary_search(id) {
+            numbers[at] = number;
+        }
+    }
+    let mut common = vec![0u64; ids.len()];
+    for (_, id) in postings {
+        if let Ok(at) = by_id.binary_search(id) {
+            common[numbers[at] as usize] += 1;
+        }
+    }
+    let records = ids.iter().map(|&id| index.record(id)).collect();
+    SharingDocuments { index, ids, records, common }
+}
+
+/// For each of the `shared` hashes, every (document number, chunk number)
+/// where it occurs in the `documents` (ids by number), sorted; `None` for a
+/// hash with more than `max_postings` occurrences.
+fn occurrences(
+    index: &ArchiveIndex,
+    shared: &[u64],
+    documents: &[u32],
+    max_postings: usize,
+) -> Vec<Option<Vec<(u32, u32)>>> {
+    let found: Vec<(u32, u32, u32)> = (0u32..)
+        .zip(documents)
+        .collect::<Vec<_>>()
+        .par_iter()
+        .flat_map_iter(|&(number, &id)| {
+            let record = index.record(id);
+            let hashes: Vec<u64> = index.chunk_hashes(&record).collect();
+            (0u32..).zip(hashes).filter_map(move |(seq, hash)| {
+                let slot = shared.binary_search(&hash).ok()? as u32;
+                Some((slot, number, seq))
+            })
+        })
+        .collect();
+    let mut by_slot: Vec<Vec<(u32, u32)>> = vec![Vec::new(); shared.len()];
+    for (slot, number, seq) in found {
+        by_slot[slot as usize].push((number, seq));
+    }
+    by_slot
+        .into_iter()
+        .map(|mut list| {
+            list.sort_unstable();
+            (list.len() <= max_postings).then_some(list)
+        })
+        .collect()
+}

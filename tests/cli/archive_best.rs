@@ -1,0 +1,112 @@
+//! An archive index made with `--preset best`: `check` aligns the candidate
+//! documents as `detect --preset best` does.
+
+use std::fs;
+use std::path::Path;
+
+use crate::archive::{fails_with, ok, s, write};
+use crate::{detect, fixtures, run};
+
+/// Every report file of `dir`, by name, with its bytes.
+fn reports(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            (entry.file_name().into_string().unwrap(), fs::read(entry.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn suspicious_files(dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .map(|path| path.to_str().unwrap().to_string())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn check_with_a_best_index_reports_exactly_what_detect_best_reports() {
+    let corpus = fixtures().join("pan");
+    let (sources, suspicious) = (corpus.join("source-documents"), corpus.join("suspicious-documents"));
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    ok(run(&["index", "create", "--docs", s(&sources), "--index", s(&index), "--preset", "best", "--quiet"]));
+    let checked = dir.path().join("checked");
+    let files = suspicious_files(&suspicious);
+    let mut args = vec!["check", "--index", s(&index), "--format", "pan-xml", "--out", s(&checked)];
+    args.extend(files.iter().map(String::as_str));
+    ok(run(&args));
+    let detected = dir.path().join("detected");
+    let output = detect(&sources, &suspicious, &detected, &["--preset", "best"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (checked, detected) = (reports(&checked), reports(&detected));
+    assert_eq!(checked.len(), files.len());
+    let features =
+        detected.iter().map(|(_, xml)| String::from_utf8_lossy(xml).matches("<feature").count()).sum::<usize>();
+    assert!(features > 5, "the fixture corpus has cases: {features} passages");
+    assert_eq!(checked, detected);
+}
+
+#[test]
+fn a_best_index_finds_a_paraphrase_that_a_pan09_index_misses() {
+    let align = fixtures().join("align");
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir_all(&docs).unwrap();
+    fs::copy(align.join("original.txt"), docs.join("original.txt")).unwrap();
+    let paraphrase = align.join("paraphrase.txt");
+    let check = |preset: &str| -> serde_json::Value {
+        let index = dir.path().join(format!("idx-{preset}"));
+        ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&index), "--preset", preset, "--quiet"]));
+        let json = ok(run(&["check", "--index", s(&index), "--format", "json", s(&paraphrase)]));
+        serde_json::from_str(&json).unwrap()
+    };
+    let passages = |answer: &serde_json::Value| -> Vec<serde_json::Value> {
+        let documents = answer["files"][0]["documents"].as_array().unwrap().clone();
+        documents.iter().flat_map(|d| d["passages"].as_array().unwrap().clone()).collect()
+    };
+    let best = check("best");
+    let found = passages(&best);
+    assert!(!found.is_empty(), "{best}");
+    let document = &best["files"][0]["documents"][0];
+    assert_eq!(document["document"], "original.txt");
+    // Both similarities: shared chunks and aligned characters.
+    let aligned = document["file_aligned_percent"].as_f64().unwrap();
+    assert!(aligned > 30.0 && aligned <= 100.0, "{document}");
+    assert!(document["document_aligned_percent"].as_f64().unwrap() > 30.0, "{document}");
+    assert!(document["file_aligned_chars"].as_u64().unwrap() > 400, "{document}");
+    let pan09 = check("pan09");
+    assert!(passages(&pan09).is_empty(), "{pan09}");
+}
+
+#[test]
+fn an_index_keeps_its_preset_through_updates() {
+    let align = fixtures().join("align");
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir_all(&docs).unwrap();
+    fs::copy(align.join("original.txt"), docs.join("original.txt")).unwrap();
+    let index = dir.path().join("idx");
+    ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&index), "--preset", "best", "--quiet"]));
+    let paraphrase = align.join("paraphrase.txt");
+    let check = || ok(run(&["check", "--index", s(&index), "--format", "json", s(&paraphrase)]));
+    let before = check();
+    write(&docs.join("unrelated.txt"), &crate::prose(7, 300));
+    ok(run(&["index", "update", "--docs", s(&docs), "--index", s(&index), "--quiet"]));
+    assert_eq!(check(), before, "an unrelated document changes nothing");
+    let fresh = dir.path().join("fresh");
+    ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&fresh), "--preset", "best", "--quiet"]));
+    let fresh_answer = ok(run(&["check", "--index", s(&fresh), "--format", "json", s(&paraphrase)]));
+    assert_eq!(check(), fresh_answer);
+    fails_with(
+        run(&["index", "update", "--docs", s(&docs), "--index", s(&index), "--preset", "pan09"]),
+        "--preset pan09",
+    );
+}
