@@ -20,7 +20,8 @@
 # 5. Times `similar --top 100` over the whole archive.
 #
 # Environment: ARCHIVE_BENCH_DIR (cache, default /tmp/pan-detect-archive-bench),
-# TARGET_MB (1000 MB of text at least, default 1100), THREADS (passed as --threads when set).
+# TARGET_MB (1000 MB of text at least, default 1100), THREADS (passed as --threads when set),
+# PRESET (the index's --preset, default pan09; best makes check align).
 # Needs bash, python3, GNU time (/usr/bin/time), coreutils.
 set -euo pipefail
 
@@ -114,8 +115,9 @@ timed() {
 
 # --- 2. create ----------------------------------------------------------------
 if [ -d "$IDX" ]; then rm -r -- "$IDX"; fi
-echo "\$ $BIN index create --docs $DOCS --index $IDX --quiet ${THREAD_ARGS[*]}"
-timed "index create" "$BIN" index create --docs "$DOCS" --index "$IDX" --quiet "${THREAD_ARGS[@]}"
+echo "\$ $BIN index create --docs $DOCS --index $IDX --preset ${PRESET:-pan09} --quiet ${THREAD_ARGS[*]}"
+timed "index create" "$BIN" index create --docs "$DOCS" --index "$IDX" --preset "${PRESET:-pan09}" --quiet \
+    "${THREAD_ARGS[@]}"
 CREATE=$WALL
 cat "$WORK/index create.err"
 INDEX_BYTES=$(du -sb "$IDX" | cut -f1)
