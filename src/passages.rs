@@ -256,7 +256,8 @@ fn align_document(
         return distinct_sources(candidate_docs);
     }
     let mut loaded: Option<(u32, String)> = None;
-    for &CandidatePair { source_doc, this_window, source_window, anchors: ref pair_anchors, .. } in
+    let content_chunks = f64::from(doc.content_chunks.max(1));
+    for &CandidatePair { source_doc, this_window, source_window, anchors: ref pair_anchors, strength } in
         candidate_docs.iter()
     {
         if loaded.as_ref().is_none_or(|(doc, _)| *doc != source_doc) {
@@ -268,7 +269,9 @@ fn align_document(
         aligner.analyse_window(source_text, source_window, source);
         aligner.analyse_window(text, this_window, suspicious);
         aligned.clear();
-        aligner.align(suspicious, source, &anchors[pair_anchors.clone()], aligned);
+        // Listed pairs have the thresholds of given pairs already.
+        let thresholds = params.for_candidate(strength as f64 / content_chunks);
+        aligner.align(&thresholds, suspicious, source, &anchors[pair_anchors.clone()], aligned);
         passages.extend(aligned.iter().map(|p| Passage {
             suspicious: p.suspicious,
             source_doc,

@@ -126,13 +126,16 @@ impl<'a> Aligner<'a> {
         out.shift(start);
     }
 
-    /// Appends to `out` the passages of `suspicious` aligned with `source`.
-    /// `anchors` are the ranges of structure chunks the two share; each makes a
-    /// seed of the sentences it starts in. Mostly verbatim passages are bounded
-    /// by their verbatim runs, and long runs no passage covers are added
-    /// ([`verbatim`]).
+    /// Appends to `out` the passages of `suspicious` aligned with `source`,
+    /// with the seed, passage and summary thresholds of `thresholds` (the
+    /// aligner's own, or those [`AlignParams::for_candidate`] gives a candidate
+    /// region). `anchors` are the ranges of structure chunks the two share;
+    /// each makes a seed of the sentences it starts in. Mostly verbatim
+    /// passages are bounded by their verbatim runs, and long runs no passage
+    /// covers are added ([`verbatim`]).
     pub fn align(
         &mut self,
+        thresholds: &AlignParams,
         suspicious: &Sentences,
         source: &Sentences,
         anchors: &[(CharRange, CharRange)],
@@ -145,7 +148,7 @@ impl<'a> Aligner<'a> {
         passages.clear();
         verbatim_chains(&suspicious.sequence, &source.sequence, &mut self.verbatim, &mut self.chains);
         let has_verbatim_run = self.chains.iter().any(|c| c.words() >= MIN_STANDALONE_WORDS);
-        let params = self.params.for_pair(has_verbatim_run);
+        let params = thresholds.for_pair(has_verbatim_run);
         self.align_sentences(&params, suspicious, source, anchors, &mut passages);
         if !has_verbatim_run {
             merge_adjacent(&mut passages);
@@ -332,7 +335,7 @@ mod tests {
         aligner.analyse(suspicious, &mut a);
         aligner.analyse(source, &mut b);
         let mut out = Vec::new();
-        aligner.align(&a, &b, &[], &mut out);
+        aligner.align(&params, &a, &b, &[], &mut out);
         out.iter()
             .map(|p| {
                 (

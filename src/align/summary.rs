@@ -238,7 +238,7 @@ mod tests {
         let (a, b) = documents();
         let mut aligner = Aligner::new(TokenizerParams::default(), params, None);
         let mut out = Vec::new();
-        aligner.align(&a, &b, &[], &mut out);
+        aligner.align(&params, &a, &b, &[], &mut out);
         out
     }
 

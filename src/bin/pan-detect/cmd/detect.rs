@@ -139,6 +139,10 @@ pub struct Args {
     obfuscated_min_pair_overlap: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine and Dice of the seeds of a second search for summaries in pairs where nothing was aligned (0..=1; 0: none).", full_and_listed(|a| a.summary_seed_similarity)))]
     summary_seed_similarity: Option<f64>,
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: a candidate region whose largest interval of shared candidate chunks holds this share of the suspicious document's content chunks is aligned with the seed and passage-cosine thresholds of given pairs (0..=1; 1: none is).", best().strong_candidate_share))]
+    strong_candidate_share: Option<f64>,
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: ... and may be a summary from this share on (0..=1).", best().strong_candidate_summary_share))]
+    strong_candidate_summary_share: Option<f64>,
     /// best: report each candidate pair as one whole-document detection (to
     /// measure candidate recall with `pan-detect eval`'s document level).
     #[arg(long, hide = true)]
@@ -193,7 +197,7 @@ impl Args {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 26] {
+    fn best_flags(&self) -> [(&'static str, bool); 28] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -220,6 +224,8 @@ impl Args {
             ("--obfuscated-seed-similarity", self.obfuscated_seed_similarity.is_some()),
             ("--obfuscated-min-pair-overlap", self.obfuscated_min_pair_overlap.is_some()),
             ("--summary-seed-similarity", self.summary_seed_similarity.is_some()),
+            ("--strong-candidate-share", self.strong_candidate_share.is_some()),
+            ("--strong-candidate-summary-share", self.strong_candidate_summary_share.is_some()),
             ("--report-candidates", self.report_candidates),
         ]
     }
@@ -281,6 +287,8 @@ impl Args {
             set(&mut align.obfuscated_seed_similarity, self.obfuscated_seed_similarity.map(Some));
             set(&mut align.obfuscated_min_pair_overlap, self.obfuscated_min_pair_overlap.map(Some));
             set(&mut align.summary_seed_similarity, self.summary_seed_similarity);
+            set(&mut align.strong_candidate_share, self.strong_candidate_share);
+            set(&mut align.strong_candidate_summary_share, self.strong_candidate_summary_share);
             align.report_candidates = self.report_candidates;
         }
         Ok(params)
