@@ -13,7 +13,7 @@ use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
 use crate::align::sentences::Sentences;
 use crate::align::{AlignedPassage, Aligner};
 use crate::analysis::document::Document;
-use crate::analysis::span::{CharRange, ChunkRanges};
+use crate::analysis::span::{CharIndexed, CharRange, ChunkRanges};
 use crate::analysis::synonyms::Synonyms;
 use crate::detect::params::DetectParams;
 use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
@@ -238,7 +238,7 @@ fn align_document(
             }
         }
         None if candidate_docs.len() > MIN_CANDIDATE_PAIRS => {
-            keep_strongest(candidate_docs, params.max_candidate_pairs(text.chars().count()));
+            keep_strongest(candidate_docs, params.max_candidate_pairs(doc.text.chars().count()));
         }
         None => {}
     }
@@ -255,29 +255,28 @@ fn align_document(
         }));
         return distinct_sources(candidate_docs);
     }
-    let mut loaded: Option<(u32, String)> = None;
+    let text = CharIndexed::new(text);
     let content_chunks = f64::from(doc.content_chunks.max(1));
-    for &CandidatePair { source_doc, this_window, source_window, anchors: ref pair_anchors, strength } in
-        candidate_docs.iter()
-    {
-        if loaded.as_ref().is_none_or(|(doc, _)| *doc != source_doc) {
-            // A source that cannot be read again (deleted or changed since) is
-            // left out: one file must not stop the run.
-            loaded = sources.text(source_doc).map(|source_text| (source_doc, source_text));
+    for pairs in candidate_docs.chunk_by(|a, b| a.source_doc == b.source_doc) {
+        let source_doc = pairs[0].source_doc;
+        // A source that cannot be read again (deleted or changed since) is
+        // left out: one file must not stop the run.
+        let Some(source_text) = sources.text(source_doc) else { continue };
+        let source_text = CharIndexed::new(&source_text);
+        for &CandidatePair { this_window, source_window, anchors: ref pair_anchors, strength, .. } in pairs {
+            aligner.analyse_window(&source_text, source_window, source);
+            aligner.analyse_window(&text, this_window, suspicious);
+            aligned.clear();
+            // Listed pairs have the thresholds of given pairs already.
+            let thresholds = params.for_candidate(strength as f64 / content_chunks);
+            aligner.align(&thresholds, suspicious, source, &anchors[pair_anchors.clone()], aligned);
+            passages.extend(aligned.iter().map(|p| Passage {
+                suspicious: p.suspicious,
+                source_doc,
+                source: p.source,
+                exact: p.exact,
+            }));
         }
-        let Some((_, source_text)) = &loaded else { continue };
-        aligner.analyse_window(source_text, source_window, source);
-        aligner.analyse_window(text, this_window, suspicious);
-        aligned.clear();
-        // Listed pairs have the thresholds of given pairs already.
-        let thresholds = params.for_candidate(strength as f64 / content_chunks);
-        aligner.align(&thresholds, suspicious, source, &anchors[pair_anchors.clone()], aligned);
-        passages.extend(aligned.iter().map(|p| Passage {
-            suspicious: p.suspicious,
-            source_doc,
-            source: p.source,
-            exact: p.exact,
-        }));
     }
     distinct_sources(candidate_docs)
 }

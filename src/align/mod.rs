@@ -31,7 +31,7 @@ use crate::align::params::AlignParams;
 
 use crate::analysis::stem::LanguageSetting;
 
-use crate::analysis::span::{CharRange, skip_chars};
+use crate::analysis::span::{CharIndexed, CharRange};
 use crate::analysis::stem::{Language, WordStemmer, guess_language};
 use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 
@@ -120,8 +120,8 @@ impl<'a> Aligner<'a> {
     /// Like [`analyse`](Self::analyse) for the characters `window` of `text` only
     /// (the window may run past the end of the text); ranges still count from
     /// the start of `text`.
-    pub fn analyse_window(&mut self, text: &str, window: CharRange, out: &mut Sentences) {
-        let (start, slice) = char_window(text, window);
+    pub fn analyse_window(&mut self, text: &CharIndexed<'_>, window: CharRange, out: &mut Sentences) {
+        let (start, slice) = text.window(window);
         self.analyse(slice, out);
         out.shift(start);
     }
@@ -310,14 +310,6 @@ fn sentence_at(sentences: &Sentences, at: u32) -> Option<u32> {
     let after = sentences.sentences.partition_point(|s| s.range.start <= at);
     let index = after.checked_sub(1)?;
     (sentences.sentences[index].range.end > at).then_some(index as u32)
-}
-
-/// The characters `window` of `text`, clipped to the text, and the character
-/// offset where they start.
-fn char_window(text: &str, window: CharRange) -> (u32, &str) {
-    let Some(start) = skip_chars(text, 0, window.start as usize) else { return (0, "") };
-    let end = skip_chars(text, start, window.len() as usize).unwrap_or(text.len());
-    (window.start, &text[start..end])
 }
 
 #[cfg(test)]

@@ -101,6 +101,55 @@ pub fn skip_chars(text: &str, from: usize, chars: usize) -> Option<usize> {
     (counted == chars).then_some(bytes.len())
 }
 
+/// A text with the byte offset of every [`CharIndexed::STEP`]-th character:
+/// the byte offset of a character position is then found in O(`STEP`), not
+/// O(position), which matters when many windows of one long document are
+/// cut out of it.
+#[derive(Debug, Clone, Default)]
+pub struct CharIndexed<'a> {
+    text: &'a str,
+    /// Byte offset of characters 0, STEP, 2 × STEP, ...
+    checkpoints: Vec<usize>,
+    /// Characters of the text.
+    chars: usize,
+}
+
+impl<'a> CharIndexed<'a> {
+    /// Characters between checkpoints.
+    pub const STEP: usize = 4096;
+
+    /// Indexes `text` (one pass over it).
+    pub fn new(text: &'a str) -> Self {
+        let checkpoints = text.char_indices().step_by(Self::STEP).map(|(at, _)| at).collect();
+        CharIndexed { text, checkpoints, chars: text.chars().count() }
+    }
+
+    /// Characters of the text.
+    pub fn chars(&self) -> usize {
+        self.chars
+    }
+
+    /// The byte offset of character `chars` (the end of the text counts), or
+    /// `None` past the end.
+    pub fn byte_offset(&self, chars: usize) -> Option<usize> {
+        let checkpoint = chars / Self::STEP;
+        let from = match self.checkpoints.get(checkpoint) {
+            Some(&at) => at,
+            None if chars == self.chars => return Some(self.text.len()),
+            None => return None,
+        };
+        skip_chars(self.text, from, chars - checkpoint * Self::STEP)
+    }
+
+    /// The characters `window` of the text, cut at its end (the window may
+    /// run past it), with the window's start; empty when it starts past the end.
+    pub fn window(&self, window: CharRange) -> (u32, &'a str) {
+        let Some(start) = self.byte_offset(window.start as usize) else { return (0, "") };
+        let end = skip_chars(self.text, start, window.len() as usize).unwrap_or(self.text.len());
+        (window.start, &self.text[start..end])
+    }
+}
+
 /// Number of characters in the union of `ranges` (sorts them).
 pub fn union_len(ranges: &mut [CharRange]) -> u64 {
     ranges.sort_unstable();
@@ -227,6 +276,22 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn char_indexed_windows_equal_those_counted_from_the_start() {
+        let text: String = (0..3 * CharIndexed::STEP + 77).map(|i| if i % 7 == 0 { 'ř' } else { 'a' }).collect();
+        let indexed = CharIndexed::new(&text);
+        let chars = text.chars().count();
+        for start in [0, 1, CharIndexed::STEP - 1, CharIndexed::STEP, 2 * CharIndexed::STEP + 5, chars - 3, chars] {
+            assert_eq!(indexed.byte_offset(start), skip_chars(&text, 0, start), "{start}");
+            let window = CharRange::new(start as u32, start as u32 + 100);
+            let expected = char_slice(&text, CharRange::new(start as u32, (start + 100).min(chars) as u32)).unwrap();
+            assert_eq!(indexed.window(window), (start as u32, expected));
+        }
+        assert_eq!(indexed.byte_offset(chars + 1), None);
+        assert_eq!(indexed.window(CharRange::new(chars as u32 + 1, u32::MAX)), (0, ""));
+        assert_eq!(CharIndexed::new("").window(CharRange::new(0, 10)), (0, ""));
+    }
 
     #[test]
     fn union_length_merges_touching_and_nested_ranges() {
