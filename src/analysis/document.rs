@@ -54,6 +54,10 @@ impl<'a> AnalysisParams<'a> {
 /// structure chunks never match content chunks.
 const STRUCTURE_HASH_SALT: u64 = 0x5bd1_e995_9e37_79b9;
 
+/// Words of a document beyond which the analyzer frees its word buffers
+/// after it (about 6 MB of text).
+const LARGE_DOCUMENT_WORDS: usize = 1 << 20;
+
 /// A document read and analysed.
 #[derive(Debug, Clone, Default)]
 pub struct Document {
@@ -160,7 +164,30 @@ impl<'a> Analyzer<'a> {
     pub fn analyse_text(&mut self, text: String, bytes: u64, content_hash: [u8; 16]) -> Document {
         self.chunk(&text);
         let content_chunks = self.content_chunks as u32;
-        Document { text, bytes, content_hash, chunks: self.chunks.clone(), content_chunks }
+        // The document takes the chunk buffer: a copy would double the memory
+        // of a long document's chunks.
+        let mut chunks = std::mem::take(&mut self.chunks);
+        // The buffer grew by doubling: up to half of it may be slack.
+        chunks.hashes.shrink_to_fit();
+        chunks.ranges.shrink_to_fit();
+        self.release_large_buffers();
+        Document { text, bytes, content_hash, chunks, content_chunks }
+    }
+
+    /// Frees the word buffers after a long document: a thread keeps its
+    /// buffers for the next document, but those of a document of millions of
+    /// words would stay allocated beside everything that document needs next.
+    fn release_large_buffers(&mut self) {
+        if self.tokens.len() > LARGE_DOCUMENT_WORDS {
+            self.tokens = Tokens::default();
+            if let Some((_, derived)) = &mut self.candidate_words {
+                *derived = Tokens::default();
+            }
+            if let Some((_, words, chunks, _)) = &mut self.structure {
+                *words = Tokens::default();
+                *chunks = Chunks::default();
+            }
+        }
     }
 
     /// Decodes and analyses a file's `bytes`; `None` (with a warning through

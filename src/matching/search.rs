@@ -70,30 +70,84 @@ impl BatchLookup {
         docs: &[&[u64]],
         budget: HitBudget,
     ) -> Vec<Vec<Hit>> {
-        self.lookups.clear();
-        for (doc, hashes) in (0u32..).zip(docs) {
-            self.lookups.extend((0u32..).zip(hashes.iter()).map(|(seq, &hash)| Lookup { hash, doc, seq }));
-        }
-        bucket_sort::sort_by_hash(&mut self.lookups, index.hash_bits(), |lookup| lookup.hash);
-        let found: Vec<Vec<Found<'_, K>>> = self
-            .lookups
-            .par_chunks(LOOKUPS_PER_TASK)
-            .map(|sorted| lookup_sorted(index, sorted, budget.max_postings))
-            .collect();
-        let mut per_doc: Vec<Vec<Found<'_, K>>> = (0..docs.len()).map(|_| Vec::new()).collect();
-        for found in found.into_iter().flatten() {
-            per_doc[found.lookup.doc as usize].push(found);
-        }
-        per_doc
-            .into_par_iter()
-            .zip(docs)
-            .map(|(mut found, hashes)| {
-                let allowed = budget.per_chunk.saturating_mul(hashes.len());
-                keep_rarest(&mut found, allowed, |f| (f.postings.len(), f.lookup.hash, f.lookup.seq));
-                found.iter().flat_map(Found::hits).collect()
-            })
-            .collect()
+        self.hits_in_passes(index, docs, budget, LOOKUPS_PER_PASS)
     }
+
+    /// [`hits_budgeted`](Self::hits_budgeted) with at most `per_pass` lookups
+    /// sorted at once.
+    fn hits_in_passes<K: ChunkKey>(
+        &mut self,
+        index: &ChunkIndex<K>,
+        docs: &[&[u64]],
+        budget: HitBudget,
+        per_pass: usize,
+    ) -> Vec<Vec<Hit>> {
+        // Without a per-chunk bound, found chunks become hits at once; with one,
+        // a document's found chunks are kept until the rarest can be chosen.
+        let bounded = budget.per_chunk != usize::MAX;
+        let mut hits: Vec<Vec<Hit>> = vec![Vec::new(); docs.len()];
+        let mut per_doc: Vec<Vec<Found<'_, K>>> = (0..docs.len()).map(|_| Vec::new()).collect();
+        for pass in lookup_passes(docs, per_pass) {
+            self.lookups.clear();
+            for (doc, seqs) in pass {
+                let hashes = &docs[doc as usize][seqs.start as usize..seqs.end as usize];
+                self.lookups.extend(seqs.zip(hashes).map(|(seq, &hash)| Lookup { hash, doc, seq }));
+            }
+            bucket_sort::sort_by_hash(&mut self.lookups, index.hash_bits(), |lookup| lookup.hash);
+            let found: Vec<Vec<Found<'_, K>>> = self
+                .lookups
+                .par_chunks(LOOKUPS_PER_TASK)
+                .map(|sorted| lookup_sorted(index, sorted, budget.max_postings))
+                .collect();
+            for found in found.into_iter().flatten() {
+                let doc = found.lookup.doc as usize;
+                if bounded {
+                    per_doc[doc].push(found);
+                } else {
+                    hits[doc].extend(found.hits());
+                }
+            }
+        }
+        if bounded {
+            hits = per_doc
+                .into_par_iter()
+                .zip(docs)
+                .map(|(mut found, hashes)| {
+                    let allowed = budget.per_chunk.saturating_mul(hashes.len());
+                    keep_rarest(&mut found, allowed, |f| (f.postings.len(), f.lookup.hash, f.lookup.seq));
+                    found.iter().flat_map(Found::hits).collect()
+                })
+                .collect();
+        }
+        hits
+    }
+}
+
+/// Lookups sorted and made at once: a long document is looked up in passes,
+/// so that its lookups (16 bytes per chunk) are never all held together.
+const LOOKUPS_PER_PASS: usize = 1 << 22;
+
+/// The chunks of `docs` in passes of at most `per_pass` lookups, each pass a
+/// list of (document, chunk numbers).
+fn lookup_passes(docs: &[&[u64]], per_pass: usize) -> Vec<Vec<(u32, std::ops::Range<u32>)>> {
+    let mut passes = vec![Vec::new()];
+    let mut room = per_pass;
+    for (doc, hashes) in (0u32..).zip(docs) {
+        let mut start = 0;
+        while start < hashes.len() {
+            if room == 0 {
+                passes.push(Vec::new());
+                room = per_pass;
+            }
+            let end = hashes.len().min(start + room);
+            if let Some(pass) = passes.last_mut() {
+                pass.push((doc, start as u32..end as u32));
+            }
+            room -= end - start;
+            start = end;
+        }
+    }
+    passes
 }
 
 /// Bounds on the hits of one suspicious document (see
@@ -323,6 +377,31 @@ mod tests {
             found.sort_unstable();
             let expected = rarest_first_reference(&index, &suspicious, per_chunk * suspicious.len());
             proptest::prop_assert_eq!(found, expected);
+        }
+
+        #[test]
+        fn lookups_in_small_passes_find_what_one_pass_finds(
+            sources in proptest::collection::vec(proptest::collection::vec(0u64..40, 0..30), 1..8),
+            suspicious in proptest::collection::vec(proptest::collection::vec(0u64..40, 0..40), 1..4),
+            per_chunk in proptest::prop_oneof![proptest::strategy::Just(usize::MAX), 0usize..6],
+            per_pass in 1usize..50,
+        ) {
+            let mut builder = IndexBuilder::<u32>::new(32);
+            for (doc, hashes) in (0u32..).zip(&sources) {
+                builder.add_document(doc, hashes);
+            }
+            let index = builder.build();
+            let docs: Vec<&[u64]> = suspicious.iter().map(Vec::as_slice).collect();
+            let budget = HitBudget { max_postings: usize::MAX, per_chunk };
+            let sorted = |mut hits: Vec<Vec<Hit>>| {
+                hits.iter_mut().for_each(|h| h.sort_unstable());
+                hits
+            };
+            let passes = sorted(BatchLookup::default().hits_in_passes(&index, &docs, budget, per_pass));
+            let one = sorted(BatchLookup::default().hits_in_passes(&index, &docs, budget, usize::MAX));
+            proptest::prop_assert_eq!(passes, one);
+            let pieces = lookup_passes(&docs, per_pass);
+            proptest::prop_assert!(pieces.iter().all(|pass| pass.iter().map(|(_, r)| r.len()).sum::<usize>() <= per_pass));
         }
     }
 
