@@ -16,6 +16,7 @@ use super::format::{
     SegmentEntry, Settings,
 };
 use super::scan::{self, IndexedDoc};
+use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::analysis::span::CharRange;
 use crate::matching::bucket_sort;
@@ -118,7 +119,7 @@ fn create_with<K: ChunkKey>(
     let taboo_chunks = &taboo.unwrap_or(&no_taboo).chunks;
     let mut segment = SegmentWriter::new(&generation, settings)?;
     let mut table = TableBuilder::default();
-    let mut postings: Vec<KeyDoc<K>> = Vec::new();
+    let mut postings = SpilledPostings::<K>::new(&generation.dir, settings.hash_bits)?;
     progress.start(Stage::ReadSources, files.iter().map(|f| f.file.bytes).sum());
     for batch in scan::batches(files) {
         for (listed, doc) in batch.iter().zip(scan::index_batch(batch, settings, taboo_chunks, progress)) {
@@ -129,7 +130,7 @@ fn create_with<K: ChunkKey>(
             let id = table.records.len() as u32;
             table.push(id, &listed.file.name, &doc, listed.modified_ns, 0, segment.chunks);
             segment.append(&doc.chunks.hashes, &doc.chunks.ranges)?;
-            postings.extend(postings_of::<K>(&doc, id));
+            postings.push(postings_of::<K>(&doc, id))?;
             summary.text_bytes += listed.file.bytes;
         }
     }
@@ -139,13 +140,9 @@ fn create_with<K: ChunkKey>(
     let started = Instant::now();
     progress.start(Stage::BuildIndex, 0);
     let segment = segment.finish(&mut generation)?;
-    sort_postings(&mut postings, settings.hash_bits);
     let id_slots = table.records.len() as u64;
-    let mut writer = PostingsWriter::new(&generation, settings, postings.len() as u64, id_slots)?;
-    for p in &postings {
-        writer.push(p.key.to_hash(), p.doc)?;
-    }
-    drop(postings);
+    let mut writer = PostingsWriter::new(&generation, settings, postings.total(), id_slots)?;
+    postings.drain_sorted(|sorted| sorted.iter().try_for_each(|p| writer.push(p.key.to_hash(), p.doc)))?;
     let (postings, directory_bits) = writer.finish(&mut generation)?;
     table.write(&mut generation)?;
     let header = Header {

@@ -29,6 +29,7 @@ pub mod format;
 pub mod reader;
 pub mod scan;
 pub mod similar;
+mod spill;
 pub mod taboo;
 pub mod update;
 
