@@ -114,7 +114,8 @@ mod tests {
     fn round_trip<K: ChunkKey>(hash_bits: u32, hashes: &[u64]) -> Vec<(u64, u32)> {
         let dir = tempfile::tempdir().unwrap();
         let mut spilled = SpilledPostings::<K>::new(dir.path(), hash_bits).unwrap();
-        let postings = hashes.iter().enumerate().map(|(doc, &hash)| KeyDoc { key: K::from_hash(hash), doc: doc as u32 });
+        let postings =
+            hashes.iter().enumerate().map(|(doc, &hash)| KeyDoc { key: K::from_hash(hash), doc: doc as u32 });
         spilled.push(postings).unwrap();
         assert_eq!(spilled.total(), hashes.len() as u64);
         let mut out = Vec::new();

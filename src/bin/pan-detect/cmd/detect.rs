@@ -143,6 +143,8 @@ pub struct Args {
     strong_candidate_share: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: ... and may be a summary from this share on (0..=1).", best().strong_candidate_summary_share))]
     strong_candidate_summary_share: Option<f64>,
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: ... and as a given pair in every respect from this share on (0..=1).", best().given_candidate_share))]
+    given_candidate_share: Option<f64>,
     /// best: report each candidate pair as one whole-document detection (to
     /// measure candidate recall with `pan-detect eval`'s document level).
     #[arg(long, hide = true)]
@@ -197,7 +199,7 @@ impl Args {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 28] {
+    fn best_flags(&self) -> [(&'static str, bool); 29] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -226,6 +228,7 @@ impl Args {
             ("--summary-seed-similarity", self.summary_seed_similarity.is_some()),
             ("--strong-candidate-share", self.strong_candidate_share.is_some()),
             ("--strong-candidate-summary-share", self.strong_candidate_summary_share.is_some()),
+            ("--given-candidate-share", self.given_candidate_share.is_some()),
             ("--report-candidates", self.report_candidates),
         ]
     }
@@ -289,6 +292,7 @@ impl Args {
             set(&mut align.summary_seed_similarity, self.summary_seed_similarity);
             set(&mut align.strong_candidate_share, self.strong_candidate_share);
             set(&mut align.strong_candidate_summary_share, self.strong_candidate_summary_share);
+            set(&mut align.given_candidate_share, self.given_candidate_share);
             align.report_candidates = self.report_candidates;
         }
         Ok(params)
