@@ -15,7 +15,8 @@
 #    from one pool of input sentences, so any two documents share a few), each at
 #    TARGET_MB and at SMALL_MB megabytes.
 # 2. Per corpus: reads all its .txt files once (untimed) so that every timed run
-#    starts from a warm page cache, then times `wc -w` over the same files,
+#    starts from a warm page cache, then times `wc -w` over the same files, the floor (`examples/floor.rs`: reading,
+#    decoding and tokenizing only, as detect does),
 #    `--preset pan09` and `--preset best`, RUNS times each, and prints the median
 #    wall time, input MB/s per core, peak RSS (the highest of the runs) and, for the
 #    median run, its stages (read sources, build index, match; from the detector's
@@ -62,6 +63,7 @@ REUSE_POOL=${REUSE_POOL:-50000}
 RUNS=${RUNS:-3}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-1200}
 BIN=target/release/pan-detect
+FLOOR_BIN=target/release/examples/floor
 CORES=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
 # Per-core figures divide by the cores the detector uses: THREADS when set.
 USED_CORES=${THREADS:-$CORES}
@@ -92,7 +94,7 @@ echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git dif
 echo "runs: median of $RUNS, limit $BENCH_TIMEOUT s per run; seed $SEED; reuse pool $REUSE_POOL sentences;" \
     "detect flags: ${*:-(none)}${THREADS:+ --threads $THREADS}"
 
-cargo build --release --quiet
+cargo build --release --quiet --bin pan-detect --example floor
 mkdir -p "$BENCH_DIR"
 WORK=$(mktemp -d "$BENCH_DIR/run.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -354,6 +356,8 @@ bench_corpus() {
     find "$corpus/source-documents" "$corpus/suspicious-documents" -name '*.txt' -print0 | xargs -0 cat >/dev/null
     time_runs "$kind $size wc" 0 sh -c \
         "find '$corpus/source-documents' '$corpus/suspicious-documents' -name '*.txt' -print0 | xargs -0 cat | wc -w"
+    # The floor of any detection: reading, decoding and tokenizing, nothing more.
+    time_runs "$kind $size floor" 0 "$FLOOR_BIN" "$corpus/source-documents" "$corpus/suspicious-documents"
 
     local preset detect_args
     for preset in pan09 best; do
@@ -374,6 +378,9 @@ bench_corpus() {
     key="$kind $size wc"
     local rss_kb=${RSS_PEAK_KB[$key]}
     row "wc -w (trivial pass)" "${WALL_MEDIAN[$key]}" "$bytes" "$((rss_kb / 1024))" "${WALL_RUNS[$key]}"
+    key="$kind $size floor"
+    rss_kb=${RSS_PEAK_KB[$key]}
+    row "read + tokenize (floor)" "${WALL_MEDIAN[$key]}" "$bytes" "$((rss_kb / 1024))" "${WALL_RUNS[$key]}"
     for preset in pan09 best; do
         key="$kind $size $preset"
         [ -n "${WALL_MEDIAN[$key]:-}" ] || continue
@@ -419,13 +426,13 @@ summary_row() {
     [ -n "${WALL_MEDIAN[$key]:-}" ] || return 0
     local wall=${WALL_MEDIAN[$key]} wc_wall=${WALL_MEDIAN[$kind $size wc]:-} pan09=${WALL_MEDIAN[$kind $size pan09]:-}
     local rss_kb=${RSS_PEAK_KB[$key]} src=${SOURCE_BYTES[$kind $size]} accuracy="- - -"
-    [ "$run" = wc ] || accuracy=${ACCURACY[$key]}
+    [[ $run == wc || $run == floor ]] || accuracy=${ACCURACY[$key]}
     local x_wc x_pan09="" rss_ratio=""
     x_wc=$(times "$(ratio "$wall" "$wc_wall")")
     [ "$run" = best ] && x_pan09=$(times "$(ratio "$wall" "$pan09" 2)")
     [ "$run" = wc ] || rss_ratio=$(times "$(ratio "$((rss_kb * 1024))" "$src" 2)")
     read -r plagdet recall precision <<<"$accuracy"
-    [ "$run" = wc ] && plagdet="" recall="" precision=""
+    [[ $run == wc || $run == floor ]] && plagdet="" recall="" precision=""
     printf '| %s | %s | %s | %s | %s MB | %s | %s | %s | %s | %s | %s | %s |\n' \
         "${CORPUS_LABEL[$kind $size]}" "$label" "$wall" "$(mbps "${TOTAL_BYTES[$kind $size]}" "$wall")" "$((rss_kb / 1024))" \
         "$rss_ratio" "$x_wc" "$x_pan09" "$plagdet" "$recall" "$precision" "$target"
@@ -445,6 +452,7 @@ for size in "${SIZES[@]}"; do
             targets=("" "RSS ≤ 2× source" "best ≤ 1.5× pan09, RSS ≤ 2× source")
         fi
         summary_row "$kind" "$size" wc '`wc -w`' "${targets[0]}"
+        summary_row "$kind" "$size" floor 'read + tokenize (floor)' ""
         summary_row "$kind" "$size" pan09 '`--preset pan09`' "${targets[1]}"
         summary_row "$kind" "$size" best '`--preset best`' "${targets[2]}"
     done
