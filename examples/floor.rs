@@ -1,4 +1,4 @@
-//! The floor of a detection run: reads, decodes and tokenizes the `*.txt`
+//! The floor of a detection run: reads, decodes and tokenizes the
 //! documents of the given directories as `detect` does (the same listing,
 //! decoding and tokenizer, in parallel batches), and nothing more.
 //! `eval/bench.sh` times it beside `wc -w` and both presets.
@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use pan_detect::analysis::document;
-use pan_detect::analysis::read::{self, Loaded};
+use pan_detect::analysis::read::{self, Loaded, TextReader};
 use pan_detect::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 use pan_detect::progress::Silent;
 use rayon::prelude::*;
@@ -21,10 +21,11 @@ fn main() -> ExitCode {
         eprintln!("usage: floor DIR...");
         return ExitCode::from(2);
     }
+    let reader = TextReader::new(None);
     let started = Instant::now();
     let (mut words, mut bytes) = (0u64, 0u64);
     for dir in &dirs {
-        let files = match read::list_text_files(dir, &Silent) {
+        let files = match read::list_document_files(dir, &Silent) {
             Ok(files) => files,
             Err(error) => {
                 eprintln!("floor: {error}");
@@ -37,7 +38,7 @@ fn main() -> ExitCode {
                 .par_iter()
                 .map_init(
                     || (Tokenizer::new(TokenizerParams::default()), Tokens::default()),
-                    |(tokenizer, tokens), file| match read::load(file) {
+                    |(tokenizer, tokens), file| match reader.load(file) {
                         Loaded::Text(text, _) => {
                             tokenizer.tokenize(&text, tokens);
                             tokens.len() as u64

@@ -25,9 +25,9 @@ pub enum Error {
         /// The underlying error.
         source: io::Error,
     },
-    /// An input directory holds no `*.txt` file.
-    #[error("{0}: no *.txt files")]
-    NoTextFiles(PathBuf),
+    /// An input directory holds no document.
+    #[error("{0}: no *.txt files, nor *.pdf, *.docx, *.odt, *.html or *.htm")]
+    NoDocuments(PathBuf),
     /// A document named in the pairs file is not in its directory.
     #[error("{}: no document {name} here, but the pairs file lists it", dir.display())]
     MissingPairDocument {
@@ -81,6 +81,49 @@ pub enum Error {
         path: PathBuf,
         /// Why, e.g. "No such file or directory (os error 2)".
         reason: String,
+    },
+    /// Two documents would have their report (or extracted text) under one name.
+    #[error(
+        "{}: {first} and {second} would both be written as {report}; rename or move one of them",
+        dir.display()
+    )]
+    ReportClash {
+        /// The report directory.
+        dir: PathBuf,
+        /// The first document's name.
+        first: String,
+        /// The second document's name.
+        second: String,
+        /// The file name they share.
+        report: String,
+    },
+    /// An extracted text would replace a file that holds something else.
+    #[error(
+        "{}: exists and is not the text of {}; not overwritten, nothing was written",
+        path.display(),
+        document.display()
+    )]
+    NotOurText {
+        /// The existing file.
+        path: PathBuf,
+        /// The document whose text would replace it.
+        document: PathBuf,
+    },
+    /// The cache of extracted texts cannot be used.
+    #[error("{path}: cannot use as the cache of extracted texts: {source}")]
+    TextCache {
+        /// The cache directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// An extracted text could not be written.
+    #[error("{path}: cannot write extracted text: {source}")]
+    WriteText {
+        /// The text file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
     },
     /// A report could not be written.
     #[error("{path}: cannot write report: {source}")]

@@ -4,7 +4,8 @@
 //! The method is Kasprzak, Brandejs and Křipač's (PAN'09). Data flows one way,
 //! through three layers, one module per stage:
 //!
-//! 1. [`analysis`]: a file becomes its decoded text ([`analysis::read`]), folded
+//! 1. [`analysis`]: a file becomes its text ([`analysis::read`]: plain text
+//!    decoded, PDF, DOCX, ODT and HTML extracted by [`analysis::extract`]), folded
 //!    words with character offsets ([`analysis::tokenize`]) and hashed chunks of
 //!    5 sorted words ([`analysis::chunk`]); [`analysis::document`] runs these
 //!    steps for detection and the archive alike;
@@ -17,7 +18,8 @@
 //! 3. [`passages`]: one suspicious document's hits become its passages, for
 //!    `detect` and the archive's `check` alike;
 //! 4. [`report`]: the detections go into a sink, such as the PAN XML writer
-//!    ([`report::pan_xml`]), written whole or not at all ([`report::output`]).
+//!    ([`report::pan_xml`]), written whole or not at all ([`report::output`]);
+//!    [`report::texts`] writes the texts whose characters the offsets count.
 //!
 //! [`detect::detect`] runs the whole pipeline over two directories ([`pairs`],
 //! when only listed document pairs are to be aligned); [`archive`] keeps a

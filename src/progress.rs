@@ -23,6 +23,8 @@ pub enum Stage {
     CorpusCases,
     /// Checking a written corpus (units: suspicious documents).
     CorpusCheck,
+    /// Extracting the texts of documents (units: bytes).
+    Extract,
 }
 
 impl Stage {
@@ -36,6 +38,7 @@ impl Stage {
             Stage::CorpusDocuments => "documents",
             Stage::CorpusCases => "cases",
             Stage::CorpusCheck => "check",
+            Stage::Extract => "extracting",
         }
     }
 }

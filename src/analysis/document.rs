@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::analysis::candidates::{CandidateWords, dense_structure_chunks, structure_words};
 use crate::analysis::chunk::{ChunkHash, ChunkParams, Chunker, Chunks};
-use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::read::{self, DocumentFile, Loaded, TextReader, content_hash};
 use crate::analysis::span::CharRange;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
@@ -65,7 +65,7 @@ pub struct Document {
     pub text: String,
     /// Bytes of the file.
     pub bytes: u64,
-    /// XXH3-128 of the file's bytes ([`content_hash`]).
+    /// XXH3-128 of the file's bytes ([`read::content_hash`]).
     pub content_hash: [u8; 16],
     /// Content chunks in text order, then structure chunks (with candidate chunks).
     pub chunks: Chunks,
@@ -190,29 +190,33 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    /// Decodes and analyses a file's `bytes`; `None` (with a warning through
-    /// `progress`) when the file is binary.
-    pub fn analyse_bytes(&mut self, file: &DocumentFile, bytes: Vec<u8>, progress: &dyn Progress) -> Option<Document> {
+    /// Turns a file's `bytes` into text with `reader` and analyses it; `None`
+    /// (with a warning through `progress`) when the file is skipped (binary,
+    /// a corrupt PDF, …).
+    pub fn analyse_bytes(
+        &mut self,
+        file: &DocumentFile,
+        bytes: Vec<u8>,
+        reader: TextReader<'_>,
+        progress: &dyn Progress,
+    ) -> Option<Document> {
         let hash = content_hash(&bytes);
         let size = bytes.len() as u64;
-        let text = decode(file, bytes, progress)?;
+        let text = decode(file, bytes, reader, progress)?;
         Some(self.analyse_text(text, size, hash))
     }
 
     /// Reads and analyses a file; `None` (with a warning through `progress`)
-    /// when it is unreadable or binary.
-    pub fn analyse_file(&mut self, file: &DocumentFile, progress: &dyn Progress) -> Option<Document> {
+    /// when it is unreadable or skipped.
+    pub fn analyse_file(
+        &mut self,
+        file: &DocumentFile,
+        reader: TextReader<'_>,
+        progress: &dyn Progress,
+    ) -> Option<Document> {
         let bytes = read_bytes(file, progress)?;
-        self.analyse_bytes(file, bytes, progress)
+        self.analyse_bytes(file, bytes, reader, progress)
     }
-}
-
-/// XXH3-128 of a file's bytes: the content hash that tells modified
-/// documents. Not cryptographic (nothing here defends against a crafted
-/// collision), but 128 bits make an accidental one out of reach, and it
-/// hashes at memory speed.
-pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
-    xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes()
 }
 
 /// Reads a file's bytes; `None` (with a warning through `progress`) when it
@@ -227,10 +231,10 @@ pub fn read_bytes(file: &DocumentFile, progress: &dyn Progress) -> Option<Vec<u8
     }
 }
 
-/// Decodes a file's bytes ([`read::decode`]); a binary file's warning, or a
-/// lossy decoding's, goes to `progress`.
-pub fn decode(file: &DocumentFile, bytes: Vec<u8>, progress: &dyn Progress) -> Option<String> {
-    match read::decode(file, bytes) {
+/// A file's text from its bytes ([`TextReader::decode`]); a skipped file's
+/// warning, or a lossy decoding's, goes to `progress`.
+pub fn decode(file: &DocumentFile, bytes: Vec<u8>, reader: TextReader<'_>, progress: &dyn Progress) -> Option<String> {
+    match reader.decode(file, bytes) {
         Loaded::Text(text, warning) => {
             if let Some(warning) = warning {
                 progress.warn(&warning);
@@ -255,13 +259,14 @@ pub fn batches<T>(items: &[T], bytes_of: impl Fn(&T) -> u64) -> impl Iterator<It
     read::batches_by_bytes(items, BATCH_BYTES_PER_THREAD * rayon::current_num_threads() as u64, bytes_of)
 }
 
-/// Reads and analyses the file of each item of `batch` in parallel, one
-/// [`Analyzer`] per thread; `None` for skipped files. `progress` advances by
-/// each file's size.
+/// Reads (with `reader`) and analyses the file of each item of `batch` in
+/// parallel, one [`Analyzer`] per thread; `None` for skipped files.
+/// `progress` advances by each file's size.
 pub fn analyse_batch<T: Sync>(
     batch: &[T],
     file_of: impl Fn(&T) -> &DocumentFile + Sync,
     params: &AnalysisParams<'_>,
+    reader: TextReader<'_>,
     progress: &dyn Progress,
 ) -> Vec<Option<Document>> {
     batch
@@ -270,7 +275,7 @@ pub fn analyse_batch<T: Sync>(
             || Analyzer::new(params),
             |analyzer, item| {
                 let file = file_of(item);
-                let document = analyzer.analyse_file(file, progress);
+                let document = analyzer.analyse_file(file, reader, progress);
                 progress.advance(file.bytes);
                 document
             },
@@ -330,7 +335,7 @@ mod tests {
         std::fs::write(&files[0].path, TEXT).unwrap();
         std::fs::write(&files[2].path, [0u8; 64]).unwrap();
         let params = AnalysisParams::words(TokenizerParams::default(), ChunkParams::default());
-        let analysed = analyse_batch(&files, |file| file, &params, &Silent);
+        let analysed = analyse_batch(&files, |file| file, &params, TextReader::default(), &Silent);
         assert_eq!(analysed.len(), 3);
         let first = analysed[0].as_ref().unwrap();
         assert_eq!((first.bytes, first.content_hash), (TEXT.len() as u64, content_hash(TEXT.as_bytes())));

@@ -2,7 +2,8 @@
 //! hashed chunks, with character offsets kept at every step. Detection, the
 //! archive and the server all analyse documents here, one way.
 //!
-//! 1. [`read`] lists and decodes the `*.txt` documents;
+//! 1. [`read`] lists the documents and turns them into text: plain text
+//!    decoded, PDF, DOCX, ODT and HTML extracted and repaired ([`extract`]);
 //! 2. [`tokenize`] cuts a text into folded words with character offsets
 //!    ([`span`]), and [`stem`] reduces words to stems for the alignment stage;
 //! 3. [`chunk`] hashes every run of consecutive words (sorted) with MD5;
@@ -14,7 +15,7 @@
 pub mod candidates;
 pub mod chunk;
 pub mod document;
-
+pub mod extract;
 pub mod read;
 pub mod span;
 pub mod stem;

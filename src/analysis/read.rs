@@ -1,11 +1,75 @@
-//! Reading documents: listing a directory's `*.txt` files (the one listing rule of
-//! `detect` and the archive) and decoding them.
+//! Reading documents: listing a directory's documents (the one listing rule of
+//! `detect` and the archive) and turning their bytes into text: plain text
+//! decoded (UTF-8, or UTF-16 by its byte-order mark or its NUL bytes), PDF,
+//! DOCX, ODT and HTML extracted ([`crate::analysis::extract`]), the format told
+//! by content.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::analysis::extract::cache::TextCache;
+use crate::analysis::extract::{self, Container};
 use crate::error::{Error, Warning};
 use crate::progress::Progress;
+
+/// The extensions of the files listings take as documents, and what each
+/// name promises. A file's format is told by its content; the name only
+/// decides whether a file is a document at all, and how one that holds
+/// neither a PDF nor a ZIP container is read.
+const DOCUMENT_EXTENSIONS: [(&str, Named); 6] = [
+    ("txt", Named::Text),
+    ("pdf", Named::Binary("a PDF")),
+    ("docx", Named::Binary("a DOCX")),
+    ("odt", Named::Binary("an ODT")),
+    ("html", Named::Html),
+    ("htm", Named::Html),
+];
+
+/// What a document's name promises about its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// `*.txt`: plain text (never parsed as HTML: its markup is text whose
+    /// characters PAN's offsets count).
+    Text,
+    /// `*.html`, `*.htm`: HTML, parsed whatever it opens with.
+    Html,
+    /// `*.pdf`, `*.docx`, `*.odt`: a binary document (the article), which
+    /// must turn out to be one, or an HTML page saved under that name.
+    Binary(&'static str),
+}
+
+impl Named {
+    /// What the file name (or path) `name` promises; `None` when it is not a
+    /// document's.
+    fn of(name: &Path) -> Option<Named> {
+        let extension = name.extension()?.to_str()?;
+        DOCUMENT_EXTENSIONS.iter().find(|(known, _)| *known == extension).map(|&(_, named)| named)
+    }
+}
+
+/// Whether the file at `path` is a document by its name: `*.txt`, `*.pdf`,
+/// `*.docx`, `*.odt`, `*.html` or `*.htm` (lower case; the rest of the name
+/// need not be UTF-8, the listing warns about it).
+pub fn is_document_name(path: &Path) -> bool {
+    Named::of(path).is_some()
+}
+
+/// The name a document's outputs are named after (its report `STEM.xml`,
+/// its extracted text `STEM.txt`): the file name without `.txt`, other
+/// extensions kept, so that `a.txt` and `a.pdf` never share a report, and
+/// the text `pan-detect extract` writes of `a.pdf` (`a.pdf.txt`) is
+/// reported as `a.pdf` is.
+pub fn output_stem(name: &str) -> &str {
+    name.strip_suffix(".txt").unwrap_or(name)
+}
+
+/// XXH3-128 of a file's bytes: the content hash that tells modified
+/// documents and keys the cache of extracted texts. Not cryptographic
+/// (nothing here defends against a crafted collision), but 128 bits make an
+/// accidental one out of reach, and it hashes at memory speed.
+pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
+    xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes()
+}
 
 /// Bytes at the start of a file examined to tell text from binary data.
 pub const BINARY_PROBE_BYTES: usize = 64 * 1024;
@@ -15,10 +79,11 @@ pub const BINARY_PROBE_BYTES: usize = 64 * 1024;
 /// 2013 corpus has 14 such files with real cases in them.
 const NUL_DENSITY_DIVISOR: usize = 100;
 
-/// A text file of a corpus.
+/// A document of a corpus.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentFile {
-    /// The file name, e.g. `suspicious-document00042.txt`: the name reports use.
+    /// The file name, e.g. `suspicious-document00042.txt` or `thesis.pdf`:
+    /// the name reports use.
     pub name: String,
     /// Where the file is.
     pub path: PathBuf,
@@ -26,27 +91,29 @@ pub struct DocumentFile {
     pub bytes: u64,
 }
 
-/// The `*.txt` files directly in `dir`, sorted by name. Other files (such as the
-/// ground-truth `*.xml` beside PAN's suspicious documents) are ignored; the rule
-/// for each entry is [`list_text_files_recursive`]'s.
-pub fn list_text_files(dir: &Path, progress: &dyn Progress) -> Result<Vec<DocumentFile>, Error> {
+/// The documents directly in `dir` ([`is_document_name`]), sorted by name.
+/// Other files (such as the ground-truth `*.xml` beside PAN's suspicious
+/// documents) are ignored; the rule for each entry is
+/// [`list_document_files_recursive`]'s.
+pub fn list_document_files(dir: &Path, progress: &dyn Progress) -> Result<Vec<DocumentFile>, Error> {
     let files = walk(dir, false, progress)?;
     if files.is_empty() {
-        return Err(Error::NoTextFiles(dir.to_path_buf()));
+        return Err(Error::NoDocuments(dir.to_path_buf()));
     }
     Ok(files.into_iter().map(|(file, _)| file).collect())
 }
 
-/// Every `*.txt` file under `dir`, recursively, named by its path relative to
-/// `dir` with `/` separators, sorted by name, with its metadata.
+/// Every document under `dir` ([`is_document_name`]), recursively, named by
+/// its path relative to `dir` with `/` separators, sorted by name, with its
+/// metadata.
 ///
 /// The one rule of both listings: a symbolic link to a regular file is read as
 /// that file (under the link's name); a link to a directory is not followed
 /// (it could loop). Skipped with a warning through `progress`, one line naming
 /// the path: a name that is not valid UTF-8 (reports and the index need UTF-8
-/// names), a broken link, a link to a directory, and a `*.txt` that is not a
-/// regular file.
-pub fn list_text_files_recursive(
+/// names), a broken link, a link to a directory, and a document name that is
+/// not a regular file.
+pub fn list_document_files_recursive(
     dir: &Path,
     progress: &dyn Progress,
 ) -> Result<Vec<(DocumentFile, fs::Metadata)>, Error> {
@@ -69,7 +136,7 @@ fn walk(dir: &Path, recursive: bool, progress: &dyn Progress) -> Result<Vec<(Doc
             let entry = entry.map_err(list_error)?;
             match classify(&entry, recursive, progress).map_err(list_error)? {
                 Entry::Directory(name) => pending.push((entry.path(), format!("{prefix}{name}/"))),
-                Entry::Text(name, metadata) => {
+                Entry::Document(name, metadata) => {
                     let file =
                         DocumentFile { name: format!("{prefix}{name}"), path: entry.path(), bytes: metadata.len() };
                     files.push((file, metadata));
@@ -84,19 +151,19 @@ fn walk(dir: &Path, recursive: bool, progress: &dyn Progress) -> Result<Vec<(Doc
 
 /// What a listing does with one directory entry.
 enum Entry {
-    /// A text file to read: its name and its (followed) metadata.
-    Text(String, fs::Metadata),
+    /// A document to read: its name and its (followed) metadata.
+    Document(String, fs::Metadata),
     /// A directory to descend into (recursive listings only).
     Directory(String),
-    /// Nothing: not a text file, or skipped with a warning.
+    /// Nothing: not a document, or skipped with a warning.
     Ignored,
 }
 
-/// The rule of [`list_text_files_recursive`] for one entry.
+/// The rule of [`list_document_files_recursive`] for one entry.
 fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> std::io::Result<Entry> {
     let path = entry.path();
     let file_type = entry.file_type()?; // Of the entry itself: a link is not followed here.
-    let is_text = path.extension().is_some_and(|ext| ext == "txt");
+    let is_document = is_document_name(&path);
     let is_link = file_type.is_symlink();
     let skip = |message: String| {
         progress.warn(&Warning { path: path.clone(), message: format!("{message}; skipped") });
@@ -112,19 +179,19 @@ fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> s
     }
     // Only a link may lead to a directory; in a recursive listing any link is
     // looked at, so that a linked directory is named rather than silently missed.
-    if !(is_text || recursive && is_link) {
+    if !(is_document || recursive && is_link) {
         return Ok(Entry::Ignored);
     }
     let target = match fs::metadata(&path) {
         Ok(target) => target,
-        Err(_) if !is_text => return Ok(Entry::Ignored),
+        Err(_) if !is_document => return Ok(Entry::Ignored),
         Err(error) if is_link => return skip(format!("broken symbolic link ({error})")),
         Err(error) => return skip(format!("cannot read: {error}")),
     };
     if target.is_dir() {
         return skip("symbolic link to a directory, not followed (it could loop)".into());
     }
-    if !is_text {
+    if !is_document {
         return Ok(Entry::Ignored);
     }
     if !target.is_file() {
@@ -132,7 +199,7 @@ fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> s
         return skip(what.into());
     }
     match name() {
-        Some(name) => Ok(Entry::Text(name, target)),
+        Some(name) => Ok(Entry::Document(name, target)),
         None => skip("name is not valid UTF-8 (reports and the index need UTF-8 names)".into()),
     }
 }
@@ -166,25 +233,98 @@ pub fn batches_by_bytes<T>(items: &[T], max_bytes: u64, bytes_of: impl Fn(&T) ->
 /// A document's text, or why it was skipped.
 #[derive(Debug)]
 pub enum Loaded {
-    /// The decoded text, with a warning when it was not valid UTF-8.
+    /// The text, decoded or extracted, with a warning when something about it
+    /// is worth one (not valid UTF-8, a PDF without text).
     Text(String, Option<Warning>),
     /// The file was not read as text; the warning says why.
     Skipped(Warning),
 }
 
-/// Reads and decodes one document (see [`decode`]); an unreadable file is skipped.
-pub fn load(file: &DocumentFile) -> Loaded {
-    match fs::read(&file.path) {
-        Ok(bytes) => decode(file, bytes),
-        Err(error) => {
-            let message = format!("cannot read: {error}; skipped");
-            Loaded::Skipped(Warning { path: file.path.clone(), message })
+/// Reads documents into text: plain text decoded, PDF, DOCX, ODT and HTML
+/// extracted, with the extracted texts kept in a [`TextCache`] when one is
+/// given (plain text and HTML need none: decoding them costs no more than
+/// reading a cached text).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextReader<'a> {
+    cache: Option<&'a TextCache>,
+}
+
+impl<'a> TextReader<'a> {
+    /// A reader that keeps extracted texts in `cache`, when given.
+    pub fn new(cache: Option<&'a TextCache>) -> Self {
+        TextReader { cache }
+    }
+
+    /// Reads one document into text (see [`decode`](Self::decode)); an
+    /// unreadable file is skipped.
+    pub fn load(&self, file: &DocumentFile) -> Loaded {
+        match fs::read(&file.path) {
+            Ok(bytes) => self.decode(file, bytes),
+            Err(error) => {
+                let message = format!("cannot read: {error}; skipped");
+                Loaded::Skipped(Warning { path: file.path.clone(), message })
+            }
+        }
+    }
+
+    /// The text of a document's `bytes`, for callers that need the raw bytes
+    /// too (the archive hashes them). The format is told by content:
+    ///
+    /// * `%PDF-` and a ZIP container (DOCX, ODT) are extracted, whatever the
+    ///   name ([`extract::extract`]); a file that cannot be is skipped;
+    /// * a `*.txt` is plain text (UTF-8, or UTF-16 by its byte-order mark or
+    ///   its NUL bytes, or skipped as binary), markup and all;
+    /// * a `*.html` or `*.htm` is decoded as plain text is, then parsed as HTML;
+    /// * a `*.pdf`, `*.docx` or `*.odt` that holds none of these is parsed as
+    ///   HTML when it opens like a page (a saved error page), and skipped
+    ///   otherwise.
+    pub fn decode(&self, file: &DocumentFile, bytes: Vec<u8>) -> Loaded {
+        if let Some(container) = Container::of(&bytes) {
+            return self.extract(file, &bytes, container);
+        }
+        match Named::of(Path::new(&file.name)).unwrap_or(Named::Text) {
+            Named::Text => decode_text(file, bytes),
+            Named::Html => parse_html(decode_text(file, bytes)),
+            Named::Binary(_) if extract::looks_like_html(&bytes) => parse_html(decode_text(file, bytes)),
+            Named::Binary(kind) => {
+                let message = format!("named like {kind} but holds no PDF, DOCX, ODT or HTML document; skipped");
+                Loaded::Skipped(Warning { path: file.path.clone(), message })
+            }
+        }
+    }
+
+    /// The text extracted from a document in `container`: the cached one, or
+    /// extracted and cached.
+    fn extract(&self, file: &DocumentFile, bytes: &[u8], container: Container) -> Loaded {
+        let warning = |message: String| Warning { path: file.path.clone(), message };
+        let key = content_hash(bytes);
+        if let Some(text) = self.cache.and_then(|cache| cache.get(&key)) {
+            return Loaded::Text(text, None);
+        }
+        match extract::extract(container, bytes) {
+            Err(error) => Loaded::Skipped(warning(format!("{error}; skipped"))),
+            Ok(extracted) => {
+                let mut notes: Vec<String> = extracted.note.into_iter().collect();
+                if let Some(cache) = self.cache
+                    && let Err(error) = cache.put(&key, &extracted.text)
+                {
+                    notes.push(format!("extracted text not cached in {}: {error}", cache.dir().display()));
+                }
+                Loaded::Text(extracted.text, (!notes.is_empty()).then(|| warning(notes.join("; "))))
+            }
         }
     }
 }
 
-/// Decodes the bytes of a document, for callers that need the raw bytes too
-/// (the archive hashes them):
+/// The text of an HTML page decoded as plain text.
+fn parse_html(decoded: Loaded) -> Loaded {
+    match decoded {
+        Loaded::Text(html, warning) => Loaded::Text(extract::html_text(&html), warning),
+        skipped => skipped,
+    }
+}
+
+/// Decodes the bytes of a plain-text document:
 ///
 /// * UTF-16 with a byte-order mark, or without one when every other byte of
 ///   the probe is NUL, is decoded as UTF-16 without its mark (as Python's
@@ -195,7 +335,7 @@ pub fn load(file: &DocumentFile) -> Loaded {
 ///   count the replacement characters), with a warning.
 ///
 /// A text longer than 32-bit character offsets allow is skipped.
-pub fn decode(file: &DocumentFile, bytes: Vec<u8>) -> Loaded {
+fn decode_text(file: &DocumentFile, bytes: Vec<u8>) -> Loaded {
     let warning = |message: String| Warning { path: file.path.clone(), message };
     if bytes.len() > u32::MAX as usize {
         return Loaded::Skipped(warning("longer than 4 G characters; skipped".into()));
@@ -295,7 +435,7 @@ mod tests {
             fs::write(dir.path().join(name), "x").unwrap();
         }
         fs::create_dir(dir.path().join("sub.txt")).unwrap();
-        let names: Vec<_> = list_text_files(dir.path(), &Silent).unwrap().into_iter().map(|f| f.name).collect();
+        let names: Vec<_> = list_document_files(dir.path(), &Silent).unwrap().into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["a.txt", "b.txt"]);
     }
 
@@ -318,7 +458,7 @@ mod tests {
         fs::write(&bad_name, "x").unwrap();
 
         let warnings = crate::progress::Collect::default();
-        let flat = list_text_files(&root, &warnings).unwrap();
+        let flat = list_document_files(&root, &warnings).unwrap();
         let names: Vec<_> = flat.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["linked.txt", "plain.txt"]);
         assert_eq!(flat[0].bytes, "linked text".len() as u64, "the size of the link's target");
@@ -334,7 +474,7 @@ mod tests {
         assert_eq!(warnings.lines(), expected);
 
         let warnings = crate::progress::Collect::default();
-        let recursive = list_text_files_recursive(&root, &warnings).unwrap();
+        let recursive = list_document_files_recursive(&root, &warnings).unwrap();
         let names: Vec<_> = recursive.iter().map(|(f, _)| f.name.as_str()).collect();
         assert_eq!(names, ["linked.txt", "plain.txt", "sub/deep.txt"]);
         let mut expected = expected.to_vec();
@@ -357,13 +497,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing");
         assert_eq!(
-            list_text_files(&missing, &Silent).unwrap_err().to_string(),
+            list_document_files(&missing, &Silent).unwrap_err().to_string(),
             format!("{}: no such directory", missing.display())
         );
-        assert!(matches!(list_text_files(dir.path(), &Silent), Err(Error::NoTextFiles(_))));
+        assert!(matches!(list_document_files(dir.path(), &Silent), Err(Error::NoDocuments(_))));
         let file = dir.path().join("f.txt");
         fs::write(&file, "x").unwrap();
-        assert!(matches!(list_text_files(&file, &Silent), Err(Error::NotADirectory(_))));
+        assert!(matches!(list_document_files(&file, &Silent), Err(Error::NotADirectory(_))));
     }
 
     #[test]
@@ -374,7 +514,7 @@ mod tests {
             fs::write(&path, bytes).unwrap();
             DocumentFile { name: name.into(), path, bytes: bytes.len() as u64 }
         };
-        match load(&file("latin1.txt", b"caf\xe9 au lait")) {
+        match TextReader::default().load(&file("latin1.txt", b"caf\xe9 au lait")) {
             Loaded::Text(text, Some(warning)) => {
                 assert_eq!(text, "caf\u{fffd} au lait");
                 assert!(
@@ -385,19 +525,21 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
-        assert!(matches!(load(&file("bin.txt", b"ab\0cd")), Loaded::Skipped(_)));
+        assert!(matches!(TextReader::default().load(&file("bin.txt", b"ab\0cd")), Loaded::Skipped(_)));
         assert!(matches!(
-            load(&file("image.txt", &[0x89, b'P', b'N', b'G', 0, 0, 0, 13, 0, 0, 1, 0])),
+            TextReader::default().load(&file("image.txt", &[0x89, b'P', b'N', b'G', 0, 0, 0, 13, 0, 0, 1, 0])),
             Loaded::Skipped(_)
         ));
-        assert!(matches!(load(&file("empty.txt", b"")), Loaded::Text(text, None) if text.is_empty()));
+        assert!(
+            matches!(TextReader::default().load(&file("empty.txt", b"")), Loaded::Text(text, None) if text.is_empty())
+        );
     }
 
     fn decoded(bytes: &[u8]) -> Loaded {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("doc.txt");
         fs::write(&path, bytes).unwrap();
-        load(&DocumentFile { name: "doc.txt".into(), path, bytes: bytes.len() as u64 })
+        TextReader::default().load(&DocumentFile { name: "doc.txt".into(), path, bytes: bytes.len() as u64 })
     }
 
     #[test]
@@ -431,6 +573,49 @@ mod tests {
         assert!(matches!(decoded(&bytes), Loaded::Text(t, None) if t == text));
         let bytes: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
         assert!(matches!(decoded(&bytes), Loaded::Text(t, None) if t == text));
+    }
+
+    /// What `name` holding `bytes` reads as, with `cache`.
+    fn read_as(name: &str, bytes: &[u8], cache: Option<&TextCache>) -> Loaded {
+        let file = DocumentFile { name: name.into(), path: PathBuf::from(name), bytes: bytes.len() as u64 };
+        TextReader::new(cache).decode(&file, bytes.to_vec())
+    }
+
+    #[test]
+    fn markup_in_a_txt_is_text_and_an_html_file_is_parsed_whatever_it_opens_with() {
+        let page = "<html><body><p>Mlýn &amp; náhon</p></body></html>";
+        assert!(matches!(read_as("page.txt", page.as_bytes(), None), Loaded::Text(t, None) if t == page));
+        assert!(matches!(read_as("page.html", page.as_bytes(), None), Loaded::Text(t, None) if t == "Mlýn & náhon"));
+        let fragment = "<b>bold</b> text";
+        assert!(matches!(read_as("a.htm", fragment.as_bytes(), None), Loaded::Text(t, None) if t == "bold text"));
+    }
+
+    #[test]
+    fn a_file_named_like_a_pdf_must_be_a_document_or_a_page() {
+        match read_as("notes.pdf", b"plain text", None) {
+            Loaded::Skipped(warning) => {
+                assert_eq!(warning.message, "named like a PDF but holds no PDF, DOCX, ODT or HTML document; skipped")
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let error_page = b"<!DOCTYPE html><title>404</title><p>Not found</p>";
+        assert!(matches!(read_as("thesis.pdf", error_page, None), Loaded::Text(t, None) if t == "Not found"));
+    }
+
+    #[test]
+    fn an_extracted_text_is_cached_by_content_and_read_back_instead_of_extracting_again() {
+        let docx = crate::analysis::extract::test_zip(&[(
+            "word/document.xml",
+            "<w:document><w:body><w:p><w:r><w:t>Vodní mlýn</w:t></w:r></w:p></w:body></w:document>",
+        )]);
+        let dir = tempfile::tempdir().unwrap();
+        let cache = TextCache::open(dir.path()).unwrap();
+        // Any name: the content tells a DOCX.
+        assert!(matches!(read_as("upload", &docx, Some(&cache)), Loaded::Text(t, None) if t == "Vodní mlýn"));
+        assert_eq!(cache.get(&content_hash(&docx)).as_deref(), Some("Vodní mlýn"));
+        cache.put(&content_hash(&docx), "what the cache holds").unwrap();
+        let cached = read_as("thesis.docx", &docx, Some(&cache));
+        assert!(matches!(cached, Loaded::Text(t, None) if t == "what the cache holds"));
     }
 
     #[test]

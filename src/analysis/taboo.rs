@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::read::{DocumentFile, Loaded, TextReader};
 use crate::analysis::span::CharRange;
 use crate::error::Error;
 
@@ -20,8 +20,9 @@ pub struct TabooTexts {
 }
 
 impl TabooTexts {
-    /// Reads the files at `paths` as documents are read (UTF-8 or UTF-16); a
-    /// file that cannot be read or is binary is an error naming it.
+    /// Reads the files at `paths` as documents are read (UTF-8 or UTF-16 text,
+    /// or PDF, DOCX, ODT and HTML extracted); a file that cannot be read, is
+    /// binary or cannot be extracted is an error naming it.
     pub fn load(paths: &[PathBuf]) -> Result<Self, Error> {
         let texts = paths.iter().map(|path| load_one(path)).collect::<Result<_, _>>()?;
         Ok(TabooTexts { texts })
@@ -37,7 +38,7 @@ fn load_one(path: &Path) -> Result<String, Error> {
     let taboo_error = |reason: String| Error::Taboo { path: path.to_path_buf(), reason };
     let bytes = std::fs::metadata(path).map_err(|e| taboo_error(e.to_string()))?.len();
     let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    match read::load(&DocumentFile { name, path: path.to_path_buf(), bytes }) {
+    match TextReader::default().load(&DocumentFile { name, path: path.to_path_buf(), bytes }) {
         Loaded::Text(text, _) => Ok(text),
         Loaded::Skipped(warning) => Err(taboo_error(warning.message.trim_end_matches("; skipped").to_string())),
     }

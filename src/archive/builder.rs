@@ -18,6 +18,8 @@ use super::format::{
 use super::scan::{self, IndexedDoc};
 use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
+use crate::analysis::extract::cache::TextCache;
+use crate::analysis::read::TextReader;
 use crate::analysis::span::CharRange;
 use crate::matching::bucket_sort;
 use crate::matching::index::{ChunkKey, KeyWidth};
@@ -63,7 +65,7 @@ pub(crate) fn sort_postings<K: ChunkKey>(postings: &mut [KeyDoc<K>], hash_bits: 
     bucket_sort::sort_by_hash(postings, hash_bits, |p| p.key.to_hash());
 }
 
-/// Builds a new index in `index` from every `*.txt` under `docs`, storing the
+/// Builds a new index in `index` from every document under `docs`, storing the
 /// taboo set of `taboo` in it when given.
 ///
 /// Refuses a directory that already holds an index. Nothing is visible under
@@ -88,7 +90,8 @@ pub fn create(
     if index.join(format::CURRENT).exists() {
         return Err(ArchiveError::AlreadyExists(index.to_path_buf()));
     }
-    let listing = Listing { files: &files, docs_root: &docs_root, scanned_ns };
+    let cache = scan::text_cache(index)?;
+    let listing = Listing { files: &files, docs_root: &docs_root, scanned_ns, cache: &cache };
     let taboo = taboo.map(|files| TabooSet::of(files, settings));
     match KeyWidth::of(settings.hash_bits) {
         KeyWidth::U32 => create_with::<u32>(&listing, index, settings, taboo.as_ref(), progress),
@@ -96,11 +99,13 @@ pub fn create(
     }
 }
 
-/// The documents `create` indexes: listed under `docs_root` at `scanned_ns`.
+/// The documents `create` indexes: listed under `docs_root` at `scanned_ns`,
+/// their extracted texts kept in `cache`.
 struct Listing<'a> {
     files: &'a [scan::ListedDocument],
     docs_root: &'a Path,
     scanned_ns: u64,
+    cache: &'a TextCache,
 }
 
 fn create_with<K: ChunkKey>(
@@ -110,7 +115,8 @@ fn create_with<K: ChunkKey>(
     taboo: Option<&TabooSet>,
     progress: &dyn Progress,
 ) -> Result<CreateSummary, ArchiveError> {
-    let Listing { files, docs_root, scanned_ns } = *listing;
+    let Listing { files, docs_root, scanned_ns, cache } = *listing;
+    let reader = TextReader::new(Some(cache));
     let mut summary = CreateSummary::default();
     let started = Instant::now();
     let mut generation = GenerationWriter::create(index, 1)?;
@@ -122,7 +128,7 @@ fn create_with<K: ChunkKey>(
     let mut postings = SpilledPostings::<K>::new(&generation.dir, settings.hash_bits)?;
     progress.start(Stage::ReadSources, files.iter().map(|f| f.file.bytes).sum());
     for batch in scan::batches(files) {
-        for (listed, doc) in batch.iter().zip(scan::index_batch(batch, settings, taboo_chunks, progress)) {
+        for (listed, doc) in batch.iter().zip(scan::index_batch(batch, settings, taboo_chunks, reader, progress)) {
             let Some(doc) = doc else {
                 summary.skipped_files += 1;
                 continue;
@@ -166,6 +172,8 @@ fn create_with<K: ChunkKey>(
     generation.write_header(&header)?;
     format::commit(index, generation.number)?;
     format::remove_other_generations(index, generation.number);
+    // Texts a crashed `create` left of documents since changed or deleted.
+    scan::prune_text_cache(cache, table.live_content_hashes().into_iter());
     progress.finish();
     summary.writing = started.elapsed();
     summary.documents = table.live;
@@ -369,6 +377,11 @@ pub(crate) struct TableBuilder {
 }
 
 impl TableBuilder {
+    /// The content hashes of the live documents.
+    pub(crate) fn live_content_hashes(&self) -> Vec<[u8; 16]> {
+        self.records.iter().filter(|record| record.live).map(|record| record.content_hash).collect()
+    }
+
     /// Sets the record of `id` for a newly chunked document.
     pub(crate) fn push(
         &mut self,

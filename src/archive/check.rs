@@ -25,8 +25,8 @@ use super::error::ArchiveError;
 use super::format::DocRecord;
 use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
-use crate::analysis::document::{self, Analyzer};
-use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::document::Analyzer;
+use crate::analysis::read::{self, DocumentFile, Loaded, TextReader};
 use crate::analysis::span::{CharRange, ChunkRanges, char_slice, union_len};
 use crate::analysis::taboo::{self, TabooChunks};
 use crate::detect::params::DetectParams;
@@ -163,7 +163,7 @@ impl<'a> Checker<'a> {
         // A file that cannot be read is reported by `load`, as the detector reports it.
         let bytes = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
         let file = DocumentFile { name: display.to_string(), path: path.to_path_buf(), bytes };
-        match read::load(&file) {
+        match TextReader::default().load(&file) {
             // A lossy decoding is fine: offsets count the replacement characters.
             Loaded::Text(text, _) => self.check_text(display, &text),
             Loaded::Skipped(warning) => Err(ArchiveError::Unreadable(warning)),
@@ -175,7 +175,7 @@ impl<'a> Checker<'a> {
         if self.finder.is_some() {
             return self.check_aligned(display, text);
         }
-        let hash = document::content_hash(text.as_bytes());
+        let hash = read::content_hash(text.as_bytes());
         let analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
         let chunked = IndexedDoc::of(analysed, self.index.taboo());
         let taboo_regions = self.index.taboo().regions(&chunked.chunks.hashes, &chunked.chunks.ranges);
@@ -231,7 +231,7 @@ impl<'a> Checker<'a> {
     /// ([`archive_hits`]) and the candidate documents aligned with
     /// [`PassageFinder`], so that the passages are `detect --preset best`'s.
     fn check_aligned(&mut self, display: &str, text: &str) -> Result<CheckReport, ArchiveError> {
-        let hash = document::content_hash(text.as_bytes());
+        let hash = read::content_hash(text.as_bytes());
         let mut analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
         let taboo = self.index.taboo();
         let (content_hashes, content_ranges) = analysed.content();

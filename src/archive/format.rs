@@ -92,6 +92,10 @@ pub const DOCS: &str = "docs.bin";
 pub const NAMES: &str = "names.bin";
 /// The taboo set ([`super::taboo`]).
 pub const TABOO: &str = "taboo.bin";
+/// The directory of the texts extracted from PDF, DOCX and ODT
+/// documents ([`crate::analysis::extract::cache`]), beside the generations:
+/// written by `create` and `update`, read by `check` to align documents.
+pub const TEXT_CACHE: &str = "text-cache";
 /// The fixed body files, in the order the header lists them.
 pub const BODY_FILES: [&str; 4] = [POSTINGS, DIRECTORY, DOCS, NAMES];
 /// Bytes of one record of `docs.bin`.
@@ -521,7 +525,7 @@ pub struct DocRecord {
     pub name_len: u32,
     /// False for a free id, whose other fields are zero.
     pub live: bool,
-    /// XXH3-128 of the file's bytes (see [`crate::analysis::document::content_hash`]).
+    /// XXH3-128 of the file's bytes (see [`crate::analysis::read::content_hash`]).
     pub content_hash: [u8; 16],
     /// Bytes of the file (below 4 GiB: longer files are not indexed).
     pub bytes: u64,

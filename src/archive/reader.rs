@@ -33,8 +33,8 @@ use super::format::{
     self, DOC_RECORD_BYTES, DocRecord, FileEntry, HEADER, Header, RANGE_BYTES, Settings, read_key, read_u32,
 };
 use super::taboo;
-use crate::analysis::document::content_hash;
-use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::extract::cache::TextCache;
+use crate::analysis::read::{DocumentFile, Loaded, TextReader, content_hash};
 use crate::analysis::span::{CharRange, ChunkRanges};
 use crate::analysis::taboo::TabooChunks;
 
@@ -127,6 +127,8 @@ pub struct ArchiveIndex {
     names: Mapped,
     segments: Vec<Segment>,
     taboo: TabooChunks,
+    /// The texts extracted from the documents, for lookups only.
+    text_cache: TextCache,
     key_bytes: usize,
     residue_bytes: usize,
     doc_bytes: usize,
@@ -192,6 +194,7 @@ impl ArchiveIndex {
         let shift = header.residue_bits();
         let index = ArchiveIndex {
             root: root.to_path_buf(),
+            text_cache: TextCache::read_only(&root.join(format::TEXT_CACHE)),
             generation_dir,
             key_bytes: header.settings.key_bytes(),
             residue_bytes: format::residue_bytes(shift),
@@ -477,7 +480,8 @@ impl ArchiveIndex {
 
     /// The text of document `id` read from the documents directory, when the
     /// file is still the indexed version (same content hash); `None` when it
-    /// is missing, unreadable or changed since.
+    /// is missing, unreadable or changed since. An extracted text is read from
+    /// the index's cache: the text its chunks were computed from.
     pub fn document_text(&self, id: u32) -> Option<String> {
         let record = self.record(id);
         let name = self.name(id);
@@ -487,7 +491,7 @@ impl ArchiveIndex {
             return None;
         }
         let file = DocumentFile { name: name.to_string(), path, bytes: bytes.len() as u64 };
-        match read::decode(&file, bytes) {
+        match TextReader::new(Some(&self.text_cache)).decode(&file, bytes) {
             Loaded::Text(text, _) => Some(text),
             Loaded::Skipped(_) => None,
         }

@@ -1,15 +1,17 @@
-//! Reading the archive's documents: listing `*.txt` recursively, and
-//! analysing them in parallel as the detector does ([`crate::analysis::document`]),
-//! into chunk lists and postings.
+//! Reading the archive's documents: listing them recursively, and analysing
+//! them in parallel as the detector does ([`crate::analysis::document`]), into
+//! chunk lists and postings; the texts extracted from PDF, DOCX and ODT
+//! documents are kept in the index's cache ([`format::TEXT_CACHE`]).
 
 use std::fs;
 use std::path::Path;
 
 use super::error::ArchiveError;
-use super::format::Settings;
+use super::format::{self, Settings};
 use crate::analysis::chunk::Chunks;
 use crate::analysis::document::{self, Document};
-use crate::analysis::read::{self, DocumentFile};
+use crate::analysis::extract::cache::TextCache;
+use crate::analysis::read::{self, DocumentFile, TextReader};
 use crate::analysis::taboo::TabooChunks;
 use crate::progress::Progress;
 
@@ -22,12 +24,12 @@ pub struct ListedDocument {
     pub modified_ns: u64,
 }
 
-/// Every `*.txt` file under `dir`, recursively, named by its path relative to
+/// Every document under `dir`, recursively, named by its path relative to
 /// `dir` with `/` separators, sorted by name: the detector's listing rule
-/// ([`read::list_text_files_recursive`]: links to files followed, problems
+/// ([`read::list_document_files_recursive`]: links to files followed, problems
 /// warned about through `progress`).
 pub fn list_documents(dir: &Path, progress: &dyn Progress) -> Result<Vec<ListedDocument>, ArchiveError> {
-    let files = read::list_text_files_recursive(dir, progress)?;
+    let files = read::list_document_files_recursive(dir, progress)?;
     Ok(files.into_iter().map(|(file, metadata)| ListedDocument { file, modified_ns: modified_ns(&metadata) }).collect())
 }
 
@@ -51,7 +53,7 @@ pub fn now_ns() -> u64 {
 /// its text.
 #[derive(Debug, Clone, Default)]
 pub struct IndexedDoc {
-    /// XXH3-128 of the file's bytes ([`document::content_hash`]).
+    /// XXH3-128 of the file's bytes ([`read::content_hash`]).
     pub content_hash: [u8; 16],
     /// Bytes of the file.
     pub bytes: u64,
@@ -97,16 +99,33 @@ pub(crate) fn batches(files: &[ListedDocument]) -> impl Iterator<Item = &[Listed
     document::batches(files, |f| f.file.bytes)
 }
 
-/// Reads and analyses a batch in parallel with `settings`, leaving the chunks
-/// in `taboo` out of the postings; `None` for skipped files.
+/// Reads (with `reader`) and analyses a batch in parallel with `settings`,
+/// leaving the chunks in `taboo` out of the postings; `None` for skipped files.
 pub(crate) fn index_batch(
     batch: &[ListedDocument],
     settings: &Settings,
     taboo: &TabooChunks,
+    reader: TextReader<'_>,
     progress: &dyn Progress,
 ) -> Vec<Option<IndexedDoc>> {
-    let analysed = document::analyse_batch(batch, |listed| &listed.file, &settings.analysis(), progress);
+    let analysed = document::analyse_batch(batch, |listed| &listed.file, &settings.analysis(), reader, progress);
     analysed.into_iter().map(|document| Some(IndexedDoc::of(document?, taboo))).collect()
+}
+
+/// The cache of extracted texts of the index in `root`, for `create` and
+/// `update` (which hold the writer lock).
+pub(crate) fn text_cache(root: &Path) -> Result<TextCache, ArchiveError> {
+    let dir = root.join(format::TEXT_CACHE);
+    TextCache::open(&dir).map_err(ArchiveError::io(&dir))
+}
+
+/// Removes the cached texts of documents no longer in the index (deleted or
+/// changed since): `live` gives the content hashes of its documents. Best
+/// effort, as the removal of old generations: a failure leaves texts that
+/// the next update removes.
+pub(crate) fn prune_text_cache(cache: &TextCache, live: impl Iterator<Item = [u8; 16]>) {
+    let live: std::collections::HashSet<[u8; 16]> = live.collect();
+    let _ = cache.retain(|key| live.contains(key));
 }
 
 #[cfg(test)]
@@ -135,7 +154,7 @@ mod tests {
         let text = "alpha beta gamma delta epsilon alpha beta gamma delta epsilon";
         let analyse = || {
             let mut analyzer = Analyzer::new(&Settings::default().analysis());
-            analyzer.analyse_text(text.to_string(), text.len() as u64, document::content_hash(text.as_bytes()))
+            analyzer.analyse_text(text.to_string(), text.len() as u64, read::content_hash(text.as_bytes()))
         };
         let doc = IndexedDoc::of(analyse(), &TabooChunks::default());
         assert_eq!(doc.chunks.len(), 6);

@@ -1,13 +1,15 @@
 //! `index update`: bring an index up to date with its documents directory.
 //!
-//! 1. Every `*.txt` is listed. A document whose size and modification time are
+//! 1. Every document is listed. A document whose size and modification time are
 //!    the recorded ones (and were recorded more than [`format::RACY_NS`] after
 //!    the modification) is unchanged without being read, as git's index does;
 //!    the others are read and their content hashed (XXH3-128), and one whose
 //!    name and hash are in the table is unchanged too. Unchanged documents are
 //!    not chunked. `rehash` reads and hashes every document.
 //! 2. Added and modified documents are chunked (in parallel) and their postings
-//!    sorted in memory; deleted and modified documents' ids are freed.
+//!    sorted in memory; deleted and modified documents' ids are freed. The
+//!    text of a PDF, DOCX or ODT document comes from the index's cache
+//!    when its content was extracted before ([`format::TEXT_CACHE`]).
 //! 3. Freed ids are recycled, lowest first, for the changed documents in name
 //!    order; fresh ids are appended after them.
 //! 4. A new generation is written beside the live one: the changed documents'
@@ -18,7 +20,8 @@
 //!    in (hash, document) order in one sequential pass; the document table is
 //!    rewritten.
 //! 5. `CURRENT` is switched to the new generation with one rename (the commit)
-//!    and the old generation is removed.
+//!    and the old generation is removed, and so are the cached texts of
+//!    documents no longer in the index.
 //!
 //! The taboo set ([`super::taboo`]) is kept as stored unless the update
 //! replaces it ([`TabooChange`]). A replaced set whose hashes differ changes
@@ -69,6 +72,8 @@ use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::analysis::document::{self, Analyzer};
+use crate::analysis::extract::cache::TextCache;
+use crate::analysis::read::{self, TextReader};
 use crate::matching::index::{ChunkKey, KeyWidth};
 use crate::progress::{Progress, Stage};
 
@@ -160,10 +165,11 @@ pub fn update(
     }
     let _lock = format::WriterLock::acquire(root)?;
     let old = ArchiveIndex::open(root)?;
+    let cache = scan::text_cache(root)?;
     given.check_against(old.settings(), root)?;
     match KeyWidth::of(old.settings().hash_bits) {
-        KeyWidth::U32 => update_with::<u32>(docs, &old, options, progress),
-        KeyWidth::U64 => update_with::<u64>(docs, &old, options, progress),
+        KeyWidth::U32 => update_with::<u32>(docs, &old, options, &cache, progress),
+        KeyWidth::U64 => update_with::<u64>(docs, &old, options, &cache, progress),
     }
 }
 
@@ -171,8 +177,10 @@ fn update_with<K: ChunkKey>(
     docs: &Path,
     old: &ArchiveIndex,
     options: &UpdateOptions,
+    cache: &TextCache,
     progress: &dyn Progress,
 ) -> Result<UpdateSummary, ArchiveError> {
+    let reader = TextReader::new(Some(cache));
     let started = Instant::now();
     let settings = *old.settings();
     let taboo = NewTaboo::plan(old, &options.taboo);
@@ -218,13 +226,13 @@ fn update_with<K: ChunkKey>(
                         return Some(Scanned::Unchanged(*id, false));
                     }
                     let bytes = document::read_bytes(file, progress)?;
-                    let hash = document::content_hash(&bytes);
+                    let hash = read::content_hash(&bytes);
                     if let Some((id, record)) = &known
                         && record.content_hash == hash
                     {
                         return Some(Scanned::Unchanged(*id, true));
                     }
-                    let analysed = analyzer.analyse_bytes(file, bytes, progress)?;
+                    let analysed = analyzer.analyse_bytes(file, bytes, reader, progress)?;
                     Some(Scanned::Changed(IndexedDoc::of(analysed, taboo_chunks)))
                 };
                 let result = scan().unwrap_or(Scanned::Skipped);
@@ -272,6 +280,7 @@ fn update_with<K: ChunkKey>(
     if changed.is_empty() && deleted.is_empty() && !taboo.changed {
         // Nothing to write; what a crashed run left is removed all the same.
         format::remove_other_generations(old.root(), old.header().generation);
+        scan::prune_text_cache(cache, old.live_ids().map(|id| old.record(id).content_hash));
         summary.documents = old.header().documents;
         summary.chunks = old.header().chunks;
         return Ok(summary);
@@ -408,6 +417,7 @@ fn update_with<K: ChunkKey>(
     generation.write_header(&header)?;
     format::commit(old.root(), generation.number)?;
     format::remove_other_generations(old.root(), generation.number);
+    scan::prune_text_cache(cache, table.live_content_hashes().into_iter());
     progress.finish();
     summary.writing = started.elapsed();
     summary.committed = true;

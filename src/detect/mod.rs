@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analyse_batch};
-use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::extract::cache::TextCache;
+use crate::analysis::read::{self, DocumentFile, Loaded, TextReader};
 use crate::analysis::span::PackedRanges;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
@@ -54,10 +55,10 @@ pub struct Summary {
     pub matching: Duration,
 }
 
-/// Detects passages of the `*.txt` documents in `suspicious_dir` copied from
-/// those in `source_dir`, and pushes every suspicious document's detections into
-/// `sink`. When the two are the same directory, each document is compared with
-/// every other one but not with itself.
+/// Detects passages of the documents in `suspicious_dir` copied from those in
+/// `source_dir` ([`read::list_document_files`]), and pushes every suspicious
+/// document's detections into `sink`. When the two are the same directory, each
+/// document is compared with every other one but not with itself.
 pub fn detect(
     source_dir: &Path,
     suspicious_dir: &Path,
@@ -81,6 +82,10 @@ pub struct Scope<'a> {
     pub pairs: Option<&'a DocumentPairs>,
     /// Texts whose passages are never reported ([`crate::analysis::taboo`]).
     pub taboo: Option<&'a TabooTexts>,
+    /// Where the texts extracted from PDF, DOCX and ODT documents are
+    /// kept. Without one, a source document is extracted again each time it
+    /// is aligned with a suspicious one.
+    pub text_cache: Option<&'a TextCache>,
 }
 
 /// [`detect`] within a [`Scope`].
@@ -93,8 +98,8 @@ pub fn detect_with(
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     params.validate()?;
-    let mut sources = read::list_text_files(source_dir, progress)?;
-    let mut suspicious = read::list_text_files(suspicious_dir, progress)?;
+    let mut sources = read::list_document_files(source_dir, progress)?;
+    let mut suspicious = read::list_document_files(suspicious_dir, progress)?;
     if let Some(pairs) = scope.pairs {
         keep_listed(&mut sources, source_dir, &pairs.source_names())?;
         let names: BTreeSet<&str> = pairs.iter().map(|(suspicious, _)| suspicious).collect();
@@ -104,7 +109,9 @@ pub fn detect_with(
     sink.prepare(&[source_dir, suspicious_dir], &names, progress)?;
     let same_directory = read::same_directory(source_dir, suspicious_dir);
     let no_taboo = TabooChunks::default();
-    let setup = Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory, taboo: &no_taboo };
+    let reader = TextReader::new(scope.text_cache);
+    let setup =
+        Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory, taboo: &no_taboo, reader };
     let taboo = scope.taboo.map(|texts| taboo_chunks(texts, &setup)).unwrap_or_default();
     let setup = Setup { taboo: &taboo, ..setup };
     match KeyWidth::of(params.chunks.hash_bits) {
@@ -136,6 +143,8 @@ struct Setup<'a> {
     same_directory: bool,
     /// Chunks of the taboo texts: not indexed, and blanked in suspicious documents.
     taboo: &'a TabooChunks,
+    /// How documents become text (with the cache of extracted texts).
+    reader: TextReader<'a>,
 }
 
 /// The content chunks of the taboo `texts`, chunked as documents are.
@@ -188,6 +197,8 @@ struct SourceSide<'a> {
     chunk_ranges: Vec<PackedRanges>,
     /// The source files by document number, read again to align candidate pairs.
     files: Vec<&'a DocumentFile>,
+    /// How they are read.
+    reader: TextReader<'a>,
     /// Content chunks of each document (structure chunks follow them).
     content_chunks: Vec<u32>,
 }
@@ -232,7 +243,7 @@ impl SourceDocuments for SourceSide<'_> {
     }
 
     fn text(&self, doc: u32) -> Option<String> {
-        match read::load(self.files[doc as usize]) {
+        match self.reader.load(self.files[doc as usize]) {
             Loaded::Text(text, _) => Some(text),
             Loaded::Skipped(_) => None,
         }
@@ -251,17 +262,22 @@ fn leave_out_taboo(doc: &mut Document, taboo: &TabooChunks) -> u64 {
 
 fn read_sources<'f, K: ChunkKey>(
     sources: &'f [DocumentFile],
-    setup: &Setup<'_>,
+    setup: &Setup<'f>,
     progress: &dyn Progress,
     summary: &mut Summary,
 ) -> (SourceSide<'f>, IndexBuilder<K>) {
     progress.start(Stage::ReadSources, sources.iter().map(|f| f.bytes).sum());
-    let mut side =
-        SourceSide { names: Vec::new(), chunk_ranges: Vec::new(), files: Vec::new(), content_chunks: Vec::new() };
+    let mut side = SourceSide {
+        names: Vec::new(),
+        chunk_ranges: Vec::new(),
+        files: Vec::new(),
+        reader: setup.reader,
+        content_chunks: Vec::new(),
+    };
     let mut builder = IndexBuilder::<K>::new(setup.params.chunks.hash_bits);
     let analysis = setup.analysis();
     for batch in document::batches(sources, |f| f.bytes) {
-        for (file, doc) in batch.iter().zip(analyse_batch(batch, |f| f, &analysis, progress)) {
+        for (file, doc) in batch.iter().zip(analyse_batch(batch, |f| f, &analysis, setup.reader, progress)) {
             summary.input_bytes += file.bytes;
             let Some(Document { chunks, content_chunks, .. }) = doc else {
                 summary.skipped_files += 1;
@@ -294,7 +310,7 @@ fn match_suspicious<K: ChunkKey>(
     let mut result = Ok(());
     let analysis = setup.analysis();
     for batch in document::batches(suspicious, |f| f.bytes) {
-        let mut chunked = analyse_batch(batch, |f| f, &analysis, progress);
+        let mut chunked = analyse_batch(batch, |f| f, &analysis, setup.reader, progress);
         summary.taboo_chars += chunked.iter_mut().flatten().map(|doc| leave_out_taboo(doc, setup.taboo)).sum::<u64>();
         let hashes: Vec<&[u64]> =
             chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();

@@ -4,12 +4,13 @@
 
 pub mod output;
 pub mod pan_xml;
+pub mod texts;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::read::same_directory;
+use crate::analysis::read::{output_stem, same_directory};
 use crate::analysis::span::CharRange;
 use crate::error::{Error, Warning};
 use crate::pairs::DocumentPairs;
@@ -48,7 +49,8 @@ pub trait DetectionSink: Sync {
 }
 
 /// Writes one PAN XML report per suspicious document into a directory, named
-/// like the document with `.xml` instead of `.txt`. Each report replaces the old
+/// after the document ([`output_stem`]): `NAME.xml` for `NAME.txt` (as PAN
+/// names them), `thesis.pdf.xml` for `thesis.pdf`. Each report replaces the old
 /// one whole (temporary file, then rename); all are synced to disk at the end.
 #[derive(Debug, Clone)]
 pub struct PanXmlDirectory {
@@ -68,8 +70,22 @@ impl PanXmlDirectory {
 
     /// The report path for a suspicious document's file name.
     pub fn report_path(&self, suspicious: &str) -> PathBuf {
-        let stem = suspicious.strip_suffix(".txt").unwrap_or(suspicious);
-        self.dir.join(format!("{stem}.xml"))
+        self.dir.join(format!("{}.xml", output_stem(suspicious)))
+    }
+
+    /// Refuses documents that would share a report (`a.pdf` and `a.pdf.txt`,
+    /// or two files of one name given to `check`), before anything is written.
+    fn check_distinct_reports(&self, documents: &[&str]) -> Result<(), Error> {
+        let mut by_report: BTreeMap<PathBuf, &str> = BTreeMap::new();
+        for &document in documents {
+            let report = self.report_path(document);
+            if let Some(first) = by_report.insert(report.clone(), document) {
+                let report = report.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                let (first, second) = (first.to_string(), document.to_string());
+                return Err(Error::ReportClash { dir: self.dir.clone(), first, second, report });
+            }
+        }
+        Ok(())
     }
 
     /// The error of an output directory that does not take or give up files.
@@ -120,12 +136,14 @@ fn check_replaceable(path: &Path) -> Result<(), Error> {
 
 impl DetectionSink for PanXmlDirectory {
     /// Refuses an output directory that is an input directory or does not take
-    /// files, and an existing file that is not a pan-detect report where a
-    /// report would go; removes the temporary files of killed runs.
+    /// files, two documents that would share a report, and an existing file
+    /// that is not a pan-detect report where a report would go; removes the
+    /// temporary files of killed runs.
     fn prepare(&self, inputs: &[&Path], documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
         if let Some(input) = inputs.iter().find(|input| same_directory(&self.dir, input)) {
             return Err(Error::OutputIsInput { out: self.dir.clone(), input: input.to_path_buf() });
         }
+        self.check_distinct_reports(documents)?;
         documents.iter().try_for_each(|document| self.check_replaceable(document))?;
         self.check_writable()?;
         self.remove_stale_temporaries(progress)
@@ -170,16 +188,17 @@ impl<'p> PanXmlPairDirectory<'p> {
         Ok(PanXmlPairDirectory { reports: PanXmlDirectory::create(dir)?, pairs })
     }
 
-    /// The report path of a pair of file names.
+    /// The report path of a pair of file names ([`output_stem`] of each).
     pub fn report_path(&self, suspicious: &str, source: &str) -> PathBuf {
-        let stem = |name: &'_ str| name.strip_suffix(".txt").unwrap_or(name).to_string();
-        self.reports.dir.join(format!("{}-{}.xml", stem(suspicious), stem(source)))
+        self.reports.dir.join(format!("{}-{}.xml", output_stem(suspicious), output_stem(source)))
     }
 }
 
 impl DetectionSink for PanXmlPairDirectory<'_> {
-    /// The checks of [`PanXmlDirectory`], on the reports of the listed pairs.
-    fn prepare(&self, inputs: &[&Path], _documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
+    /// The checks of [`PanXmlDirectory`], on the reports of the listed pairs;
+    /// suspicious documents of one [`output_stem`] would share them.
+    fn prepare(&self, inputs: &[&Path], documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
+        self.reports.check_distinct_reports(documents)?;
         self.reports.prepare(inputs, &[], progress)?;
         let pairs = self.pairs.into_iter().flat_map(DocumentPairs::iter);
         pairs.into_iter().try_for_each(|(suspicious, source)| check_replaceable(&self.report_path(suspicious, source)))
@@ -267,6 +286,23 @@ mod tests {
         sink.document("suspicious-document00002.txt", &[]).unwrap();
         sink.document("suspicious-document00003.txt", &found[..1]).unwrap();
         assert_eq!(fs::read_dir(unlisted.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn documents_that_would_share_a_report_are_refused_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let sink = PanXmlDirectory::create(dir.path()).unwrap();
+        assert_eq!(sink.report_path("a.txt"), dir.path().join("a.xml"));
+        assert_eq!(sink.report_path("a.pdf"), dir.path().join("a.pdf.xml"));
+        sink.prepare(&[], &["a.pdf", "a.txt", "a.docx"], &crate::progress::Silent).unwrap();
+        let error = sink.prepare(&[], &["a.pdf", "a.pdf.txt"], &crate::progress::Silent).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{}: a.pdf and a.pdf.txt would both be written as a.pdf.xml; rename or move one of them",
+                dir.path().display()
+            )
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod archive;
 mod archive_best;
 mod corpus;
 mod detect;
+mod documents;
 mod encodings;
 mod errors;
 mod failpoints;

@@ -27,6 +27,9 @@ enum Command {
     Detect(Box<cmd::detect::Args>),
     /// Evaluate detections against ground truth with PAN's measures.
     Eval(cmd::eval::Args),
+    /// Write the text of each document (PDF, DOCX, ODT, HTML, text): the text
+    /// whose characters the offsets of its reports count.
+    Extract(cmd::extract::Args),
     /// Build a PAN-style corpus with known plagiarism cases.
     Corpus(cmd::corpus::Args),
     /// Build, update or describe a persistent archive index.
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Detect(args) => cmd::detect::run(*args),
         Command::Eval(args) => cmd::eval::run(args),
+        Command::Extract(args) => cmd::extract::run(args),
         Command::Corpus(args) => cmd::corpus::run(args),
         Command::Index(args) => cmd::index::run(args),
         Command::Check(args) => cmd::check::run(args),

@@ -81,6 +81,6 @@ fn corpus_unit(stage: Stage) -> Option<&'static str> {
     match stage {
         Stage::CorpusPool | Stage::CorpusDocuments => Some("{binary_bytes}/{binary_total_bytes}"),
         Stage::CorpusCases | Stage::CorpusCheck => Some("{pos}/{len} suspicious documents"),
-        Stage::ReadSources | Stage::BuildIndex | Stage::Match => None,
+        Stage::ReadSources | Stage::BuildIndex | Stage::Match | Stage::Extract => None,
     }
 }

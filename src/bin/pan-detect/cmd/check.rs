@@ -25,7 +25,7 @@ pub struct Args {
     /// Index directory.
     #[arg(long, value_name = "IDX")]
     index: PathBuf,
-    /// Files to check.
+    /// Files to check: plain text, PDF, DOCX, ODT or HTML, the format told by content.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Output: text (readable), json (stdout, stable order), pan-xml (one report per file into --out).

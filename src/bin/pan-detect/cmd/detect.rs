@@ -1,19 +1,21 @@
 //! `pan-detect detect` (also the default command): find plagiarised passages and
 //! write one PAN XML report per suspicious document.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
 use pan_detect::analysis::chunk::{DEFAULT_CHUNK_WORDS, DEFAULT_HASH_BITS};
+use pan_detect::analysis::extract::cache::TextCache;
 use pan_detect::analysis::stem::{Language, LanguageSetting};
 use pan_detect::analysis::synonyms::Synonyms;
 use pan_detect::analysis::taboo::TabooTexts;
 use pan_detect::analysis::tokenize::DEFAULT_MIN_WORD_LEN;
 use pan_detect::detect::params::DetectParams;
 use pan_detect::detect::{Scope, Summary, detect_with};
+use pan_detect::error::Error;
 use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS};
 use pan_detect::matching::search::DEFAULT_MIN_COMMON;
 use pan_detect::pairs::DocumentPairs;
@@ -26,17 +28,24 @@ use crate::progress_bar::TerminalProgress;
 /// Arguments of `pan-detect detect`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Directory of source documents (`*.txt`; other files are ignored).
+    /// Directory of source documents (`*.txt`, `*.pdf`, `*.docx`, `*.odt`,
+    /// `*.html`, `*.htm`; other files are ignored).
     #[arg(long, value_name = "DIR")]
     source_dir: PathBuf,
-    /// Directory of suspicious documents (`*.txt`; other files, such as PAN's
-    /// ground-truth `*.xml`, are ignored).
+    /// Directory of suspicious documents (as --source-dir; other files, such as
+    /// PAN's ground-truth `*.xml`, are ignored).
     #[arg(long, value_name = "DIR")]
     suspicious_dir: PathBuf,
-    /// Directory for the reports, one `<name>.xml` per suspicious document (or
-    /// per pair, see --layout); created when missing, other files in it are left alone.
+    /// Directory for the reports, one `<name>.xml` per suspicious document
+    /// (`thesis.pdf.xml` for `thesis.pdf`; or per pair, see --layout); created
+    /// when missing, other files in it are left alone.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Keep the texts extracted from PDF, DOCX and ODT documents in this
+    /// directory, keyed by content, for later runs (default: a temporary
+    /// directory removed at the end of the run).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
     /// PAN's text-alignment protocol: a `pairs` file (`SUSPICIOUS SOURCE` file
     /// names per line); exactly these pairs are compared, with no candidate
     /// filtering, and only their documents are read.
@@ -339,12 +348,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let progress = TerminalProgress::new(args.quiet);
     let taboo = (!args.taboo.is_empty()).then(|| TabooTexts::load(&args.taboo)).transpose()?;
-    let scope = Scope { synonyms: synonyms.as_ref(), pairs: pairs.as_ref(), taboo: taboo.as_ref() };
+    let text_cache = text_cache(args.cache.as_deref())?;
+    let scope = Scope {
+        synonyms: synonyms.as_ref(),
+        pairs: pairs.as_ref(),
+        taboo: taboo.as_ref(),
+        text_cache: text_cache.as_ref(),
+    };
     let summary = detect_with(&args.source_dir, &args.suspicious_dir, &params, &scope, sink.as_ref(), &progress)
         .with_context(|| "detection stopped")?;
     messages::note(summary_line(&summary));
     args.strict.check(summary.skipped_files as u64)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The cache of extracted texts: `--cache DIR`, or a temporary directory for
+/// the run. A temporary directory that cannot be made costs time, not the run:
+/// the sources are then extracted again whenever they are aligned.
+fn text_cache(dir: Option<&Path>) -> anyhow::Result<Option<TextCache>> {
+    if let Some(dir) = dir {
+        let cache = TextCache::open(dir).map_err(|source| Error::TextCache { path: dir.to_path_buf(), source })?;
+        return Ok(Some(cache));
+    }
+    match TextCache::temporary() {
+        Ok(cache) => Ok(Some(cache)),
+        Err(error) => {
+            messages::warn(format_args!(
+                "{}: cannot make a temporary directory for extracted texts ({error}); PDF, DOCX and ODT sources \
+                 are extracted again whenever they are aligned",
+                std::env::temp_dir().display()
+            ));
+            Ok(None)
+        }
+    }
 }
 
 fn summary_line(s: &Summary) -> String {

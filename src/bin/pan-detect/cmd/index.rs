@@ -21,7 +21,8 @@ pub struct Args {
 
 #[derive(Subcommand)]
 enum IndexCommand {
-    /// Build an index from every *.txt under a directory (recursively).
+    /// Build an index from every document under a directory (recursively):
+    /// *.txt, *.pdf, *.docx, *.odt, *.html, *.htm.
     Create(CreateArgs),
     /// Bring an index up to date: index added and modified documents, drop deleted ones.
     Update(UpdateArgs),
@@ -32,7 +33,8 @@ enum IndexCommand {
 /// Arguments of `pan-detect index create`.
 #[derive(clap::Args)]
 struct CreateArgs {
-    /// Directory of the documents: every *.txt below it, named by its relative path.
+    /// Directory of the documents: every *.txt, *.pdf, *.docx, *.odt, *.html
+    /// and *.htm below it, named by its relative path.
     #[arg(long, value_name = "DIR")]
     docs: PathBuf,
     /// Index directory to create (must not hold an index yet).

@@ -5,5 +5,6 @@ pub mod check;
 pub mod corpus;
 pub mod detect;
 pub mod eval;
+pub mod extract;
 pub mod index;
 pub mod similar;

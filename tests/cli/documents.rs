@@ -1,0 +1,345 @@
+//! Documents in PDF, DOCX, ODT and HTML: their text and passages against the plain-text originals they were made from, formats told by content, bad uploads refused, the archive's cache of extracted texts.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use pan_detect::analysis::read::content_hash;
+use pan_detect::report::pan_xml::PanDocument;
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+
+use crate::archive::{fails_with, ok, s};
+use crate::{detect, fixtures, read_report, run};
+
+/// The fixtures `corpus-fixtures/documents/make.sh` made from the corpus's
+/// plain-text suspicious documents: (document, format).
+const DOCUMENTS: [(&str, &str); 7] = [
+    ("suspicious-document00007", "pdf"),
+    ("suspicious-document00007", "docx"),
+    ("suspicious-document00007", "odt"),
+    ("suspicious-document00007", "html"),
+    ("suspicious-document00001", "pdf"),
+    ("suspicious-document00001", "docx"),
+    ("suspicious-document00001", "odt"),
+];
+
+/// The most characters of an original that its document's text, or the
+/// passages found in it, may differ in: the target.
+const MAX_DIFFERING_SHARE: f64 = 0.01;
+
+fn documents() -> PathBuf {
+    fixtures().join("documents")
+}
+
+/// The plain text a fixture document was made from.
+fn original(document: &str) -> String {
+    fs::read_to_string(fixtures().join("pan/suspicious-documents").join(format!("{document}.txt"))).unwrap()
+}
+
+/// The texts `pan-detect extract` writes of `files`, in order.
+fn extract(files: &[PathBuf]) -> Vec<String> {
+    let out = tempfile::tempdir().unwrap();
+    let args: Vec<&str> = files.iter().map(|f| s(f)).collect();
+    ok(run(&[&["extract", "--out", s(out.path())][..], &args].concat()));
+    files
+        .iter()
+        .map(|file| {
+            let name = file.file_name().unwrap().to_str().unwrap();
+            let stem = name.strip_suffix(".txt").unwrap_or(name);
+            fs::read_to_string(out.path().join(format!("{stem}.txt"))).unwrap()
+        })
+        .collect()
+}
+
+/// A text's words, one space between them.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A character alignment of a document's text with its original (Myers' diff).
+struct Alignment {
+    ops: Vec<DiffOp>,
+    original_len: usize,
+}
+
+impl Alignment {
+    fn of(original: &str, text: &str) -> Alignment {
+        let (original, text): (Vec<char>, Vec<char>) = (original.chars().collect(), text.chars().collect());
+        Alignment { ops: capture_diff_slices(Algorithm::Myers, &original, &text), original_len: original.len() }
+    }
+
+    /// Characters deleted from the original or inserted into it.
+    fn differing(&self) -> usize {
+        self.ops.iter().map(|op| op.old_range().len() + op.new_range().len()).sum::<usize>()
+            - 2 * self
+                .ops
+                .iter()
+                .filter(|op| matches!(op, DiffOp::Equal { .. }))
+                .map(|op| op.old_range().len())
+                .sum::<usize>()
+    }
+
+    /// The position in the original of position `at` of the text.
+    fn to_original(&self, at: usize) -> usize {
+        for op in &self.ops {
+            let (old, new) = (op.old_range(), op.new_range());
+            if new.contains(&at) {
+                return if matches!(op, DiffOp::Equal { .. }) { old.start + at - new.start } else { old.start };
+            }
+        }
+        self.original_len
+    }
+}
+
+#[test]
+fn each_format_gives_the_text_of_its_original_within_one_percent_of_characters() {
+    let files: Vec<PathBuf> = DOCUMENTS.iter().map(|(doc, ext)| documents().join(format!("{doc}.{ext}"))).collect();
+    for ((document, format), text) in DOCUMENTS.iter().zip(extract(&files)) {
+        let original = original(document);
+        let differing = Alignment::of(&original, &text).differing();
+        let share = differing as f64 / original.chars().count() as f64;
+        assert!(share <= MAX_DIFFERING_SHARE, "{document}.{format}: {differing} characters differ ({share:.4})");
+        // Beyond the target: the same words in the same order. The PDF's
+        // running header and page numbers are gone, its hyphenated words whole.
+        assert_eq!(words(&text), words(&original), "{document}.{format}");
+    }
+}
+
+/// Characters covered by a report's passages: the suspicious side (mapped to
+/// the original by `to_original`) and each source document's side.
+fn coverage(report: &PanDocument, to_original: impl Fn(usize) -> usize) -> BTreeSet<(String, usize)> {
+    let mut covered = BTreeSet::new();
+    for feature in &report.features {
+        let (start, end) = feature.this_range().unwrap();
+        covered.extend((to_original(start as usize)..to_original(end as usize)).map(|i| ("suspicious".into(), i)));
+        let source = feature.get("source_reference").unwrap().to_string();
+        let (start, end) = feature.source_range().unwrap();
+        covered.extend((start as usize..end as usize).map(|i| (source.clone(), i)));
+    }
+    covered
+}
+
+/// The characters `start..end` of `text`.
+fn chars(text: &str, start: usize, end: usize) -> String {
+    text.chars().skip(start).take(end - start).collect()
+}
+
+#[test]
+fn passages_found_in_each_format_are_those_of_its_original_within_one_percent() {
+    let sources = fixtures().join("pan/source-documents");
+    let plain = tempfile::tempdir().unwrap();
+    for document in ["suspicious-document00001", "suspicious-document00007"] {
+        fs::write(plain.path().join(format!("{document}.txt")), original(document)).unwrap();
+    }
+    let files: Vec<PathBuf> = DOCUMENTS.iter().map(|(doc, ext)| documents().join(format!("{doc}.{ext}"))).collect();
+    let texts = extract(&files);
+    for preset in ["best", "pan09"] {
+        let (from_plain, from_documents) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        ok(detect(&sources, plain.path(), from_plain.path(), &["--preset", preset, "--quiet"]));
+        ok(detect(&sources, &documents(), from_documents.path(), &["--preset", preset, "--quiet"]));
+        for ((document, format), text) in DOCUMENTS.iter().zip(&texts) {
+            let original = original(document);
+            let alignment = Alignment::of(&original, text);
+            let expected = read_report(&from_plain.path().join(format!("{document}.xml")));
+            let found = read_report(&from_documents.path().join(format!("{document}.{format}.xml")));
+            assert_eq!(found.reference, format!("{document}.{format}"));
+            assert!(!expected.features.is_empty(), "{document} has cases");
+            // Offsets count the characters of the extracted text: each passage
+            // there holds the words of the original's passage at the mapped offsets.
+            for feature in &found.features {
+                let (start, end) = feature.this_range().unwrap();
+                assert!(end as usize <= text.chars().count(), "{document}.{format} ({preset}): {start}..{end}");
+                let at_original =
+                    chars(&original, alignment.to_original(start as usize), alignment.to_original(end as usize));
+                assert_eq!(words(&chars(text, start as usize, end as usize)), words(&at_original));
+            }
+            let (expected, found) = (coverage(&expected, |at| at), coverage(&found, |at| alignment.to_original(at)));
+            let differing = expected.symmetric_difference(&found).count();
+            let share = differing as f64 / expected.len() as f64;
+            assert!(
+                share <= MAX_DIFFERING_SHARE,
+                "{document}.{format} ({preset}): {differing} of {} passage characters differ",
+                expected.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_misnamed_document_is_read_by_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = |from: &str, to: &str| {
+        let to = dir.path().join(to);
+        fs::copy(documents().join(from), &to).unwrap();
+        to
+    };
+    let misnamed = [
+        copy("suspicious-document00007.pdf", "thesis.docx"),
+        copy("suspicious-document00007.docx", "thesis.pdf"),
+        copy("suspicious-document00007.odt", "thesis.html"),
+        copy("suspicious-document00007.html", "page.odt"),
+    ];
+    let named = ["pdf", "docx", "odt", "html"].map(|ext| documents().join(format!("suspicious-document00007.{ext}")));
+    assert_eq!(extract(&misnamed), extract(&named));
+}
+
+#[test]
+fn bad_uploads_are_skipped_with_a_warning_naming_them_and_strict_makes_them_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let uploads = dir.path().join("uploads");
+    fs::create_dir_all(&uploads).unwrap();
+    for name in ["bomb.docx", "truncated.pdf"] {
+        fs::copy(documents().join("bad").join(name), uploads.join(name)).unwrap();
+    }
+    fs::write(uploads.join("notes.pdf"), "plain text under a PDF's name").unwrap();
+    fs::copy(documents().join("suspicious-document00007.docx"), uploads.join("good.docx")).unwrap();
+    let sources = fixtures().join("pan/source-documents");
+    for strict in [false, true] {
+        let out = dir.path().join(format!("out-{strict}"));
+        let extra: &[&str] = if strict { &["--quiet", "--strict"] } else { &["--quiet"] };
+        let output = detect(&sources, &uploads, &out, extra);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.success(), !strict, "{stderr}");
+        let at = |name: &str| uploads.join(name).display().to_string();
+        for expected in [
+            format!(
+                "{}: word/document.xml expands beyond 16 MiB, more than a file of 33 KiB may (a zip bomb?); skipped",
+                at("bomb.docx")
+            ),
+            format!("{}: not a readable PDF (", at("truncated.pdf")),
+            format!("{}: named like a PDF but holds no PDF, DOCX, ODT or HTML document; skipped", at("notes.pdf")),
+            "3 files skipped".to_string(),
+        ] {
+            assert!(stderr.contains(&expected), "expected {expected:?} in: {stderr}");
+        }
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let reports: Vec<String> =
+            fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        assert_eq!(reports, ["good.docx.xml"], "the good upload is reported all the same");
+        assert!(!read_report(&out.join("good.docx.xml")).features.is_empty());
+    }
+}
+
+#[test]
+fn documents_that_would_share_a_report_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let suspicious = dir.path().join("suspicious");
+    fs::create_dir_all(&suspicious).unwrap();
+    fs::copy(documents().join("suspicious-document00007.pdf"), suspicious.join("thesis.pdf")).unwrap();
+    fs::write(suspicious.join("thesis.pdf.txt"), original("suspicious-document00007")).unwrap();
+    let out = dir.path().join("out");
+    let output = detect(&fixtures().join("pan/source-documents"), &suspicious, &out, &["--quiet"]);
+    fails_with(output, "thesis.pdf and thesis.pdf.txt would both be written as thesis.pdf.xml");
+    assert_eq!(fs::read_dir(&out).map_or(0, |entries| entries.count()), 0);
+}
+
+#[test]
+fn extract_reruns_leave_its_texts_and_never_replace_another_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = documents().join("suspicious-document00007.pdf");
+    let out = dir.path().join("texts");
+    let args = ["extract", s(&pdf), "--out", s(&out)];
+    ok(run(&args));
+    let output = run(&args);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("1 unchanged"));
+    let text = out.join("suspicious-document00007.pdf.txt");
+    fs::write(&text, "my own notes").unwrap();
+    fails_with(run(&args), "suspicious-document00007.pdf.txt: exists and is not the text of");
+    assert_eq!(fs::read_to_string(&text).unwrap(), "my own notes");
+}
+
+/// The cached texts in an index: (file name, text after the header line).
+fn cached_texts(index: &Path) -> Vec<(String, String)> {
+    let mut texts: Vec<(String, String)> = fs::read_dir(index.join("text-cache"))
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let contents = fs::read_to_string(entry.path()).unwrap();
+            (entry.file_name().into_string().unwrap(), contents.split_once('\n').unwrap().1.to_string())
+        })
+        .collect();
+    texts.sort();
+    texts
+}
+
+#[test]
+fn the_archive_indexes_documents_keeps_their_texts_by_content_and_drops_those_of_deleted_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir_all(docs.join("2026")).unwrap();
+    for entry in fs::read_dir(fixtures().join("pan/source-documents")).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), docs.join(entry.file_name())).unwrap();
+    }
+    let pdf = documents().join("suspicious-document00007.pdf");
+    fs::copy(&pdf, docs.join("2026/thesis.pdf")).unwrap();
+    let index = dir.path().join("index");
+    ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&index), "--preset", "best", "--quiet"]));
+    let key: String = content_hash(&fs::read(&pdf).unwrap()).iter().map(|b| format!("{b:02x}")).collect();
+    let text = extract(std::slice::from_ref(&pdf)).remove(0);
+    assert_eq!(cached_texts(&index), [(format!("{key}.text"), text.clone())]);
+
+    // The DOCX of the same text finds the indexed PDF, with passages inside its text.
+    let docx = documents().join("suspicious-document00007.docx");
+    let check = ok(run(&["check", "--index", s(&index), s(&docx), "--format", "json"]));
+    let check: serde_json::Value = serde_json::from_str(&check).unwrap();
+    let thesis = check["files"][0]["documents"].as_array().unwrap().iter().find(|d| d["document"] == "2026/thesis.pdf");
+    let passages = thesis.expect("the thesis is found")["passages"].as_array().unwrap();
+    assert!(!passages.is_empty());
+    for passage in passages {
+        let (offset, length) =
+            (passage["document"]["offset"].as_u64().unwrap(), passage["document"]["length"].as_u64().unwrap());
+        assert!((offset + length) as usize <= text.chars().count());
+    }
+
+    fs::remove_file(docs.join("2026/thesis.pdf")).unwrap();
+    ok(run(&["index", "update", "--docs", s(&docs), "--index", s(&index), "--quiet"]));
+    assert!(cached_texts(&index).is_empty(), "the deleted thesis's text is dropped");
+}
+
+#[test]
+fn detect_keeps_extracted_texts_in_its_cache_or_in_a_temporary_one_it_removes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, temporary) = (dir.path().join("cache"), dir.path().join("tmp"));
+    fs::create_dir_all(&temporary).unwrap();
+    let sources = fixtures().join("pan/source-documents");
+    let output = crate::pan_detect()
+        .args(["--source-dir", s(&sources), "--suspicious-dir", s(&documents())])
+        .args(["--out", s(&dir.path().join("out")), "--quiet"])
+        .env("TMPDIR", &temporary)
+        .output()
+        .unwrap();
+    ok(output);
+    assert_eq!(fs::read_dir(&temporary).unwrap().count(), 0, "the run's cache is removed");
+    // The run's cache is made in TMPDIR: a TMPDIR that takes none costs time only.
+    let not_a_directory = dir.path().join("file");
+    fs::write(&not_a_directory, "").unwrap();
+    let output = crate::pan_detect()
+        .args(["--source-dir", s(&sources), "--suspicious-dir", s(&documents())])
+        .args(["--out", s(&dir.path().join("out-uncached")), "--quiet"])
+        .env("TMPDIR", &not_a_directory)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    ok(output);
+    assert!(stderr.contains(": cannot make a temporary directory for extracted texts ("), "{stderr}");
+    assert_eq!(
+        fs::read(dir.path().join("out-uncached/suspicious-document00007.pdf.xml")).unwrap(),
+        fs::read(dir.path().join("out/suspicious-document00007.pdf.xml")).unwrap()
+    );
+    let out = dir.path().join("out-cached");
+    ok(detect(&sources, &documents(), &out, &["--cache", s(&cache), "--quiet"]));
+    let mut cached: Vec<String> =
+        fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    cached.sort();
+    let mut expected: Vec<String> = DOCUMENTS
+        .iter()
+        .filter(|(_, format)| *format != "html")
+        .map(|(document, format)| {
+            let bytes = fs::read(documents().join(format!("{document}.{format}"))).unwrap();
+            content_hash(&bytes).iter().map(|b| format!("{b:02x}")).collect::<String>() + ".text"
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(cached, expected, "the PDF, DOCX and ODT texts, by content");
+}
