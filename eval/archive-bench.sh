@@ -17,11 +17,15 @@
 # 4. Times `check` of one 100-KB document (half from one archive document, half
 #    from another, with new text between), twice: the first run opens a cold
 #    process, the second shows the repeatable figure.
-# 5. Times `similar --top 100` over the whole archive.
+# 5. Times `similar --top 100`, which reads the similarity table that `index
+#    create` computed and `index update` maintained (their summary lines say
+#    how long that took), and the size of the table.
 #
 # Environment: ARCHIVE_BENCH_DIR (cache, default /tmp/pan-detect-archive-bench),
 # TARGET_MB (1000 MB of text at least, default 1100), THREADS (passed as --threads when set),
-# PRESET (the index's --preset, default pan09; best makes check align).
+# PRESET (the index's --preset, default pan09; best makes check align), BIN (the binary,
+# default the release build, which the script builds; another build, e.g. an older one,
+# for comparisons).
 # Needs bash, python3, GNU time (/usr/bin/time), coreutils.
 set -euo pipefail
 
@@ -29,7 +33,8 @@ cd "$(dirname "$0")/.."
 DIR=${ARCHIVE_BENCH_DIR:-/tmp/pan-detect-archive-bench}
 TARGET_MB=${TARGET_MB:-1100}
 TEXTS=${TEXTS:-../shared/corpora/dev-en}
-BIN=target/release/pan-detect
+BIN=${BIN:-target/release/pan-detect}
+PRESET=${PRESET:-pan09}
 DOCS=$DIR/docs
 IDX=$DIR/index
 ASIDE=$DIR/aside
@@ -115,9 +120,8 @@ timed() {
 
 # --- 2. create ----------------------------------------------------------------
 if [ -d "$IDX" ]; then rm -r -- "$IDX"; fi
-echo "\$ $BIN index create --docs $DOCS --index $IDX --preset ${PRESET:-pan09} --quiet ${THREAD_ARGS[*]}"
-timed "index create" "$BIN" index create --docs "$DOCS" --index "$IDX" --preset "${PRESET:-pan09}" --quiet \
-    "${THREAD_ARGS[@]}"
+echo "\$ $BIN index create --docs $DOCS --index $IDX --preset $PRESET --quiet ${THREAD_ARGS[*]}"
+timed "index create" "$BIN" index create --docs "$DOCS" --index "$IDX" --preset "$PRESET" --quiet "${THREAD_ARGS[@]}"
 CREATE=$WALL
 cat "$WORK/index create.err"
 INDEX_BYTES=$(du -sb "$IDX" | cut -f1)
@@ -157,10 +161,15 @@ timed "check 100 KB --format json" "$BIN" check --index "$IDX" --format json "$P
 head -n 4 "$WORK/check 100 KB (again).out"
 
 # --- 5. similar ---------------------------------------------------------------
-echo "\$ $BIN similar --index $IDX --top 100 ${THREAD_ARGS[*]} > rows.csv"
-timed "similar --top 100" "$BIN" similar --index "$IDX" --top 100 "${THREAD_ARGS[@]}"
+echo "\$ $BIN similar --index $IDX --top 100 > rows.csv"
+timed "similar --top 100" "$BIN" similar --index "$IDX" --top 100
 cat "$WORK/similar --top 100.err"
 echo "rows: $(( $(wc -l < "$WORK/similar --top 100.out") - 1 ))"
-timed "similar --since-update" "$BIN" similar --index "$IDX" --top 100 --since-update "${THREAD_ARGS[@]}"
+timed "similar --since-update" "$BIN" similar --index "$IDX" --top 100 --since-update
 tail -n 1 "$WORK/similar --since-update.err"
+TABLE=$IDX/$(cat "$IDX/CURRENT")/similarity.sqlite
+if [ -f "$TABLE" ]; then
+    printf 'similarity table: %.1f MB, %s rows\n' "$(echo "$(stat -c %s "$TABLE") / 1000000" | bc -l)" \
+        "$("$BIN" index stats --index "$IDX" | awk '/^similarity:/ {print $2}')"
+fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

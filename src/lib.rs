@@ -23,7 +23,8 @@
 //!
 //! [`detect::detect`] runs the whole pipeline over two directories ([`pairs`],
 //! when only listed document pairs are to be aligned); [`archive`] keeps a
-//! persistent index and checks documents against it. Offsets are character
+//! persistent index, with the table of its documents' similarities in
+//! SQLite, and checks documents against it. Offsets are character
 //! offsets everywhere ([`analysis::span`]), as PAN's Python scripts count them.
 //! Beside the pipeline, [`eval`] computes PAN's measures and [`corpus_builder`]
 //! makes PAN-style corpora with known cases.
@@ -76,3 +77,5 @@ pub mod corpus_builder;
 pub mod eval;
 pub mod error;
 pub mod progress;
+#[cfg(test)]
+mod testutil;

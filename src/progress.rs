@@ -25,6 +25,8 @@ pub enum Stage {
     CorpusCheck,
     /// Extracting the texts of documents (units: bytes).
     Extract,
+    /// Computing the archive's similarity table (units: documents).
+    Similarities,
 }
 
 impl Stage {
@@ -39,6 +41,7 @@ impl Stage {
             Stage::CorpusCases => "cases",
             Stage::CorpusCheck => "check",
             Stage::Extract => "extracting",
+            Stage::Similarities => "similarities",
         }
     }
 }

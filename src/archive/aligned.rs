@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use super::error::ArchiveError;
 use super::format::DocRecord;
 use super::reader::{ArchiveIndex, StoredRanges};
+use crate::align::sentences::TermMap;
 use crate::matching::intervals::ChunkMatch;
 use crate::matching::search::{Hit, HitBudget, keep_rarest};
 use crate::passages::SourceDocuments;
@@ -97,26 +98,89 @@ pub fn archive_hits<'a>(
     let (shared, postings) = shared_hashes(index, hashes, budget.max_postings)?;
     let documents = sharing_documents(index, &postings);
     let occurrences = occurrences(index, &shared, &documents.ids, budget.max_postings);
-    // Each chunk of the file with its hash's occurrences: detect's lookups.
-    let mut found: Vec<(u32, u64, &Occurrences)> = (0u32..)
-        .zip(hashes)
-        .filter_map(|(seq, &hash)| {
-            let slot = shared.binary_search(&hash).ok()?;
-            let list = occurrences[slot].as_deref()?;
-            Some((seq, hash, list))
-        })
-        .collect();
-    keep_rarest(&mut found, budget.per_chunk.saturating_mul(hashes.len()), |&(seq, hash, list)| {
-        (list.len(), hash, seq)
+    Ok((documents, budgeted_hits(hashes, &shared, &occurrences, budget)))
+}
+
+/// A checked file's chunks numbered for [`pair_hits`], which takes the file
+/// to many documents one at a time: each distinct hash has a slot.
+pub struct FileSlots {
+    /// The slot of each distinct hash.
+    slots: TermMap<u32>,
+    /// The slot of each chunk's hash, in sequence order.
+    of_chunk: Vec<u32>,
+}
+
+impl FileSlots {
+    /// The slots of a file whose chunk hashes are `hashes`.
+    pub fn new(hashes: &[u64]) -> Self {
+        let mut slots = TermMap::default();
+        let of_chunk = hashes
+            .iter()
+            .map(|&hash| {
+                let next = slots.len() as u32;
+                *slots.entry(hash).or_insert(next)
+            })
+            .collect();
+        FileSlots { slots, of_chunk }
+    }
+}
+
+/// The hits of a file whose chunk hashes are `hashes` (numbered by `file`)
+/// in the archive document `id` alone: those [`archive_hits`] finds in an
+/// index that holds only that document (its number is 0), whatever else the
+/// index holds. They depend on the two documents only, which the similarity
+/// table needs ([`super::pair`]). One pass over the document's chunk list.
+pub fn pair_hits(index: &ArchiveIndex, hashes: &[u64], file: &FileSlots, budget: HitBudget, id: u32) -> Vec<Hit> {
+    let taboo = index.taboo();
+    // Where each distinct hash of the file occurs in the document (taboo
+    // chunks have no postings: they are shared with no file).
+    let mut lists: Vec<Vec<(u32, u32)>> = vec![Vec::new(); file.slots.len()];
+    for (seq, hash) in (0u32..).zip(index.chunk_hashes(&index.record(id))) {
+        if let Some(&slot) = file.slots.get(&hash)
+            && !taboo.contains(hash)
+        {
+            lists[slot as usize].push((0, seq));
+        }
+    }
+    // A hash the document holds has one posting, which no bound below 1 refuses.
+    let found = (0u32..).zip(hashes).zip(&file.of_chunk).filter_map(|((seq, &hash), &slot)| {
+        let list = &lists[slot as usize];
+        let held = !list.is_empty() && budget.max_postings >= 1 && list.len() <= budget.max_postings;
+        held.then_some((seq, hash, &list[..]))
     });
-    let hits = found
+    rarest_hits(found.collect(), budget, hashes.len())
+}
+
+/// Each chunk of a file (`hashes` in sequence order) whose hash is among the
+/// `shared` ones (sorted) with its `occurrences` (by slot of `shared`) makes
+/// a hit per occurrence, at most `per_chunk` per chunk of the file, rarest
+/// chunks first: detect's lookups.
+fn budgeted_hits(
+    hashes: &[u64],
+    shared: &[u64],
+    occurrences: &[Option<Vec<(u32, u32)>>],
+    budget: HitBudget,
+) -> Vec<Hit> {
+    let found = (0u32..).zip(hashes).filter_map(|(seq, &hash)| {
+        let slot = shared.binary_search(&hash).ok()?;
+        let list = occurrences[slot].as_deref()?;
+        Some((seq, hash, list))
+    });
+    rarest_hits(found.collect(), budget, hashes.len())
+}
+
+/// The hits of `found` (chunk number, hash, occurrences) of a file of
+/// `chunks` chunks: at most `per_chunk` per chunk of the file, rarest chunks
+/// first ([`keep_rarest`]).
+fn rarest_hits(mut found: Vec<(u32, u64, &Occurrences)>, budget: HitBudget, chunks: usize) -> Vec<Hit> {
+    keep_rarest(&mut found, budget.per_chunk.saturating_mul(chunks), |&(seq, hash, list)| (list.len(), hash, seq));
+    found
         .iter()
         .flat_map(|&(seq, _, list)| {
             list.iter()
                 .map(move |&(doc, source)| Hit { source_doc: doc, chunk: ChunkMatch { suspicious: seq, source } })
         })
-        .collect();
-    Ok((documents, hits))
+        .collect()
 }
 
 /// (hash slot, document id) postings.

@@ -4,7 +4,9 @@
 //! The chunk lists are streamed to disk batch by batch in document order; only
 //! the postings (8 bytes per distinct chunk of a document, 12 above 32 hash
 //! bits) are held in memory for the sort. Chunks of the taboo set
-//! ([`super::taboo`]) get no posting.
+//! ([`super::taboo`]) get no posting. The similarity table is computed from
+//! the written generation before its header is written
+//! ([`super::similar`]).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -15,8 +17,10 @@ use super::format::{
     self, DIRECTORY, DOCS, DocRecord, FORMAT_VERSION, FileWriter, GenerationWriter, Header, MAGIC, NAMES, POSTINGS,
     SegmentEntry, Settings,
 };
+use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
 use super::spill::SpilledPostings;
+use super::similar::{self, STORED_MIN_PERCENT, TableStart, TableSummary};
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::analysis::extract::cache::TextCache;
 use crate::analysis::read::TextReader;
@@ -44,8 +48,11 @@ pub struct CreateSummary {
     pub index_bytes: u64,
     /// Time to read and chunk the documents.
     pub chunking: Duration,
-    /// Time to sort the postings and write the index.
+    /// Time to sort the postings and write the index, the similarity table
+    /// left out.
     pub writing: Duration,
+    /// The similarity table written.
+    pub similarity: TableSummary,
 }
 
 /// A posting in memory while the index is built: the hash and the document.
@@ -151,7 +158,8 @@ fn create_with<K: ChunkKey>(
     postings.drain_sorted(|sorted| sorted.iter().try_for_each(|p| writer.push(p.key.to_hash(), p.doc)))?;
     let (postings, directory_bits) = writer.finish(&mut generation)?;
     table.write(&mut generation)?;
-    let header = Header {
+    progress.finish();
+    let mut header = Header {
         magic: MAGIC.to_string(),
         format_version: FORMAT_VERSION,
         generation: generation.number,
@@ -167,15 +175,20 @@ fn create_with<K: ChunkKey>(
         segments: vec![segment],
         last_update: None,
         taboo: taboo_entry,
+        similarity: None,
         header_crc32: None,
     };
+    let view = ArchiveIndex::with_header(index, generation.dir.clone(), header.clone())?;
+    let (entry, similarity) = similar::write_table(&view, TableStart::Empty, STORED_MIN_PERCENT, progress)?;
+    drop(view);
+    header.similarity = Some(entry);
     generation.write_header(&header)?;
     format::commit(index, generation.number)?;
     format::remove_other_generations(index, generation.number);
     // Texts a crashed `create` left of documents since changed or deleted.
     scan::prune_text_cache(cache, table.live_content_hashes().into_iter());
-    progress.finish();
-    summary.writing = started.elapsed();
+    summary.writing = started.elapsed().saturating_sub(similarity.time);
+    summary.similarity = similarity;
     summary.documents = table.live;
     summary.chunks = header.chunks;
     summary.postings = postings;
@@ -188,7 +201,8 @@ fn create_with<K: ChunkKey>(
 pub(crate) fn index_bytes(header: &Header) -> u64 {
     let fixed: u64 = header.files.iter().map(|f| f.bytes).sum();
     let taboo = header.taboo.as_ref().map_or(0, |t| t.file.bytes);
-    fixed + taboo + header.segments.iter().map(|s| s.hashes.bytes + s.ranges.bytes).sum::<u64>()
+    let similarity = header.similarity.as_ref().map_or(0, |t| t.file.bytes);
+    fixed + taboo + similarity + header.segments.iter().map(|s| s.hashes.bytes + s.ranges.bytes).sum::<u64>()
 }
 
 /// Writes a chunk-list segment: hashes and ranges of documents, in order.

@@ -316,20 +316,16 @@ impl<'a> Checker<'a> {
     /// for documents that share enough chunk positions to hold an interval.
     fn candidates(&self, chunked: &IndexedDoc) -> Result<Vec<Candidate>, ArchiveError> {
         let index = self.index;
-        let taboo = index.taboo();
-        let mut by_hash: Vec<(u64, u32)> =
-            chunked.chunks.hashes.iter().copied().zip(0u32..).filter(|&(hash, _)| !taboo.contains(hash)).collect();
-        by_hash.sort_unstable();
-        let file_stretches = stretches(chunked.chunks.hashes.iter().copied(), taboo);
+        let file = FileChunks::new(&chunked.chunks.hashes, index.taboo());
         // (document, occurrences in the file of a hash the document holds)
         let mut hits: Vec<(u32, u32)> = Vec::new();
-        for group in by_hash.chunk_by(|a, b| a.0 == b.0) {
+        for group in file.by_hash.chunk_by(|a, b| a.0 == b.0) {
             let occurrences = group.len() as u32;
             hits.extend(index.lookup(group[0].0).map(|i| (index.posting_doc(i), occurrences)));
         }
         hits.sort_unstable();
         let mut candidates = Vec::new();
-        let mut matches: Vec<((u32, u32), ChunkMatch)> = Vec::new();
+        let mut matches = Vec::new();
         for group in hits.chunk_by(|a, b| a.0 == b.0) {
             let doc = group[0].0;
             if doc >= index.id_slots() || !index.record(doc).live {
@@ -343,21 +339,8 @@ impl<'a> Checker<'a> {
             let positions: u64 = group.iter().map(|&(_, n)| u64::from(n)).sum();
             let mut intervals = Vec::new();
             if positions >= self.params.intervals.min_chunks as u64 {
-                matches.clear();
-                let mut source_stretch = 0u32;
-                for (source, hash) in (0u32..).zip(index.chunk_hashes(&index.record(doc))) {
-                    if taboo.contains(hash) {
-                        source_stretch += 1; // It matches nothing: `by_hash` has no taboo chunk.
-                        continue;
-                    }
-                    let start = by_hash.partition_point(|&(h, _)| h < hash);
-                    let same = by_hash[start..].iter().take_while(|&&(h, _)| h == hash);
-                    matches.extend(same.map(|&(_, suspicious)| {
-                        let stretches = (file_stretches[suspicious as usize], source_stretch);
-                        (stretches, ChunkMatch { suspicious, source })
-                    }));
-                }
-                intervals_between_taboo(&mut matches, &self.params.intervals, &mut intervals);
+                let record = index.record(doc);
+                file.intervals_with(index, &record, &self.params.intervals, &mut matches, &mut intervals);
             }
             candidates.push(Candidate { doc, common, intervals });
         }
@@ -367,15 +350,71 @@ impl<'a> Checker<'a> {
     /// The character regions an archive document's taboo chunks cover (none
     /// without a taboo set).
     fn taboo_regions(&self, record: &DocRecord) -> Vec<CharRange> {
-        let taboo = self.index.taboo();
-        if taboo.is_empty() {
-            return Vec::new();
+        taboo_regions(self.index, record)
+    }
+}
+
+/// The character regions an archive document's taboo chunks cover (none
+/// without a taboo set).
+pub(crate) fn taboo_regions(index: &ArchiveIndex, record: &DocRecord) -> Vec<CharRange> {
+    let taboo = index.taboo();
+    if taboo.is_empty() {
+        return Vec::new();
+    }
+    let hashes: Vec<u64> = index.chunk_hashes(record).collect();
+    // A reversed (corrupt) range is left out with its hash: it covers nothing.
+    let (hashes, ranges): (Vec<u64>, Vec<CharRange>) =
+        (0u32..).zip(hashes).filter_map(|(seq, hash)| Some((hash, index.chunk_range(record, seq)?))).unzip();
+    taboo.regions(&hashes, &ranges)
+}
+
+/// A checked file's chunks ready to be matched with archive documents' chunk
+/// lists, as `check` matches them: its hashes that are not taboo with their
+/// positions, sorted, and the stretch of each chunk (see [`stretches`]).
+pub(crate) struct FileChunks {
+    by_hash: Vec<(u64, u32)>,
+    stretches: Vec<u32>,
+}
+
+/// A chunk match tagged with the stretches of its two chunks.
+pub(crate) type StretchMatch = ((u32, u32), ChunkMatch);
+
+impl FileChunks {
+    /// The file whose chunk hashes (in sequence order) are `hashes`.
+    pub(crate) fn new(hashes: &[u64], taboo: &TabooChunks) -> Self {
+        let mut by_hash: Vec<(u64, u32)> =
+            hashes.iter().copied().zip(0u32..).filter(|&(hash, _)| !taboo.contains(hash)).collect();
+        by_hash.sort_unstable();
+        FileChunks { by_hash, stretches: stretches(hashes.iter().copied(), taboo) }
+    }
+
+    /// Appends to `out` the valid intervals between the file and the archive
+    /// document of `record` (whose chunk list is read), never across a taboo
+    /// chunk; `matches` is a buffer.
+    pub(crate) fn intervals_with(
+        &self,
+        index: &ArchiveIndex,
+        record: &DocRecord,
+        params: &IntervalParams,
+        matches: &mut Vec<StretchMatch>,
+        out: &mut Vec<IntervalPair>,
+    ) {
+        let taboo = index.taboo();
+        matches.clear();
+        let mut source_stretch = 0u32;
+        for (source, hash) in (0u32..).zip(index.chunk_hashes(record)) {
+            if taboo.contains(hash) {
+                source_stretch += 1; // It matches nothing: `by_hash` has no taboo chunk.
+                continue;
+            }
+            let start = self.by_hash.partition_point(|&(h, _)| h < hash);
+            let same = self.by_hash[start..].iter().take_while(|&&(h, _)| h == hash);
+            matches.extend(same.map(|&(_, suspicious)| {
+                let stretches = (self.stretches[suspicious as usize], source_stretch);
+                (stretches, ChunkMatch { suspicious, source })
+            }));
         }
-        let hashes: Vec<u64> = self.index.chunk_hashes(record).collect();
-        // A reversed (corrupt) range is left out with its hash: it covers nothing.
-        let (hashes, ranges): (Vec<u64>, Vec<CharRange>) =
-            (0u32..).zip(hashes).filter_map(|(seq, hash)| Some((hash, self.index.chunk_range(record, seq)?))).unzip();
-        taboo.regions(&hashes, &ranges)
+        intervals_between_taboo(matches, params, out);
     }
 }
 
@@ -396,11 +435,7 @@ fn stretches(hashes: impl Iterator<Item = u64>, taboo: &TabooChunks) -> Vec<u32>
 /// The valid intervals of `matches`, each tagged with the stretches (see
 /// [`stretches`]) of its file chunk and its document chunk, found within each
 /// pair of stretches separately: an interval never runs across a taboo chunk.
-fn intervals_between_taboo(
-    matches: &mut [((u32, u32), ChunkMatch)],
-    params: &IntervalParams,
-    out: &mut Vec<IntervalPair>,
-) {
+fn intervals_between_taboo(matches: &mut [StretchMatch], params: &IntervalParams, out: &mut Vec<IntervalPair>) {
     matches.sort_unstable_by_key(|&(stretches, m)| (stretches, m.suspicious, m.source));
     let mut group: Vec<ChunkMatch> = Vec::new();
     for same in matches.chunk_by(|a, b| a.0 == b.0) {
@@ -414,7 +449,7 @@ fn intervals_between_taboo(
 /// `range` without the parts that the sorted, disjoint `regions` cover at its
 /// ends. A passage lies between two taboo chunks, so a taboo region can only
 /// overlap its first or last chunks, never split it.
-fn outside(mut range: CharRange, regions: &[CharRange]) -> CharRange {
+pub(crate) fn outside(mut range: CharRange, regions: &[CharRange]) -> CharRange {
     let (first, end) = (regions.partition_point(|r| r.end <= range.start), range.end);
     for region in regions[first..].iter().take_while(|r| r.start < end) {
         if region.start <= range.start {

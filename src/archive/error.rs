@@ -97,6 +97,29 @@ pub enum ArchiveError {
     /// A file to check could not be read as text.
     #[error("{0}")]
     Unreadable(Warning),
+    /// SQLite failed on the similarity table or an export of it.
+    #[error("{path}: {source}")]
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// The underlying error.
+        source: rusqlite::Error,
+    },
+    /// The index has no similarity table (made before format version 4).
+    #[error(
+        "{0}: the index has no similarity table (made by an older pan-detect); `pan-detect index update` builds it"
+    )]
+    NoSimilarityTable(PathBuf),
+    /// `similar --min-percent` below what the stored table holds.
+    #[error("{index}: --min-percent {given} is below the {stored} % from which the similarity table keeps pairs")]
+    BelowTableMinimum {
+        /// The index directory.
+        index: PathBuf,
+        /// The value given.
+        given: f64,
+        /// The table's `min_percent`.
+        stored: f64,
+    },
 }
 
 impl ArchiveError {
@@ -104,6 +127,12 @@ impl ArchiveError {
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> ArchiveError {
         let path = path.into();
         move |source| ArchiveError::Io { path, source }
+    }
+
+    /// An SQLite error about the database `path`.
+    pub fn sqlite(path: impl Into<PathBuf>) -> impl FnOnce(rusqlite::Error) -> ArchiveError {
+        let path = path.into();
+        move |source| ArchiveError::Sqlite { path, source }
     }
 
     /// True for a file or directory that does not exist.

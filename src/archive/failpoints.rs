@@ -17,9 +17,12 @@
 //! `pause`, `panic`, `print`) behave as the crate documents.
 //!
 //! The points, in the order an update reaches them (`create` skips
-//! `archive-segments-linked`, and both skip `archive-taboo-written` without a
-//! taboo set): the new generation's directory made, each of its files written
-//! and fsynced, the kept segments linked, the header written (the last step
+//! `archive-segments-linked` and `archive-similarity-rows-removed`, an update
+//! that rebuilds the similarity table skips the latter, and both skip
+//! `archive-taboo-written` without a taboo set): the new generation's
+//! directory made, each of its files written and fsynced, the kept segments
+//! linked, the old rows removed from the new generation's copy of the
+//! similarity table, the table written, the header written (the last step
 //! before the commit), and the commit done (before the old generations are
 //! removed). The constants below, and their list `ALL`, exist with the
 //! feature only.
@@ -51,6 +54,14 @@ pub const DOCS_WRITTEN: &str = "archive-docs-written";
 /// `names.bin` is written: every body file is, the header is not.
 #[cfg(feature = "failpoints")]
 pub const NAMES_WRITTEN: &str = "archive-names-written";
+/// The new generation's copy of the similarity table has lost the rows of
+/// the documents changed and deleted, and the new rows are not in it yet
+/// (update only).
+#[cfg(feature = "failpoints")]
+pub const SIMILARITY_ROWS_REMOVED: &str = "archive-similarity-rows-removed";
+/// `similarity.sqlite` is written and fsynced.
+#[cfg(feature = "failpoints")]
+pub const SIMILARITY_WRITTEN: &str = "archive-similarity-written";
 /// The header is written and the generation directory fsynced: the next step
 /// is the rename of `CURRENT`.
 #[cfg(feature = "failpoints")]
@@ -61,7 +72,7 @@ pub const COMMITTED: &str = "archive-committed";
 
 /// Every crash point, in the order an update reaches them.
 #[cfg(feature = "failpoints")]
-pub const ALL: [&str; 11] = [
+pub const ALL: [&str; 13] = [
     GENERATION_CREATED,
     TABOO_WRITTEN,
     SEGMENTS_LINKED,
@@ -71,6 +82,8 @@ pub const ALL: [&str; 11] = [
     DIRECTORY_WRITTEN,
     DOCS_WRITTEN,
     NAMES_WRITTEN,
+    SIMILARITY_ROWS_REMOVED,
+    SIMILARITY_WRITTEN,
     HEADER_WRITTEN,
     COMMITTED,
 ];

@@ -24,6 +24,8 @@
 //!     taboo.bin            the taboo set, when there is one: chunk hashes of
 //!                          texts whose passages are never reported (u32, or
 //!                          u64 above 32 hash bits), sorted ([`super::taboo`])
+//!     similarity.sqlite    the similarity table of the generation's documents,
+//!                          an SQLite database ([`super::table`])
 //! ```
 //!
 //! Every integer is little-endian. The arrays are read in place through a memory
@@ -38,7 +40,10 @@
 //! once, instead of writing the same next generation. Chunk-list segments are
 //! immutable: a new generation hard-links the segments it keeps and writes one
 //! segment for the documents it adds; a segment whose chunks are mostly deleted
-//! is compacted.
+//! is compacted. The similarity table is the one file an update modifies
+//! rather than rewrites: it is copied (never linked, which would change the
+//! live generation's file under its readers) into the new generation and
+//! changed there, so it too commits with the rename of `CURRENT`.
 //!
 //! The header's CRC-32 of each file is what `--verify` checks, and what an
 //! update checks before it carries a file's bytes into a new generation
@@ -69,8 +74,9 @@ use crate::report::output::write_atomically;
 pub const MAGIC: &str = "pan-detect archive index";
 /// The format version this build writes. Version 2 added the taboo set,
 /// version 3 the `best` preset's candidate chunks (`Settings::candidates`)
-/// and the structure chunks of a document record.
-pub const FORMAT_VERSION: u32 = 3;
+/// and the structure chunks of a document record, version 4 the similarity
+/// table (`Header::similarity`).
+pub const FORMAT_VERSION: u32 = 4;
 /// The oldest format version this build reads: a version 1 index is read as
 /// one without a taboo set, and versions 1 and 2 as indexes of the paper's
 /// chunks (their layout is otherwise the same); the next update writes the
@@ -96,6 +102,8 @@ pub const TABOO: &str = "taboo.bin";
 /// documents ([`crate::analysis::extract::cache`]), beside the generations:
 /// written by `create` and `update`, read by `check` to align documents.
 pub const TEXT_CACHE: &str = "text-cache";
+/// The similarity table ([`super::table`]).
+pub const SIMILARITY: &str = "similarity.sqlite";
 /// The fixed body files, in the order the header lists them.
 pub const BODY_FILES: [&str; 4] = [POSTINGS, DIRECTORY, DOCS, NAMES];
 /// Bytes of one record of `docs.bin`.
@@ -287,7 +295,7 @@ impl SettingsOverride {
 }
 
 /// The name of a preset on the command line.
-fn preset_name(preset: Preset) -> &'static str {
+pub(crate) fn preset_name(preset: Preset) -> &'static str {
     match preset {
         Preset::Pan09 => "pan09",
         Preset::Best => "best",
@@ -345,8 +353,21 @@ pub struct TabooEntry {
     pub file: FileEntry,
 }
 
+/// The similarity table of a generation, as the header records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimilarityEntry {
+    /// A pair of documents is in the table (with a row each way) when one of
+    /// them has at least this share of its distinct chunks in the other, in
+    /// percent.
+    pub min_percent: f64,
+    /// Rows in the table.
+    pub rows: u64,
+    /// [`SIMILARITY`]: the SQLite database.
+    pub file: FileEntry,
+}
+
 /// The parsed `header.json` of a generation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     /// Always [`MAGIC`].
     pub magic: String,
@@ -382,6 +403,10 @@ pub struct Header {
     /// The taboo set; `None` when the index has none (always in version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub taboo: Option<TabooEntry>,
+    /// The similarity table; `None` in indexes before version 4, whose next
+    /// update builds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<SimilarityEntry>,
     /// CRC-32 of this header as written with this field left out, set by the
     /// writer: a flipped byte that leaves the JSON valid (in `docs_root`, say,
     /// which no body checksum covers) is found when the index is opened.
@@ -480,6 +505,14 @@ impl Header {
             return Err(corrupt(format!(
                 "taboo set of {} chunks in {} bytes is inconsistent",
                 taboo.chunks, taboo.file.bytes
+            )));
+        }
+        if let Some(table) = &header.similarity
+            && (table.file.name != SIMILARITY || !(0.0..=100.0).contains(&table.min_percent))
+        {
+            return Err(corrupt(format!(
+                "similarity table {:?} of pairs from {} % is inconsistent",
+                table.file.name, table.min_percent
             )));
         }
         Ok(header)
@@ -853,6 +886,7 @@ mod tests {
             segments: Vec::new(),
             last_update: None,
             taboo: None,
+            similarity: None,
             header_crc32: None,
         }
     }
@@ -862,12 +896,12 @@ mod tests {
         let path = Path::new("idx/header.json");
         let text = serde_json::to_string(&header()).unwrap();
         assert_eq!(Header::parse(&text, path).unwrap(), header());
-        let old = text.replace("\"format_version\":3", "\"format_version\":0");
+        let old = text.replace("\"format_version\":4", "\"format_version\":0");
         let error = Header::parse(&old, path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { oldest: 1, newest: 3, got: 0, .. }), "{error:?}");
-        assert_eq!(error.to_string(), "idx/header.json: index format version 0, this pan-detect reads versions 1 to 3");
-        let newer = text.replace("\"format_version\":3", "\"format_version\":4");
-        assert!(matches!(Header::parse(&newer, path), Err(ArchiveError::Version { got: 4, .. })));
+        assert!(matches!(error, ArchiveError::Version { oldest: 1, newest: 4, got: 0, .. }), "{error:?}");
+        assert_eq!(error.to_string(), "idx/header.json: index format version 0, this pan-detect reads versions 1 to 4");
+        let newer = text.replace("\"format_version\":4", "\"format_version\":5");
+        assert!(matches!(Header::parse(&newer, path), Err(ArchiveError::Version { got: 5, .. })));
         let foreign = text.replace(MAGIC, "something else");
         assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));
         assert!(matches!(Header::parse("{\"magic\"", path), Err(ArchiveError::Corrupt { .. })));
@@ -902,6 +936,24 @@ mod tests {
         assert!(matches!(Header::parse(&with(3, renamed).to_text(), path), Err(ArchiveError::Corrupt { .. })));
         let overflowing = with(u64::MAX / 2, FileEntry { name: TABOO.into(), bytes: 0, crc32: 0 });
         assert!(matches!(Header::parse(&overflowing.to_text(), path), Err(ArchiveError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn a_similarity_entry_must_name_its_file_and_a_percent() {
+        let path = Path::new("idx/header.json");
+        let with = |name: &str, min_percent: f64| Header {
+            similarity: Some(SimilarityEntry {
+                min_percent,
+                rows: 2,
+                file: FileEntry { name: name.into(), bytes: 8192, crc32: 7 },
+            }),
+            ..header()
+        };
+        let good = with(SIMILARITY, 1.0);
+        assert_eq!(Header::parse(&good.to_text(), path).unwrap(), good);
+        let error = Header::parse(&with("postings.bin", 1.0).to_text(), path).unwrap_err();
+        assert!(error.to_string().contains("similarity table \"postings.bin\""), "{error}");
+        assert!(matches!(Header::parse(&with(SIMILARITY, 101.0).to_text(), path), Err(ArchiveError::Corrupt { .. })));
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! - [`reader`]: opening an index through memory maps, lookups, verification;
 //! - [`update`](mod@update): `index update`, incremental and crash-safe;
 //! - [`check`]: what in the archive a new document is similar to, with passages;
-//! - [`similar`]: the table of document similarities;
+//! - [`similar`]: the table of document similarities, computed by `create`
+//!   and `update` and read by `similar`; [`table`]: its SQLite database;
+//!   [`pair`]: the passages of a pair of documents, for its aligned characters;
 //! - [`taboo`]: the taboo set stored in the index (texts never reported);
 //! - [`failpoints`]: the crash points of `create` and `update` (cargo feature
 //!   `failpoints`, for the crash tests).
@@ -26,10 +28,12 @@ pub mod check;
 pub mod error;
 pub mod failpoints;
 pub mod format;
+pub mod pair;
 pub mod reader;
 pub mod scan;
 pub mod similar;
 mod spill;
+pub mod table;
 pub mod taboo;
 pub mod update;
 

@@ -24,7 +24,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use memmap2::Mmap;
+use memmap2::{Mmap, UncheckedAdvice};
 use rayon::prelude::*;
 
 use super::builder::PostingsLayout;
@@ -33,6 +33,7 @@ use super::format::{
     self, DOC_RECORD_BYTES, DocRecord, FileEntry, HEADER, Header, RANGE_BYTES, Settings, read_key, read_u32,
 };
 use super::taboo;
+use crate::analysis::chunk::Chunks;
 use crate::analysis::extract::cache::TextCache;
 use crate::analysis::read::{DocumentFile, Loaded, TextReader, content_hash};
 use crate::analysis::span::{CharRange, ChunkRanges};
@@ -50,6 +51,16 @@ struct Mapped {
 }
 
 impl Mapped {
+    /// Drops the file's pages from this process's resident set; they stay in
+    /// the page cache and are mapped again on the next access.
+    fn release_pages(&self) {
+        // SAFETY: the mapping is shared and read-only, of a generation file
+        // that nothing writes (generations are immutable once written): a page
+        // dropped here reads back with the same bytes, so no borrow of the
+        // mapping sees a change. Failing is harmless (the pages stay).
+        let _ = unsafe { self.map.unchecked_advise(UncheckedAdvice::DontNeed) };
+    }
+
     /// Maps `dir/entry.name` and checks its length against the header's.
     fn open(dir: &Path, entry: &FileEntry) -> Result<Mapped, ArchiveError> {
         let path = dir.join(&entry.name);
@@ -171,6 +182,19 @@ impl ArchiveIndex {
         let header_path = generation_dir.join(HEADER);
         let text = std::fs::read_to_string(&header_path).map_err(ArchiveError::io(&header_path))?;
         let header = Header::parse(&text, &header_path)?;
+        Self::with_header(root, generation_dir, header)
+    }
+
+    /// Opens the files of `generation_dir` as `header` describes them: also a
+    /// generation being written, whose body files are finished and whose
+    /// header is not written yet (the similarity table is computed from it
+    /// before the commit).
+    pub(crate) fn with_header(
+        root: &Path,
+        generation_dir: PathBuf,
+        header: Header,
+    ) -> Result<ArchiveIndex, ArchiveError> {
+        let header_path = generation_dir.join(HEADER);
         for (entry, implied) in header.files.iter().zip(header.expected_lengths()) {
             if implied.is_some_and(|implied| implied != entry.bytes) {
                 return Err(ArchiveError::Corrupt {
@@ -191,6 +215,13 @@ impl ArchiveIndex {
             Some(entry) => taboo::read(&generation_dir, entry, &header.settings)?,
             None => TabooChunks::default(),
         };
+        if let Some(table) = &header.similarity {
+            let path = generation_dir.join(&table.file.name);
+            let got = std::fs::metadata(&path).map_err(ArchiveError::io(&path))?.len();
+            if got != table.file.bytes {
+                return Err(ArchiveError::Truncated { path, expected: table.file.bytes, got });
+            }
+        }
         let shift = header.residue_bits();
         let index = ArchiveIndex {
             root: root.to_path_buf(),
@@ -277,7 +308,27 @@ impl ArchiveIndex {
     /// Checks every file's CRC-32 against the header (reads the whole index;
     /// the taboo set's was checked on opening).
     pub fn verify(&self) -> Result<(), ArchiveError> {
-        self.mapped_files().collect::<Vec<_>>().par_iter().try_for_each(|file| file.verify())
+        self.mapped_files().collect::<Vec<_>>().par_iter().try_for_each(|file| file.verify())?;
+        self.verify_similarity()
+    }
+
+    /// Checks the similarity table's CRC-32 against the header (nothing
+    /// without a table). The table is not memory-mapped: it is read for this.
+    /// `index update` calls it before it copies the table into a new
+    /// generation.
+    pub fn verify_similarity(&self) -> Result<(), ArchiveError> {
+        let Some(table) = &self.header.similarity else { return Ok(()) };
+        let path = self.similarity_path();
+        let got = file_crc32(&path)?;
+        if got != table.file.crc32 {
+            return Err(ArchiveError::ChecksumMismatch { path, expected: table.file.crc32, got });
+        }
+        Ok(())
+    }
+
+    /// Where this generation's similarity table is (or would be).
+    pub fn similarity_path(&self) -> PathBuf {
+        self.generation_dir.join(format::SIMILARITY)
     }
 
     /// Checks the CRC-32 of the files `names` of this generation against the
@@ -303,6 +354,13 @@ impl ArchiveIndex {
     }
 
     /// The memory-mapped files: the body files, then the segments'.
+    /// Drops the pages of every mapped file from the resident set (they stay
+    /// in the page cache): a pass over the whole index calls it now and then,
+    /// so that its peak memory follows what it works on, not the index's size.
+    pub(crate) fn release_pages(&self) {
+        self.mapped_files().for_each(Mapped::release_pages);
+    }
+
     fn mapped_files(&self) -> impl Iterator<Item = &Mapped> {
         let fixed = [&self.postings, &self.directory, &self.docs, &self.names];
         fixed.into_iter().chain(self.segments.iter().flat_map(|s| [&s.hashes, &s.ranges]))
@@ -478,6 +536,18 @@ impl ArchiveIndex {
         (start <= end).then(|| CharRange::new(start, end))
     }
 
+    /// The chunk list of a document, as stored (the chunks its analysis
+    /// gave); fails on a reversed range, which only damage makes.
+    pub(crate) fn stored_chunks(&self, record: &DocRecord) -> Result<Chunks, ArchiveError> {
+        let hashes = self.chunk_hashes(record).collect();
+        let ranges = (0..record.chunk_count).map(|seq| self.chunk_range(record, seq)).collect::<Option<Vec<_>>>();
+        let ranges = ranges.ok_or_else(|| {
+            let path = self.segments.get(record.segment as usize).map_or_else(PathBuf::new, |s| s.ranges.path.clone());
+            ArchiveError::Corrupt { path, message: format!("a reversed chunk range at chunk {}", record.chunk_start) }
+        })?;
+        Ok(Chunks { hashes, ranges })
+    }
+
     /// The text of document `id` read from the documents directory, when the
     /// file is still the indexed version (same content hash); `None` when it
     /// is missing, unreadable or changed since. An extracted text is read from
@@ -507,12 +577,28 @@ impl ArchiveIndex {
         let fixed = self.header.files.iter().map(|f| (f.name.as_str(), f.bytes));
         let segments = self.header.segments.iter().flat_map(|s| [&s.hashes, &s.ranges]);
         let taboo = self.header.taboo.iter().map(|t| &t.file);
-        fixed.chain(segments.chain(taboo).map(|f| (f.name.as_str(), f.bytes))).collect()
+        let similarity = self.header.similarity.iter().map(|t| &t.file);
+        fixed.chain(segments.chain(taboo).chain(similarity).map(|f| (f.name.as_str(), f.bytes))).collect()
     }
 
     /// The corrupt-index error for the postings file.
     pub(crate) fn corrupt_postings(&self, message: String) -> ArchiveError {
         ArchiveError::Corrupt { path: self.postings.path.clone(), message }
+    }
+}
+
+/// The CRC-32 of the file at `path`, read in pieces.
+pub(crate) fn file_crc32(path: &Path) -> Result<u32, ArchiveError> {
+    use std::io::Read;
+    let mut file = File::open(path).map_err(ArchiveError::io(path))?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let read = file.read(&mut buffer).map_err(ArchiveError::io(path))?;
+        if read == 0 {
+            return Ok(hasher.finalize());
+        }
+        hasher.update(&buffer[..read]);
     }
 }
 

@@ -5,7 +5,7 @@ use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 
-use pan_detect::archive::failpoints::{self, COMMITTED, SEGMENTS_LINKED};
+use pan_detect::archive::failpoints::{self, COMMITTED, SEGMENTS_LINKED, SIMILARITY_ROWS_REMOVED};
 
 use crate::archive::{Archive, fails_with, ok, s, stat_line, stats, write};
 use crate::{pan_detect, prose, run};
@@ -88,7 +88,11 @@ fn a_create_killed_at_any_crash_point_leaves_no_index_or_the_whole_one() {
         ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
         assert_eq!(answers(&archive, &index), expected, "after a crash at {point} and a rerun");
     }
-    assert_eq!(not_reached, [SEGMENTS_LINKED], "create links no segment; it reaches every other point");
+    assert_eq!(
+        not_reached,
+        [SEGMENTS_LINKED, SIMILARITY_ROWS_REMOVED],
+        "create links no segment and copies no similarity table; it reaches every other point"
+    );
 }
 
 #[test]

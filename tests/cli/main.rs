@@ -12,6 +12,7 @@ mod failpoints;
 mod pipes;
 mod eval;
 mod pairs;
+mod similarity;
 
 use std::fs;
 use std::path::{Path, PathBuf};

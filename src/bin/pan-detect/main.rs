@@ -40,9 +40,11 @@ enum Command {
     /// similarity from it and no passage over the text it covers; the output says how
     /// many characters that was.
     Check(cmd::check::Args),
-    /// Compute the table of document similarities of an archive index.
+    /// Export the table of document similarities that an archive index keeps.
     ///
-    /// Chunks of the index's taboo set (`index create --taboo`) count in no similarity.
+    /// `index create` computes it and `index update` maintains it, in an SQLite
+    /// database inside the index. Chunks of the index's taboo set (`index create
+    /// --taboo`) count in no similarity.
     Similar(cmd::similar::Args),
 }
 

@@ -75,12 +75,14 @@ impl Progress for TerminalProgress {
     }
 }
 
-/// The counter shown after the bar of a corpus builder's stage (`pan-detect
-/// corpus`), whose bars keep their own, shorter style; `None` for the other stages.
+/// The counter shown after the bar of a stage with its own, shorter style
+/// (`pan-detect corpus`'s stages and the archive's similarity table); `None`
+/// for the other stages, whose bars count bytes of input.
 fn corpus_unit(stage: Stage) -> Option<&'static str> {
     match stage {
         Stage::CorpusPool | Stage::CorpusDocuments => Some("{binary_bytes}/{binary_total_bytes}"),
         Stage::CorpusCases | Stage::CorpusCheck => Some("{pos}/{len} suspicious documents"),
+        Stage::Similarities => Some("{pos}/{len} documents"),
         Stage::ReadSources | Stage::BuildIndex | Stage::Match | Stage::Extract => None,
     }
 }

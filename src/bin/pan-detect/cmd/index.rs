@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
+use pan_detect::archive::similar::TableSummary;
 use pan_detect::archive::{self, ArchiveIndex, TabooChange, TabooFiles, UpdateOptions};
 
 use super::args::{SettingsArgs, StrictArg, ThreadsArg};
@@ -119,6 +120,17 @@ fn taboo_note(chunks: Option<u64>) -> String {
     chunks.map_or_else(String::new, |chunks| format!(", taboo set of {}", count(chunks, "chunk")))
 }
 
+/// "similarity table of N rows (M pairs computed)" for a summary line, with
+/// the pairs left unaligned when there are any.
+fn table_note(table: &TableSummary) -> String {
+    let unaligned = if table.unaligned_pairs > 0 {
+        format!(", {} unaligned: a document changed during the run", count(table.unaligned_pairs, "pair"))
+    } else {
+        String::new()
+    };
+    format!("similarity table of {} ({} computed{unaligned})", count(table.rows, "row"), count(table.pairs, "pair"))
+}
+
 fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
     args.threads.configure()?;
     let settings = args.settings.to_override().or_defaults();
@@ -127,17 +139,20 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
     let s = archive::create(&args.docs, &args.index, &settings, taboo.as_ref(), &progress)
         .context("index create stopped")?;
     messages::note(format_args!(
-        "indexed {} ({:.1} MB){}, {}, {}{}, index {:.1} MB in {:.2} s (chunk {:.2} s, sort and write {:.2} s)",
+        "indexed {} ({:.1} MB){}, {}, {}{}, {}, index {:.1} MB in {:.2} s \
+         (chunk {:.2} s, sort and write {:.2} s, similarities {:.2} s)",
         count(s.documents, "document"),
         s.text_bytes as f64 / 1e6,
         skipped_files(s.skipped_files),
         count(s.chunks, "chunk"),
         count(s.postings, "posting"),
         taboo_note(taboo.is_some().then_some(s.taboo_chunks)),
+        table_note(&s.similarity),
         s.index_bytes as f64 / 1e6,
-        (s.chunking + s.writing).as_secs_f64(),
+        (s.chunking + s.writing + s.similarity.time).as_secs_f64(),
         s.chunking.as_secs_f64(),
         s.writing.as_secs_f64(),
+        s.similarity.time.as_secs_f64(),
     ));
     args.strict.check(s.skipped_files)?;
     Ok(ExitCode::SUCCESS)
@@ -160,9 +175,10 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
+    let table = if s.committed { format!("; {}", table_note(&s.similarity)) } else { String::new() };
     messages::note(format_args!(
         "index {what}: {} added, {} modified, {} deleted, {} unchanged{} ({} read); \
-         {} recycled; {}, {}{taboo} in {:.2} s (scan {:.2} s, write {:.2} s)",
+         {} recycled; {}, {}{taboo}{table} in {:.2} s (scan {:.2} s, write {:.2} s, similarities {:.2} s)",
         s.added,
         s.modified,
         s.deleted,
@@ -172,9 +188,10 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
         count(s.recycled_ids, "id"),
         count(s.documents, "document"),
         count(s.chunks, "chunk"),
-        (s.scanning + s.writing).as_secs_f64(),
+        (s.scanning + s.writing + s.similarity.time).as_secs_f64(),
         s.scanning.as_secs_f64(),
         s.writing.as_secs_f64(),
+        s.similarity.time.as_secs_f64(),
     ));
     args.strict.check(s.skipped_files)?;
     Ok(ExitCode::SUCCESS)
@@ -212,6 +229,15 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     text += &match &header.taboo {
         Some(taboo) => format!("taboo:      {} from {}\n", count(taboo.chunks, "chunk"), taboo.texts.join(", ")),
         None => "taboo:      none\n".to_string(),
+    };
+    text += &match &header.similarity {
+        Some(table) => format!(
+            "similarity: {} (pairs where one document has {} % of its chunks in the other) in {}\n",
+            count(table.rows, "row"),
+            table.min_percent,
+            index.similarity_path().display()
+        ),
+        None => "similarity: none (made before format version 4; the next update builds it)\n".to_string(),
     };
     if args.verify {
         text += "verified:   every checksum matches\n";

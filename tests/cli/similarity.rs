@@ -1,0 +1,231 @@
+//! The similarity table in SQLite: after create → update (add, modify, delete) it equals a fresh create's, with both presets; exports; damage; an index made before it.
+
+use std::fs;
+use std::path::Path;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+
+use crate::archive::{Archive, fails_with, generation_dir, ok, s, write};
+use crate::{prose, run};
+
+/// The rows of an SQLite file's `similarity` table, each as its values,
+/// ordered by document and other.
+fn table_rows(database: &Path) -> Vec<String> {
+    let connection = Connection::open_with_flags(database, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut statement = connection.prepare("SELECT * FROM similarity ORDER BY document, other").unwrap();
+    let columns = statement.column_count();
+    let rows = statement
+        .query_map([], |row| {
+            let values: Vec<String> = (0..columns).map(|i| value(row.get_ref(i).unwrap())).collect();
+            Ok(values.join(" | "))
+        })
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// A stored value, its type shown: `Text("a.txt")`, `Real(12.5)`, `Null`.
+fn value(value: ValueRef<'_>) -> String {
+    match value {
+        ValueRef::Text(text) => format!("Text({:?})", String::from_utf8_lossy(text)),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The table file of an index's live generation.
+fn table_file(index: &Path) -> std::path::PathBuf {
+    generation_dir(index).join("similarity.sqlite")
+}
+
+fn create(archive: &Archive, index: &Path, preset: &str) {
+    ok(run(&["index", "create", "--docs", s(&archive.docs), "--index", s(index), "--preset", preset, "--quiet"]));
+}
+
+/// Rows naming `name`, as document or other.
+fn naming<'a>(rows: &'a [String], name: &str) -> Vec<&'a String> {
+    let quoted = format!("Text(\"{name}\")");
+    rows.iter().filter(|row| row.contains(&quoted)).collect()
+}
+
+#[test]
+fn the_table_after_updates_is_the_one_a_fresh_create_writes_with_either_preset() {
+    for preset in ["pan09", "best"] {
+        let archive = Archive::new();
+        let index = archive.index("idx");
+        create(&archive, &index, preset);
+        let before = table_rows(&table_file(&index));
+        // Every thesis shares a passage (prose(1, 60)) with every other.
+        assert_eq!(before.len(), 8 * 7, "{preset}: {before:#?}");
+        archive.change();
+        let summary = archive.update(&index);
+        assert!(summary.contains("2 added, 2 modified, 2 deleted"), "{summary}");
+        let fresh = archive.index("fresh");
+        create(&archive, &fresh, preset);
+        let after = table_rows(&table_file(&index));
+        assert_eq!(after, table_rows(&table_file(&fresh)), "{preset}: updated and fresh tables differ");
+        assert!(naming(&after, "thesis-4.txt").is_empty(), "{preset}: a deleted document's rows go");
+        assert!(!naming(&after, "new/added-1.txt").is_empty(), "{preset}: an added document's rows come");
+        assert_ne!(naming(&after, "thesis-1.txt"), naming(&before, "thesis-1.txt"), "{preset}: modified");
+        assert!(after.iter().all(|row| !row.contains("Null")), "{preset}: every pair is aligned");
+        // A second update starts from the updated table.
+        write(&archive.docs.join("thesis-1.txt"), &format!("{}{}", prose(1, 60), prose(700, 80)));
+        fs::remove_file(archive.docs.join("new/added-1.txt")).unwrap();
+        write(&archive.docs.join("added-3.txt"), &format!("{}{}", prose(3, 50), prose(701, 90)));
+        archive.update(&index);
+        let fresh = archive.index("fresh-2");
+        create(&archive, &fresh, preset);
+        assert_eq!(table_rows(&table_file(&index)), table_rows(&table_file(&fresh)), "{preset}: second update");
+        for format in ["csv", "jsonl"] {
+            let export = |idx: &Path| ok(run(&["similar", "--index", s(idx), "--format", format, "--top", "3"]));
+            assert_eq!(export(&index), export(&fresh), "{preset}, {format}");
+        }
+    }
+}
+
+#[test]
+fn aligned_characters_are_those_check_finds_for_the_pair() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    create(&archive, &index, "pan09");
+    // faculty/thesis-0 sorts before thesis-1: it is checked against it.
+    let check =
+        ok(run(&["check", "--index", s(&index), "--format", "json", s(&archive.docs.join("faculty/thesis-0.txt"))]));
+    let check: serde_json::Value = serde_json::from_str(&check).unwrap();
+    let documents = check["files"][0]["documents"].as_array().unwrap();
+    let found = documents.iter().find(|d| d["document"] == "thesis-1.txt").unwrap();
+    let jsonl = ok(run(&["similar", "--index", s(&index), "--format", "jsonl"]));
+    let row: serde_json::Value = jsonl
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .find(|row| row["document"] == "faculty/thesis-0.txt" && row["other"] == "thesis-1.txt")
+        .unwrap();
+    assert!(found["file_aligned_chars"].as_u64().unwrap() > 300, "{found}");
+    assert_eq!(row["aligned_chars"], found["file_aligned_chars"]);
+    assert_eq!(row["document_aligned_percent"], found["file_aligned_percent"]);
+    assert_eq!(row["other_aligned_percent"], found["document_aligned_percent"]);
+    assert_eq!(row["common_chunks"], found["common_chunks"]);
+    assert_eq!(row["document_in_other_percent"], found["file_in_document_percent"]);
+    assert_eq!(row["other_in_document_percent"], found["document_in_file_percent"]);
+}
+
+/// The SQL of the README's `sqlite3` example and the rows its output shows.
+fn readme_query() -> (String, Vec<Vec<String>>) {
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let example = &readme[readme.find("sqlite3 -readonly").expect("the README runs sqlite3")..];
+    // The command's second quoted argument is the query.
+    let sql = example.split('"').nth(3).unwrap().to_string();
+    let fence = "\n```\n\n```\n";
+    let output = &example[example.find(fence).unwrap() + fence.len()..];
+    let output = &output[..output.find("```").unwrap()];
+    let rows = output.lines().skip(2).map(|line| line.split_whitespace().map(str::to_string).collect()).collect();
+    (sql, rows)
+}
+
+#[test]
+fn the_readme_query_gives_the_readme_rows() {
+    // The README's archive: the fixture sources, then one added and one deleted.
+    let dir = tempfile::tempdir().unwrap();
+    let (docs, index) = (dir.path().join("archive"), dir.path().join("archive.idx"));
+    let pan = crate::fixtures().join("pan");
+    for entry in fs::read_dir(pan.join("source-documents")).unwrap().flatten() {
+        write(&docs.join(entry.file_name()), &fs::read_to_string(entry.path()).unwrap());
+    }
+    ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&index), "--quiet"]));
+    let added = pan.join("suspicious-documents/suspicious-document00001.txt");
+    write(&docs.join("suspicious-document00001.txt"), &fs::read_to_string(added).unwrap());
+    fs::remove_file(docs.join("source-document00008.txt")).unwrap();
+    ok(run(&["index", "update", "--docs", s(&docs), "--index", s(&index), "--quiet"]));
+    let (sql, expected) = readme_query();
+    let connection = Connection::open_with_flags(table_file(&index), OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut statement = connection.prepare(&sql).unwrap();
+    let columns = statement.column_count();
+    let rows: Vec<Vec<String>> = statement
+        .query_map([], |row| {
+            Ok((0..columns)
+                .map(|i| match row.get_ref(i).unwrap() {
+                    ValueRef::Text(text) => String::from_utf8_lossy(text).into_owned(),
+                    ValueRef::Real(real) => real.to_string(),
+                    other => format!("{other:?}"),
+                })
+                .collect())
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows, expected, "{sql}");
+    assert!(!rows.is_empty());
+}
+
+#[test]
+fn an_sqlite_export_is_the_selected_rows_written_whole() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    create(&archive, &index, "pan09");
+    let out = archive.root.join("export.sqlite");
+    ok(run(&["similar", "--index", s(&index), "--format", "sqlite", "--out", s(&out), "--top", "2"]));
+    let exported = table_rows(&out);
+    assert_eq!(exported.len(), 9 * 2 - 2, "the top 2 of 8 theses (the empty document has none)");
+    assert!(exported.iter().all(|row| table_rows(&table_file(&index)).contains(row)));
+    // Replaced whole by the next export.
+    ok(run(&["similar", "--index", s(&index), "--format", "sqlite", "--out", s(&out)]));
+    assert_eq!(table_rows(&out), table_rows(&table_file(&index)));
+    let leftovers = fs::read_dir(&archive.root).unwrap().flatten();
+    assert!(leftovers.filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).count() == 0);
+    // A file that is no SQLite database, or one in the index, is not touched.
+    let notes = archive.root.join("notes.txt");
+    write(&notes, "my notes");
+    let export = |out: &Path| run(&["similar", "--index", s(&index), "--format", "sqlite", "--out", s(out)]);
+    fails_with(export(&notes), "exists and is not an SQLite database");
+    assert_eq!(fs::read_to_string(&notes).unwrap(), "my notes");
+    fails_with(export(&index.join("CURRENT")), "lies in the index directory");
+    fails_with(run(&["similar", "--index", s(&index), "--format", "sqlite"]), "--format sqlite needs --out FILE");
+    fails_with(run(&["similar", "--index", s(&index), "--out", s(&out)]), "--out is for --format sqlite");
+    fails_with(run(&["similar", "--index", s(&index), "--min-percent", "0.5"]), "--min-percent 0.5 is below the 1 %");
+}
+
+#[test]
+fn a_damaged_table_is_refused_naming_its_file() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    create(&archive, &index, "pan09");
+    let table = table_file(&index);
+    let original = fs::read(&table).unwrap();
+    let mut flipped = original.clone();
+    let at = flipped.len() - 100;
+    flipped[at] ^= 0x55;
+    fs::write(&table, &flipped).unwrap();
+    let message = format!("{}: checksum mismatch", table.display());
+    fails_with(run(&["index", "stats", "--index", s(&index), "--verify"]), &message);
+    fails_with(run(&["similar", "--index", s(&index), "--verify"]), &message);
+    archive.change();
+    // The update would copy it into the new generation: refused, the live one untouched.
+    fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index)]), &message);
+    assert_eq!(fs::read(&table).unwrap(), flipped);
+    fs::write(&table, &original[..original.len() - 512]).unwrap();
+    fails_with(run(&["similar", "--index", s(&index)]), &format!("{}: truncated or overwritten", table.display()));
+}
+
+#[test]
+fn an_index_made_before_the_table_gets_it_at_its_next_update() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    create(&archive, &index, "pan09");
+    let expected = table_rows(&table_file(&index));
+    // Version 3 had no table: its header has no entry (nor a checksum, read unchecked).
+    let header = generation_dir(&index).join("header.json");
+    let mut value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
+    value["format_version"] = 3.into();
+    let object = value.as_object_mut().unwrap();
+    object.remove("similarity");
+    object.remove("header_crc32");
+    fs::write(&header, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    fs::remove_file(table_file(&index)).unwrap();
+    fails_with(run(&["similar", "--index", s(&index)]), "no similarity table (made by an older pan-detect)");
+    let stats = ok(run(&["index", "stats", "--index", s(&index)]));
+    assert!(stats.contains("similarity: none"), "{stats}");
+    // Nothing changed, yet the update writes a generation with the table.
+    let summary = archive.update(&index);
+    assert!(summary.contains("index updated") && summary.contains("similarity table of 56 rows"), "{summary}");
+    assert_eq!(table_rows(&table_file(&index)), expected);
+    assert!(archive.update(&index).contains("up to date"));
+}
