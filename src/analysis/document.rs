@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::analysis::candidates::{CandidateWords, dense_structure_chunks, structure_words};
 use crate::analysis::chunk::{ChunkHash, ChunkParams, Chunker, Chunks};
-use crate::analysis::read::{self, DocumentFile, Loaded, TextReader, content_hash};
+use crate::analysis::read::{self, DocumentFile, TextReader, content_hash};
 use crate::analysis::span::CharRange;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
@@ -234,18 +234,7 @@ pub fn read_bytes(file: &DocumentFile, progress: &dyn Progress) -> Option<Vec<u8
 /// A file's text from its bytes ([`TextReader::decode`]); a skipped file's
 /// warning, or a lossy decoding's, goes to `progress`.
 pub fn decode(file: &DocumentFile, bytes: Vec<u8>, reader: TextReader<'_>, progress: &dyn Progress) -> Option<String> {
-    match reader.decode(file, bytes) {
-        Loaded::Text(text, warning) => {
-            if let Some(warning) = warning {
-                progress.warn(&warning);
-            }
-            Some(text)
-        }
-        Loaded::Skipped(warning) => {
-            progress.warn(&warning);
-            None
-        }
-    }
+    reader.decode(file, bytes).text_or_warn(progress)
 }
 
 /// Bytes of text analysed per parallel batch, per thread: bounds the texts,

@@ -240,6 +240,25 @@ pub enum Loaded {
     Skipped(Warning),
 }
 
+impl Loaded {
+    /// The text, its warning (a lossy decoding's) sent to `progress`; `None`
+    /// for a skipped document, whose warning says why.
+    pub fn text_or_warn(self, progress: &dyn Progress) -> Option<String> {
+        match self {
+            Loaded::Text(text, warning) => {
+                if let Some(warning) = warning {
+                    progress.warn(&warning);
+                }
+                Some(text)
+            }
+            Loaded::Skipped(warning) => {
+                progress.warn(&warning);
+                None
+            }
+        }
+    }
+}
+
 /// Reads documents into text: plain text decoded, PDF, DOCX, ODT and HTML
 /// extracted, with the extracted texts kept in a [`TextCache`] when one is
 /// given (plain text and HTML need none: decoding them costs no more than

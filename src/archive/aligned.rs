@@ -75,8 +75,7 @@ impl SourceDocuments for SharingDocuments<'_> {
     }
 
     fn content_chunks(&self, doc: u32) -> u32 {
-        let record = &self.records[doc as usize];
-        record.chunk_count.saturating_sub(record.structure_chunks)
+        self.records[doc as usize].content_chunks()
     }
 
     fn bytes(&self, doc: u32) -> u64 {

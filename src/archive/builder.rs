@@ -19,8 +19,8 @@ use super::format::{
 };
 use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
-use super::spill::SpilledPostings;
 use super::similar::{self, STORED_MIN_PERCENT, TableStart, TableSummary};
+use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::analysis::extract::cache::TextCache;
 use crate::analysis::read::TextReader;

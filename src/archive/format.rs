@@ -574,6 +574,11 @@ pub struct DocRecord {
 }
 
 impl DocRecord {
+    /// Content chunks at the start of its chunk list (structure chunks follow).
+    pub fn content_chunks(&self) -> u32 {
+        self.chunk_count.saturating_sub(self.structure_chunks)
+    }
+
     /// The record's 72 bytes.
     pub fn encode(&self) -> [u8; DOC_RECORD_BYTES] {
         let mut out = [0u8; DOC_RECORD_BYTES];

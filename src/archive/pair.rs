@@ -93,7 +93,7 @@ impl<'a> PairAligner<'a> {
             match index.document_text(id) {
                 Some(text) => {
                     let chunks = index.stored_chunks(&record)?;
-                    let content_chunks = record.chunk_count.saturating_sub(record.structure_chunks);
+                    let content_chunks = record.content_chunks();
                     let (bytes, content_hash) = (record.bytes, record.content_hash);
                     let mut document = Document { text, bytes, content_hash, chunks, content_chunks };
                     let (hashes, ranges) = document.content();
@@ -182,7 +182,7 @@ impl SourceDocuments for PairSource<'_> {
     }
 
     fn content_chunks(&self, _doc: u32) -> u32 {
-        self.record.chunk_count.saturating_sub(self.record.structure_chunks)
+        self.record.content_chunks()
     }
 
     fn bytes(&self, _doc: u32) -> u64 {

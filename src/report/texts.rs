@@ -11,7 +11,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::read::{DocumentFile, Loaded, TextReader, output_stem};
+use crate::analysis::read::{DocumentFile, TextReader, output_stem};
 use crate::error::{Error, Warning};
 use crate::progress::{Progress, Stage};
 use crate::report::output::{stale_temporaries, sync_filesystem, write_atomically_unsynced};
@@ -108,19 +108,9 @@ fn plan(
 fn text_of(file: &DocumentFile, progress: &dyn Progress, summary: &mut ExtractSummary) -> Option<String> {
     let loaded = TextReader::default().load(file);
     progress.advance(file.bytes);
-    match loaded {
-        Loaded::Text(text, warning) => {
-            if let Some(warning) = warning {
-                progress.warn(&warning);
-            }
-            Some(text)
-        }
-        Loaded::Skipped(warning) => {
-            progress.warn(&warning);
-            summary.skipped += 1;
-            None
-        }
-    }
+    let text = loaded.text_or_warn(progress);
+    summary.skipped += u64::from(text.is_none());
+    text
 }
 
 /// Removes the temporary texts of runs that were killed while writing.
