@@ -17,6 +17,7 @@ use crate::analysis::chunk::{ChunkHash, ChunkParams, Chunker, Chunks};
 use crate::analysis::read::{self, DocumentFile, TextReader, content_hash};
 use crate::analysis::span::CharRange;
 use crate::analysis::synonyms::Synonyms;
+use crate::analysis::taboo::{self, TabooChunks};
 use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 use crate::error::Warning;
 use crate::progress::Progress;
@@ -74,6 +75,16 @@ pub struct Document {
 }
 
 impl Document {
+    /// Blanks the text that the document's taboo content chunks cover (for the
+    /// alignment; its chunks need no change, as taboo chunks match nothing) and
+    /// returns those regions, sorted and disjoint.
+    pub fn blank_taboo(&mut self, taboo: &TabooChunks) -> Vec<CharRange> {
+        let (hashes, ranges) = self.content();
+        let regions = taboo.regions(hashes, ranges);
+        taboo::blank(&mut self.text, &regions);
+        regions
+    }
+
     /// The hashes and ranges of the content chunks.
     pub fn content(&self) -> (&[u64], &[CharRange]) {
         let content = self.content_chunks as usize;

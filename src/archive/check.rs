@@ -172,8 +172,10 @@ impl<'a> Checker<'a> {
 
     /// Checks a text, reported under the name `display`.
     pub fn check_text(&mut self, display: &str, text: &str) -> Result<CheckReport, ArchiveError> {
-        if self.finder.is_some() {
-            return self.check_aligned(display, text);
+        if let Some(mut finder) = self.finder.take() {
+            let report = self.check_aligned(&mut finder, display, text);
+            self.finder = Some(finder);
+            return report;
         }
         let hash = read::content_hash(text.as_bytes());
         let analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
@@ -230,16 +232,18 @@ impl<'a> Checker<'a> {
     /// the file's candidate chunks are looked up as `detect` looks them up
     /// ([`archive_hits`]) and the candidate documents aligned with
     /// [`PassageFinder`], so that the passages are `detect --preset best`'s.
-    fn check_aligned(&mut self, display: &str, text: &str) -> Result<CheckReport, ArchiveError> {
+    fn check_aligned(
+        &mut self,
+        finder: &mut PassageFinder<'_>,
+        display: &str,
+        text: &str,
+    ) -> Result<CheckReport, ArchiveError> {
         let hash = read::content_hash(text.as_bytes());
         let mut analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
         let taboo = self.index.taboo();
-        let (content_hashes, content_ranges) = analysed.content();
-        let taboo_regions = taboo.regions(content_hashes, content_ranges);
-        taboo::blank(&mut analysed.text, &taboo_regions);
+        let taboo_regions = analysed.blank_taboo(taboo);
         let budget = self.index.settings().detect_params().align.map_or(HitBudget::UNBOUNDED, |a| a.hit_budget());
         let (sources, mut hits) = archive_hits(self.index, &analysed.chunks.hashes, budget)?;
-        let finder = self.finder.as_mut().ok_or_else(|| self.index.corrupt_postings("no alignment stage".into()))?;
         let (passages, _) = finder.find(&analysed, &mut hits, &sources, None);
         // Documents with a passage are reported however few chunks they share.
         let shared: Vec<(u32, u64)> = (0..sources.len() as u32)

@@ -250,16 +250,6 @@ impl SourceDocuments for SourceSide<'_> {
     }
 }
 
-/// Blanks the text that `doc`'s taboo chunks cover, for the alignment; returns
-/// how many characters that is. Its chunks need no change: taboo chunks are not
-/// in the index.
-fn leave_out_taboo(doc: &mut Document, taboo: &TabooChunks) -> u64 {
-    let (hashes, ranges) = doc.content();
-    let regions = taboo.regions(hashes, ranges);
-    taboo::blank(&mut doc.text, &regions);
-    taboo::covered_chars(&regions)
-}
-
 fn read_sources<'f, K: ChunkKey>(
     sources: &'f [DocumentFile],
     setup: &Setup<'f>,
@@ -311,7 +301,8 @@ fn match_suspicious<K: ChunkKey>(
     let analysis = setup.analysis();
     for batch in document::batches(suspicious, |f| f.bytes) {
         let mut chunked = analyse_batch(batch, |f| f, &analysis, setup.reader, progress);
-        summary.taboo_chars += chunked.iter_mut().flatten().map(|doc| leave_out_taboo(doc, setup.taboo)).sum::<u64>();
+        summary.taboo_chars +=
+            chunked.iter_mut().flatten().map(|doc| taboo::covered_chars(&doc.blank_taboo(setup.taboo))).sum::<u64>();
         let hashes: Vec<&[u64]> =
             chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
         let hits = match &setup.params.align {
