@@ -21,9 +21,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data)
         && let Ok(header) = Header::parse(text, Path::new("header.json"))
     {
-        let residue_bits = header.residue_bits();
-        assert!(residue_bits <= 64);
-        let _ = header.posting_bytes();
+        for segment in &header.segments {
+            assert!(segment.postings.residue_bits(header.settings.hash_bits) <= 64);
+            let _ = segment.postings.posting_bytes(header.settings.hash_bits);
+        }
         let _ = header.expected_lengths();
         let _ = header.settings.key_bytes();
         let written = serde_json::to_string_pretty(&header).expect("a header serializes");

@@ -197,20 +197,15 @@ fn shared_hashes(
     distinct.dedup();
     let mut shared = Vec::new();
     let mut postings = Vec::new();
+    let mut docs = Vec::new();
     for hash in distinct {
-        let range = index.lookup(hash);
-        if range.is_empty() || range.end - range.start > max_documents as u64 {
+        index.documents_with(hash, &mut docs)?;
+        if docs.is_empty() || docs.len() > max_documents {
             continue;
         }
         let slot = shared.len() as u32;
         shared.push(hash);
-        for i in range {
-            let doc = index.posting_doc(i);
-            if doc >= index.id_slots() || !index.record(doc).live {
-                return Err(index.corrupt_postings(format!("posting of document {doc}, which is not in the table")));
-            }
-            postings.push((slot, doc));
-        }
+        postings.extend(docs.iter().map(|&doc| (slot, doc)));
     }
     Ok((shared, postings))
 }

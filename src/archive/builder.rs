@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use super::error::ArchiveError;
 use super::failpoints::crash_point;
 use super::format::{
-    self, DIRECTORY, DOCS, DocRecord, FORMAT_VERSION, FileWriter, GenerationWriter, Header, MAGIC, NAMES, POSTINGS,
-    SegmentEntry, Settings,
+    self, DOCS, DocRecord, FORMAT_VERSION, FileEntry, FileWriter, GenerationWriter, Header, MAGIC, NAMES,
+    PostingsEntry, SegmentEntry, Settings,
 };
 use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
@@ -152,11 +152,12 @@ fn create_with<K: ChunkKey>(
 
     let started = Instant::now();
     progress.start(Stage::BuildIndex, 0);
-    let segment = segment.finish(&mut generation)?;
+    let chunk_lists = segment.finish(&mut generation)?;
     let id_slots = table.records.len() as u64;
     let mut writer = PostingsWriter::new(&generation, settings, postings.total(), id_slots)?;
     postings.drain_sorted(|sorted| sorted.iter().try_for_each(|p| writer.push(p.key.to_hash(), p.doc)))?;
-    let (postings, directory_bits) = writer.finish(&mut generation)?;
+    let segment = chunk_lists.with_postings(writer.finish(&mut generation)?);
+    let postings = segment.postings.count;
     table.write(&mut generation)?;
     progress.finish();
     let mut header = Header {
@@ -170,7 +171,6 @@ fn create_with<K: ChunkKey>(
         id_slots: table.records.len() as u64,
         chunks: segment.chunks,
         postings,
-        directory_bits,
         files: generation.fixed_files(),
         segments: vec![segment],
         last_update: None,
@@ -202,7 +202,12 @@ pub(crate) fn index_bytes(header: &Header) -> u64 {
     let fixed: u64 = header.files.iter().map(|f| f.bytes).sum();
     let taboo = header.taboo.as_ref().map_or(0, |t| t.file.bytes);
     let similarity = header.similarity.as_ref().map_or(0, |t| t.file.bytes);
-    fixed + taboo + similarity + header.segments.iter().map(|s| s.hashes.bytes + s.ranges.bytes).sum::<u64>()
+    let segments: u64 = header
+        .segments
+        .iter()
+        .map(|s| s.hashes.bytes + s.ranges.bytes + s.postings.file.bytes + s.postings.directory.bytes)
+        .sum();
+    fixed + taboo + similarity + segments
 }
 
 /// Writes a chunk-list segment: hashes and ranges of documents, in order.
@@ -245,35 +250,48 @@ impl SegmentWriter {
         Ok(())
     }
 
-    pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<SegmentEntry, ArchiveError> {
+    /// Finishes the chunk lists; the segment is complete with its postings
+    /// ([`ChunkListFiles::with_postings`]).
+    pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<ChunkListFiles, ArchiveError> {
         let hashes = generation.finish(self.hashes)?;
         crash_point!(SEGMENT_HASHES_WRITTEN);
         let ranges = generation.finish(self.ranges)?;
         crash_point!(SEGMENT_RANGES_WRITTEN);
-        Ok(SegmentEntry { generation: self.generation, chunks: self.chunks, live_chunks: self.chunks, hashes, ranges })
+        Ok(ChunkListFiles { generation: self.generation, chunks: self.chunks, hashes, ranges })
     }
 }
 
-/// The byte layout of postings: equal layouts let an update copy stored
-/// postings as they are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct PostingsLayout {
-    pub(crate) directory_bits: u32,
-    pub(crate) residue_bytes: usize,
-    pub(crate) doc_bytes: usize,
+/// The chunk-list files of a segment being written.
+pub(crate) struct ChunkListFiles {
+    generation: u64,
+    /// Chunks in the lists.
+    pub(crate) chunks: u64,
+    hashes: FileEntry,
+    ranges: FileEntry,
 }
 
-impl PostingsLayout {
-    /// Bytes of one posting.
-    pub(crate) fn posting_bytes(&self) -> usize {
-        self.residue_bytes + self.doc_bytes
+impl ChunkListFiles {
+    /// The segment of these chunk lists and `postings`, all of them live.
+    pub(crate) fn with_postings(self, postings: PostingsEntry) -> SegmentEntry {
+        let ChunkListFiles { generation, chunks, hashes, ranges } = self;
+        SegmentEntry { generation, chunks, live_chunks: chunks, hashes, ranges, postings }
+    }
+
+    /// Removes the files (of a segment that is not kept: no chunks).
+    pub(crate) fn remove(self, generation: &GenerationWriter) {
+        let _ = std::fs::remove_file(generation.dir.join(&self.hashes.name));
+        let _ = std::fs::remove_file(generation.dir.join(&self.ranges.name));
     }
 }
 
-/// Writes postings, given in (hash, document) order, and the bucket directory.
+/// Writes a segment's postings, given in (hash, document) order, and its
+/// bucket directory.
 pub(crate) struct PostingsWriter {
     file: FileWriter,
-    layout: PostingsLayout,
+    directory_name: String,
+    directory_bits: u32,
+    residue_bytes: usize,
+    doc_bytes: usize,
     residue_mask: u64,
     shift: u32,
     counts: Vec<u64>,
@@ -291,14 +309,13 @@ impl PostingsWriter {
     ) -> Result<Self, ArchiveError> {
         let directory_bits = format::directory_bits(total, settings.hash_bits);
         let shift = settings.hash_bits - directory_bits;
-        let layout = PostingsLayout {
+        let (postings, directory_name) = format::postings_names(generation.number);
+        Ok(PostingsWriter {
+            file: generation.file(&postings)?,
+            directory_name,
             directory_bits,
             residue_bytes: format::residue_bytes(shift),
             doc_bytes: format::doc_id_bytes(id_slots),
-        };
-        Ok(PostingsWriter {
-            file: generation.file(POSTINGS)?,
-            layout,
             residue_mask: if shift == 0 { 0 } else { u64::MAX >> (64 - shift) },
             shift,
             counts: vec![0; 1 << directory_bits],
@@ -307,21 +324,17 @@ impl PostingsWriter {
         })
     }
 
-    pub(crate) fn layout(&self) -> PostingsLayout {
-        self.layout
-    }
-
     #[inline]
     pub(crate) fn push(&mut self, key: u64, doc: u32) -> Result<(), ArchiveError> {
         let bucket = key.checked_shr(self.shift).unwrap_or(0) as usize;
         let Some(count) = self.counts.get_mut(bucket) else {
             return Err(ArchiveError::Corrupt {
-                path: POSTINGS.into(),
+                path: self.file.path().to_path_buf(),
                 message: format!("hash {key:#x} wider than the index's hash bits"),
             });
         };
         *count += 1;
-        let (r, d) = (self.layout.residue_bytes, self.layout.doc_bytes);
+        let (r, d) = (self.residue_bytes, self.doc_bytes);
         let mut record = [0u8; 16];
         record[..8].copy_from_slice(&(key & self.residue_mask).to_le_bytes());
         record[r..r + 4].copy_from_slice(&doc.to_le_bytes());
@@ -329,46 +342,17 @@ impl PostingsWriter {
         self.file.write(&record[..r + d])
     }
 
-    /// Starts the bucket counts from `counts` (the stored postings' buckets,
-    /// which [`push_span`](Self::push_span) copies without counting).
-    pub(crate) fn start_counts(&mut self, counts: Vec<u64>) {
-        debug_assert_eq!(counts.len(), self.counts.len());
-        self.counts = counts;
-    }
-
-    /// Appends `records`, postings already in this writer's layout and in
-    /// order, whose buckets are counted by [`start_counts`](Self::start_counts).
-    #[inline]
-    pub(crate) fn push_span(&mut self, records: &[u8]) -> Result<(), ArchiveError> {
-        if records.is_empty() {
-            return Ok(());
-        }
-        self.written += (records.len() / (self.layout.residue_bytes + self.layout.doc_bytes)) as u64;
-        self.file.write(records)
-    }
-
-    /// Takes one posting off the count of `bucket` (a stored posting not copied).
-    pub(crate) fn uncount(&mut self, bucket: usize) {
-        self.counts[bucket] -= 1;
-    }
-
-    /// Sets the count of `bucket` to zero, before its postings are pushed one by one.
-    pub(crate) fn clear_count(&mut self, bucket: usize) {
-        self.counts[bucket] = 0;
-    }
-
-    /// Finishes the postings and writes the directory; returns the number of
-    /// postings and the directory's bits.
-    pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<(u64, u32), ArchiveError> {
+    /// Finishes the postings and writes the directory.
+    pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<PostingsEntry, ArchiveError> {
         if self.written != self.expected {
             return Err(ArchiveError::Corrupt {
-                path: generation.dir.join(POSTINGS),
+                path: self.file.path().to_path_buf(),
                 message: format!("{} postings written, the document table counts {}", self.written, self.expected),
             });
         }
-        generation.finish(self.file)?;
+        let file = generation.finish(self.file)?;
         crash_point!(POSTINGS_WRITTEN);
-        let mut directory = generation.file(DIRECTORY)?;
+        let mut directory = generation.file(&self.directory_name)?;
         let entry_bytes = format::directory_entry_bytes(self.written);
         let mut start = 0u64;
         directory.write_key(0, entry_bytes)?;
@@ -376,9 +360,16 @@ impl PostingsWriter {
             start += count;
             directory.write_key(start, entry_bytes)?;
         }
-        generation.finish(directory)?;
+        let directory = generation.finish(directory)?;
         crash_point!(DIRECTORY_WRITTEN);
-        Ok((self.written, self.layout.directory_bits))
+        Ok(PostingsEntry {
+            count: self.written,
+            live: self.written,
+            directory_bits: self.directory_bits,
+            doc_bytes: self.doc_bytes as u32,
+            file,
+            directory,
+        })
     }
 }
 

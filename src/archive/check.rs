@@ -196,7 +196,7 @@ impl<'a> Checker<'a> {
                     pair.char_ranges(&chunked.chunks.ranges[..], &self.index.ranges_of(&record)).ok_or_else(|| {
                         let (first, last) = pair.source;
                         let message = format!("chunks {first}..={last} of document {} out of range", candidate.doc);
-                        self.index.corrupt_postings(message)
+                        self.index.corrupt_chunk_list(&record, message)
                     })?;
                 let passage = Passage {
                     suspicious: outside(suspicious, &taboo_regions),
@@ -323,18 +323,17 @@ impl<'a> Checker<'a> {
         let file = FileChunks::new(&chunked.chunks.hashes, index.taboo());
         // (document, occurrences in the file of a hash the document holds)
         let mut hits: Vec<(u32, u32)> = Vec::new();
+        let mut docs = Vec::new();
         for group in file.by_hash.chunk_by(|a, b| a.0 == b.0) {
             let occurrences = group.len() as u32;
-            hits.extend(index.lookup(group[0].0).map(|i| (index.posting_doc(i), occurrences)));
+            index.documents_with(group[0].0, &mut docs)?;
+            hits.extend(docs.iter().map(|&doc| (doc, occurrences)));
         }
         hits.sort_unstable();
         let mut candidates = Vec::new();
         let mut matches = Vec::new();
         for group in hits.chunk_by(|a, b| a.0 == b.0) {
             let doc = group[0].0;
-            if doc >= index.id_slots() || !index.record(doc).live {
-                return Err(index.corrupt_postings(format!("posting of document {doc}, which is not in the table")));
-            }
             // One posting per (hash, document): the group counts distinct hashes.
             let common = group.len() as u64;
             if common < self.params.min_common as u64 {

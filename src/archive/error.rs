@@ -43,7 +43,10 @@ pub enum ArchiveError {
         got: String,
     },
     /// The index was written by another version of the format.
-    #[error("{path}: index format version {got}, this pan-detect reads versions {oldest} to {newest}")]
+    #[error(
+        "{path}: index format version {got}, this pan-detect reads versions {oldest} to {newest}{}",
+        if got < oldest { " (make the index again with `pan-detect index create`)" } else { "" }
+    )]
     Version {
         /// The header file.
         path: PathBuf,

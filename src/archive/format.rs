@@ -7,20 +7,36 @@
 //!   gen-000003/
 //!     header.json          magic, format version, settings, counts, and each
 //!                          file's length and CRC-32
-//!     postings.bin         one posting per distinct (chunk hash, document):
-//!                          the hash's bits below the directory's (the
-//!                          "residue", 0 to 7 bytes) and the document id (as
-//!                          few bytes as the largest id needs, 1 to 4), sorted
-//!                          by (hash, document)
-//!     directory.bin        (2^directory_bits + 1) offsets, u32 (u64 beyond
-//!                          2^32 postings): where each bucket of postings
-//!                          starts, buckets keyed by the hash's top bits
 //!     docs.bin             the document table, one 72-byte record per id
 //!     names.bin            document names (UTF-8), concatenated
-//!     segment-000001.hashes  chunk lists: every document's chunk hashes in
-//!     segment-000001.ranges  sequence order (u32, or u64 above 32 hash bits),
-//!     segment-000003.hashes  and their character ranges (start u32, end u32);
-//!     segment-000003.ranges  one segment per generation that added documents
+//!     segment-000001.hashes     one segment per generation that added
+//!     segment-000001.ranges     documents (or merged segments), four files:
+//!     segment-000001.postings   the chunk lists (every document's chunk
+//!     segment-000001.directory  hashes in sequence order, u32 or u64 above
+//!     segment-000003.hashes     32 hash bits, and their character ranges,
+//!     ...                       start u32 and end u32), and the postings of
+//!                               its documents
+//! ```
+//!
+//! A segment's postings are one per distinct (chunk hash, document), sorted
+//! by (hash, document): the hash's bits below the directory's (the "residue",
+//! 0 to 7 bytes) and the document id (as few bytes as the largest id needs, 1
+//! to 4). Its directory holds (2^directory_bits + 1) offsets, u32 (u64 beyond
+//! 2^32 postings): where each bucket of postings starts, buckets keyed by the
+//! hash's top bits.
+//!
+//! Segments are never rewritten, as in Lucene and tantivy: an update writes
+//! one new segment for the documents it adds or changes and hard-links the
+//! others. A posting is live when its document's record names its segment:
+//! a deleted document's record is freed (its postings become tombstones, left
+//! where they are), and a changed document's record names the new segment. A
+//! recycled id is safe the same way: the old postings of the id are in
+//! another segment than its record names. Merging (the merge policy of `index
+//! update`, or `index merge`) copies the live chunk lists and postings of
+//! several segments into one new segment and drops the tombstones.
+//!
+//! ```text
+//! IDX/gen-000003/ (continued)
 //!     taboo.bin            the taboo set, when there is one: chunk hashes of
 //!                          texts whose passages are never reported (u32, or
 //!                          u64 above 32 hash bits), sorted ([`super::taboo`])
@@ -37,10 +53,8 @@
 //! `CURRENT` with one rename, which is the commit: until then readers and
 //! crashes see the old generation. One writer at a time: `create` and `update`
 //! hold an exclusive lock on `LOCK` ([`WriterLock`]) and a second one fails at
-//! once, instead of writing the same next generation. Chunk-list segments are
-//! immutable: a new generation hard-links the segments it keeps and writes one
-//! segment for the documents it adds; a segment whose chunks are mostly deleted
-//! is compacted. The similarity table is the one file an update modifies
+//! once, instead of writing the same next generation. Segments are
+//! immutable: a new generation hard-links the segments it keeps. The similarity table is the one file an update modifies
 //! rather than rewrites: it is copied (never linked, which would change the
 //! live generation's file under its readers) into the new generation and
 //! changed there, so it too commits with the rename of `CURRENT`.
@@ -75,23 +89,19 @@ pub const MAGIC: &str = "pan-detect archive index";
 /// The format version this build writes. Version 2 added the taboo set,
 /// version 3 the `best` preset's candidate chunks (`Settings::candidates`)
 /// and the structure chunks of a document record, version 4 the similarity
-/// table (`Header::similarity`).
-pub const FORMAT_VERSION: u32 = 4;
-/// The oldest format version this build reads: a version 1 index is read as
-/// one without a taboo set, and versions 1 and 2 as indexes of the paper's
-/// chunks (their layout is otherwise the same); the next update writes the
-/// current version.
-pub const OLDEST_FORMAT_VERSION: u32 = 1;
+/// table (`Header::similarity`), version 5 the postings per segment (one
+/// postings file for the whole index before).
+pub const FORMAT_VERSION: u32 = 5;
+/// The oldest format version this build reads: an index of version 4 or
+/// older keeps all its postings in one file, which this build does not read;
+/// `index create` makes it again.
+pub const OLDEST_FORMAT_VERSION: u32 = 5;
 /// The file naming the live generation.
 pub const CURRENT: &str = "CURRENT";
 /// The file locked by the one process writing to an index.
 pub const LOCK: &str = "LOCK";
 /// The header file of a generation.
 pub const HEADER: &str = "header.json";
-/// The postings.
-pub const POSTINGS: &str = "postings.bin";
-/// The bucket directory of the postings.
-pub const DIRECTORY: &str = "directory.bin";
 /// The document table.
 pub const DOCS: &str = "docs.bin";
 /// The document names.
@@ -105,7 +115,7 @@ pub const TEXT_CACHE: &str = "text-cache";
 /// The similarity table ([`super::table`]).
 pub const SIMILARITY: &str = "similarity.sqlite";
 /// The fixed body files, in the order the header lists them.
-pub const BODY_FILES: [&str; 4] = [POSTINGS, DIRECTORY, DOCS, NAMES];
+pub const BODY_FILES: [&str; 2] = [DOCS, NAMES];
 /// Bytes of one record of `docs.bin`.
 pub const DOC_RECORD_BYTES: usize = 72;
 /// A document whose size and modification time are those recorded is taken as
@@ -116,9 +126,16 @@ pub const RACY_NS: u64 = 2_000_000_000;
 /// Bytes of one chunk range in a segment.
 pub const RANGE_BYTES: usize = 8;
 
-/// The file names of the chunk-list segment written by generation `generation`.
+/// The file names of the chunk lists of the segment written by generation
+/// `generation`: hashes and ranges.
 pub fn segment_names(generation: u64) -> (String, String) {
     (format!("segment-{generation:06}.hashes"), format!("segment-{generation:06}.ranges"))
+}
+
+/// The file names of the postings of the segment written by generation
+/// `generation`: postings and directory.
+pub fn postings_names(generation: u64) -> (String, String) {
+    (format!("segment-{generation:06}.postings"), format!("segment-{generation:06}.directory"))
 }
 
 /// The tokenizer and chunker settings an index is built with; every document
@@ -313,8 +330,8 @@ pub struct FileEntry {
     pub crc32: u32,
 }
 
-/// A chunk-list segment: the chunk hashes and ranges of the documents one
-/// generation added.
+/// A segment: the chunk hashes, ranges and postings of the documents one
+/// generation added (or merged).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SegmentEntry {
     /// The generation that wrote it (its file names).
@@ -327,6 +344,56 @@ pub struct SegmentEntry {
     pub hashes: FileEntry,
     /// The ranges file.
     pub ranges: FileEntry,
+    /// The postings of its documents.
+    pub postings: PostingsEntry,
+}
+
+/// The postings of a segment, as the header records them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PostingsEntry {
+    /// Postings stored.
+    pub count: u64,
+    /// Postings of live documents whose record names this segment; the rest
+    /// are tombstones.
+    pub live: u64,
+    /// Bits of the hash that index the directory.
+    pub directory_bits: u32,
+    /// Bytes of a document id in a posting (1 to 4).
+    pub doc_bytes: u32,
+    /// The postings file.
+    pub file: FileEntry,
+    /// The directory file.
+    pub directory: FileEntry,
+}
+
+impl PostingsEntry {
+    /// Bits of a hash stored in a posting (those below the directory's).
+    pub fn residue_bits(&self, hash_bits: u32) -> u32 {
+        hash_bits - self.directory_bits
+    }
+
+    /// Bytes of one posting: the residue, then the document id.
+    pub fn posting_bytes(&self, hash_bits: u32) -> usize {
+        residue_bytes(self.residue_bits(hash_bits)) + self.doc_bytes as usize
+    }
+
+    /// Checks the entry against the generation that wrote it and the hash
+    /// width: file names, field ranges, and file lengths the counts imply.
+    fn check(&self, generation: u64, hash_bits: u32) -> Result<(), String> {
+        let (postings, directory) = postings_names(generation);
+        if self.file.name != postings || self.directory.name != directory {
+            return Err(format!("postings of segment {generation} are not named after it"));
+        }
+        if !(1..=hash_bits.min(32)).contains(&self.directory_bits) || !(1..=4).contains(&self.doc_bytes) {
+            return Err(format!("postings of segment {generation}: layout out of range"));
+        }
+        let bytes = self.count.checked_mul(self.posting_bytes(hash_bits) as u64);
+        let directory_bytes = ((1u64 << self.directory_bits) + 1) * directory_entry_bytes(self.count) as u64;
+        if self.live > self.count || bytes != Some(self.file.bytes) || directory_bytes != self.directory.bytes {
+            return Err(format!("postings of segment {generation}: counts and lengths disagree"));
+        }
+        Ok(())
+    }
 }
 
 /// What the update that wrote a generation changed, for `similar --since-update`.
@@ -390,13 +457,11 @@ pub struct Header {
     pub id_slots: u64,
     /// Chunks of all live documents.
     pub chunks: u64,
-    /// Postings: distinct (chunk hash, document) pairs.
+    /// Live postings: distinct (chunk hash, document) pairs of live documents.
     pub postings: u64,
-    /// Bits of the hash that index `directory.bin`.
-    pub directory_bits: u32,
     /// The fixed body files with lengths and checksums, in [`BODY_FILES`] order.
     pub files: Vec<FileEntry>,
-    /// The chunk-list segments; a document record names one by position.
+    /// The segments, oldest first; a document record names one by position.
     pub segments: Vec<SegmentEntry>,
     /// What the update that wrote this generation changed (`None` after `create`).
     pub last_update: Option<Changes>,
@@ -427,25 +492,10 @@ impl Header {
         crc32fast::hash(Header { header_crc32: None, ..self.clone() }.to_text().as_bytes())
     }
 
-    /// Bits of a hash stored in a posting (those below the directory's).
-    pub fn residue_bits(&self) -> u32 {
-        self.settings.hash_bits - self.directory_bits
-    }
-
-    /// Bytes of one posting: the residue, then the document id.
-    pub fn posting_bytes(&self) -> usize {
-        residue_bytes(self.residue_bits()) + doc_id_bytes(self.id_slots)
-    }
-
     /// The lengths the fixed body files must have according to the counts
     /// (`None` for the names, whose length only the header records).
-    pub fn expected_lengths(&self) -> [Option<u64>; 4] {
-        [
-            Some(self.postings * self.posting_bytes() as u64),
-            Some(((1u64 << self.directory_bits) + 1) * directory_entry_bytes(self.postings) as u64),
-            Some(self.id_slots * DOC_RECORD_BYTES as u64),
-            None,
-        ]
+    pub fn expected_lengths(&self) -> [Option<u64>; 2] {
+        [Some(self.id_slots * DOC_RECORD_BYTES as u64), None]
     }
 
     /// Parses and checks a header's text: magic first, then version, then the
@@ -474,17 +524,10 @@ impl Header {
             return Err(ArchiveError::ChecksumMismatch { path: path.to_path_buf(), expected, got: header.own_crc32() });
         }
         header.settings.validate().map_err(|e| corrupt(e.to_string()))?;
-        if !(1..=32).contains(&header.directory_bits) || header.directory_bits > header.settings.hash_bits {
-            return Err(corrupt(format!("directory_bits {} out of range", header.directory_bits)));
-        }
         // The counts come from the file: the lengths they imply must be
         // computable (expected_lengths multiplies without checking).
-        let postings_bytes = header.postings.checked_mul(header.posting_bytes() as u64);
-        if postings_bytes.is_none() || header.id_slots.checked_mul(DOC_RECORD_BYTES as u64).is_none() {
-            return Err(corrupt(format!(
-                "{} postings and {} document ids are more than a file can hold",
-                header.postings, header.id_slots
-            )));
+        if header.id_slots.checked_mul(DOC_RECORD_BYTES as u64).is_none() {
+            return Err(corrupt(format!("{} document ids are more than a file can hold", header.id_slots)));
         }
         let names: Vec<&str> = header.files.iter().map(|f| f.name.as_str()).collect();
         if names != BODY_FILES {
@@ -498,6 +541,7 @@ impl Header {
             if segment.hashes.name != hashes || segment.ranges.name != ranges || !bytes_ok {
                 return Err(corrupt(format!("segment of generation {} is inconsistent", segment.generation)));
             }
+            segment.postings.check(segment.generation, header.settings.hash_bits).map_err(corrupt)?;
         }
         if let Some(taboo) = &header.taboo
             && (taboo.file.name != TABOO || taboo.chunks.checked_mul(key_bytes) != Some(taboo.file.bytes))
@@ -661,6 +705,11 @@ pub(crate) struct FileWriter {
 }
 
 impl FileWriter {
+    /// Where the file is written.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
     #[inline]
     pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), ArchiveError> {
         if self.buffer.len() + bytes.len() > WRITE_BUFFER_BYTES {
@@ -886,7 +935,6 @@ mod tests {
             id_slots: 0,
             chunks: 0,
             postings: 0,
-            directory_bits: 8,
             files: BODY_FILES.iter().map(|n| FileEntry { name: n.to_string(), bytes: 0, crc32: 0 }).collect(),
             segments: Vec::new(),
             last_update: None,
@@ -901,28 +949,23 @@ mod tests {
         let path = Path::new("idx/header.json");
         let text = serde_json::to_string(&header()).unwrap();
         assert_eq!(Header::parse(&text, path).unwrap(), header());
-        let old = text.replace("\"format_version\":4", "\"format_version\":0");
+        let old = text.replace("\"format_version\":5", "\"format_version\":4");
         let error = Header::parse(&old, path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { oldest: 1, newest: 4, got: 0, .. }), "{error:?}");
-        assert_eq!(error.to_string(), "idx/header.json: index format version 0, this pan-detect reads versions 1 to 4");
-        let newer = text.replace("\"format_version\":4", "\"format_version\":5");
-        assert!(matches!(Header::parse(&newer, path), Err(ArchiveError::Version { got: 5, .. })));
+        assert!(matches!(error, ArchiveError::Version { oldest: 5, newest: 5, got: 4, .. }), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            "idx/header.json: index format version 4, this pan-detect reads versions 5 to 5 \
+             (make the index again with `pan-detect index create`)"
+        );
+        let newer = text.replace("\"format_version\":5", "\"format_version\":6");
+        let error = Header::parse(&newer, path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { got: 6, .. }), "{error:?}");
+        assert!(!error.to_string().contains("index create"), "{error}");
         let foreign = text.replace(MAGIC, "something else");
         assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));
         assert!(matches!(Header::parse("{\"magic\"", path), Err(ArchiveError::Corrupt { .. })));
         let bad_bits = text.replace("\"hash_bits\":32", "\"hash_bits\":99");
         assert!(matches!(Header::parse(&bad_bits, path), Err(ArchiveError::Corrupt { .. })));
-    }
-
-    #[test]
-    fn a_version_1_header_reads_as_an_index_without_a_taboo_set() {
-        let path = Path::new("idx/header.json");
-        // Version 1 wrote no taboo field; its checksum covers the header without one.
-        let old = Header { format_version: 1, ..header() };
-        let sealed = Header { header_crc32: Some(old.own_crc32()), ..old.clone() };
-        assert!(!sealed.to_text().contains("taboo"));
-        let parsed = Header::parse(&sealed.to_text(), path).unwrap();
-        assert_eq!((parsed.format_version, parsed.taboo), (1, None));
     }
 
     #[test]
@@ -971,23 +1014,35 @@ mod tests {
         let mut huge_segment = header();
         let file = |name: String| FileEntry { name, bytes: 0, crc32: 0 };
         let (hashes, ranges) = segment_names(1);
-        huge_segment.segments.push(SegmentEntry {
+        let (postings, directory) = postings_names(1);
+        let segment = SegmentEntry {
             generation: 1,
-            chunks: 1 << 62,
+            chunks: 0,
             live_chunks: 0,
             hashes: file(hashes),
             ranges: file(ranges),
-        });
+            postings: PostingsEntry {
+                count: 0,
+                live: 0,
+                directory_bits: 8,
+                doc_bytes: 1,
+                file: file(postings),
+                directory: FileEntry { bytes: 257 * 4, ..file(directory) },
+            },
+        };
+        huge_segment.segments.push(segment.clone());
+        Header::parse(&serde_json::to_string(&huge_segment).unwrap(), path).unwrap();
+        huge_segment.segments[0].chunks = 1 << 62;
         let error = Header::parse(&serde_json::to_string(&huge_segment).unwrap(), path).unwrap_err();
         assert!(error.to_string().contains("segment of generation 1 is inconsistent"), "{error}");
         let huge_table = Header { id_slots: u64::MAX / 8, ..header() };
         let error = Header::parse(&serde_json::to_string(&huge_table).unwrap(), path).unwrap_err();
         assert!(error.to_string().contains("more than a file can hold"), "{error}");
-        let huge_postings = Header { postings: 1 << 62, ..header() };
-        assert!(matches!(
-            Header::parse(&serde_json::to_string(&huge_postings).unwrap(), path),
-            Err(ArchiveError::Corrupt { .. })
-        ));
+        let mut huge_postings = header();
+        huge_postings.segments.push(segment);
+        huge_postings.segments[0].postings.count = 1 << 62;
+        let error = Header::parse(&serde_json::to_string(&huge_postings).unwrap(), path).unwrap_err();
+        assert!(error.to_string().contains("counts and lengths disagree"), "{error}");
     }
 
     #[test]

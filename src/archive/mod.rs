@@ -42,4 +42,4 @@ pub use error::ArchiveError;
 pub use format::{Settings, SettingsOverride};
 pub use reader::ArchiveIndex;
 pub use taboo::TabooFiles;
-pub use update::{TabooChange, UpdateOptions, UpdateSummary, update};
+pub use update::{MergeSummary, TabooChange, UpdateOptions, UpdateSummary, merge, update};

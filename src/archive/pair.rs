@@ -139,7 +139,7 @@ impl<'a> PairAligner<'a> {
         for interval in &self.found {
             let (mine, theirs) = interval.char_ranges(&first_ranges, &second_ranges).ok_or_else(|| {
                 let (first, last) = interval.source;
-                index.corrupt_postings(format!("chunks {first}..={last} of document {second} out of range"))
+                index.corrupt_chunk_list(&record, format!("chunks {first}..={last} of document {second} out of range"))
             })?;
             sides.0.push(outside(mine, first_taboo));
             sides.1.push(outside(theirs, &second_taboo));

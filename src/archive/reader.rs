@@ -9,10 +9,11 @@
 //! with a different length is reported there. [`ArchiveIndex::verify`] also
 //! checks every file's CRC-32, which reads the whole index: `index stats
 //! --verify`, `check --verify` and `similar --verify` call it. `index update`
-//! checks every file it carries into the new generation before using it
-//! ([`ArchiveIndex::verify_files`]): the postings, directory and document
-//! table it reads and rewrites, and the chunk-list segments it keeps, whether
-//! hard-linked or compacted. `check` and `similar` do not verify by
+//! and `index merge` check every file whose bytes they read into the new
+//! generation before using it ([`ArchiveIndex::verify_files`]): the document
+//! table and names, and the chunk lists of the segments they merge.
+//! Lookups go through every segment's postings and keep the live ones
+//! ([`ArchiveIndex::documents_with`]). `check` and `similar` do not verify by
 //! default, to answer within a second on an index of gigabytes; a flipped bit
 //! in the postings then goes unnoticed, but it can never make them read
 //! outside the arrays (every document id and chunk number read is
@@ -27,10 +28,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use memmap2::{Mmap, UncheckedAdvice};
 use rayon::prelude::*;
 
-use super::builder::PostingsLayout;
 use super::error::ArchiveError;
 use super::format::{
-    self, DOC_RECORD_BYTES, DocRecord, FileEntry, HEADER, Header, RANGE_BYTES, Settings, read_key, read_u32,
+    self, DOC_RECORD_BYTES, DocRecord, FileEntry, HEADER, Header, PostingsEntry, RANGE_BYTES, Settings, read_key,
+    read_u32,
 };
 use super::taboo;
 use crate::analysis::chunk::Chunks;
@@ -119,11 +120,115 @@ impl Mapped {
     }
 }
 
-/// One chunk-list segment, mapped.
+/// One segment, mapped: its chunk lists and its postings.
 #[derive(Debug)]
 struct Segment {
     hashes: Mapped,
     ranges: Mapped,
+    postings: SegmentPostings,
+}
+
+/// The postings of one segment and their byte layout.
+#[derive(Debug)]
+struct SegmentPostings {
+    postings: Mapped,
+    directory: Mapped,
+    count: u64,
+    #[cfg(test)]
+    directory_bits: u32,
+    residue_bytes: usize,
+    doc_bytes: usize,
+    directory_entry_bytes: usize,
+    residue_mask: u64,
+    posting_bytes: usize,
+    shift: u32,
+}
+
+impl SegmentPostings {
+    fn open(dir: &Path, entry: &PostingsEntry, hash_bits: u32) -> Result<SegmentPostings, ArchiveError> {
+        let shift = entry.residue_bits(hash_bits);
+        Ok(SegmentPostings {
+            postings: Mapped::open(dir, &entry.file)?,
+            directory: Mapped::open(dir, &entry.directory)?,
+            count: entry.count,
+            #[cfg(test)]
+            directory_bits: entry.directory_bits,
+            residue_bytes: format::residue_bytes(shift),
+            doc_bytes: entry.doc_bytes as usize,
+            directory_entry_bytes: format::directory_entry_bytes(entry.count),
+            residue_mask: if shift == 0 { 0 } else { u64::MAX >> (64 - shift) },
+            posting_bytes: entry.posting_bytes(hash_bits),
+            shift,
+        })
+    }
+
+    /// The document of posting `i` (`i < count`).
+    #[inline]
+    fn doc(&self, i: u64) -> u32 {
+        let at = i as usize * self.posting_bytes + self.residue_bytes;
+        // At most 4 bytes: the value fits.
+        read_key(&self.postings.bytes()[at..], self.doc_bytes) as u32
+    }
+
+    #[inline]
+    fn residue(&self, i: u64) -> u64 {
+        read_key(&self.postings.bytes()[i as usize * self.posting_bytes..], self.residue_bytes)
+    }
+
+    /// The positions of the postings of `hash`, in document order.
+    fn lookup(&self, hash: u64) -> Range<u64> {
+        let Range { start: low, end: high } = self.bucket_range(hash.checked_shr(self.shift).unwrap_or(0) as usize);
+        let residue = hash & self.residue_mask;
+        // The first position in low..high whose residue passes `is_after`.
+        let partition = |mut low: u64, mut high: u64, is_after: &dyn Fn(u64) -> bool| {
+            while low < high {
+                let mid = low + (high - low) / 2;
+                if is_after(self.residue(mid)) { high = mid } else { low = mid + 1 }
+            }
+            low
+        };
+        let start = partition(low, high, &|r| r >= residue);
+        start..partition(start, high, &|r| r > residue)
+    }
+
+    /// The positions of the postings of directory bucket `bucket`.
+    fn bucket_range(&self, bucket: usize) -> Range<u64> {
+        let (directory, width) = (self.directory.bytes(), self.directory_entry_bytes);
+        if (bucket + 2) * width > directory.len() {
+            return 0..0;
+        }
+        let end = read_key(&directory[(bucket + 1) * width..], width).min(self.count);
+        read_key(&directory[bucket * width..], width).min(end)..end
+    }
+
+    /// Calls `f(hash, doc)` for every posting in (hash, document) order.
+    #[cfg(test)]
+    fn for_each(&self, mut f: impl FnMut(u64, u32) -> Result<(), ArchiveError>) -> Result<(), ArchiveError> {
+        let postings = self.postings.bytes();
+        for bucket in 0..1usize << self.directory_bits {
+            let range = self.bucket_range(bucket);
+            let high = (bucket as u64) << self.shift;
+            let bytes = &postings[range.start as usize * self.posting_bytes..range.end as usize * self.posting_bytes];
+            for record in bytes.chunks_exact(self.posting_bytes) {
+                let key = high | read_key(record, self.residue_bytes);
+                // At most 4 bytes: the value fits.
+                f(key, read_key(&record[self.residue_bytes..], self.doc_bytes) as u32)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that the directory ends at the last posting.
+    fn check_directory(&self) -> Result<(), ArchiveError> {
+        let (directory, width) = (self.directory.bytes(), self.directory_entry_bytes);
+        if read_key(&directory[directory.len() - width..], width) != self.count {
+            return Err(ArchiveError::Corrupt {
+                path: self.directory.path.clone(),
+                message: "directory does not end at the last posting".into(),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// An open index: the header and zero-copy views of the arrays.
@@ -132,8 +237,6 @@ pub struct ArchiveIndex {
     root: PathBuf,
     generation_dir: PathBuf,
     header: Header,
-    postings: Mapped,
-    directory: Mapped,
     docs: Mapped,
     names: Mapped,
     segments: Vec<Segment>,
@@ -141,12 +244,6 @@ pub struct ArchiveIndex {
     /// The texts extracted from the documents, for lookups only.
     text_cache: TextCache,
     key_bytes: usize,
-    residue_bytes: usize,
-    doc_bytes: usize,
-    directory_entry_bytes: usize,
-    residue_mask: u64,
-    posting_bytes: usize,
-    shift: u32,
 }
 
 impl ArchiveIndex {
@@ -204,12 +301,15 @@ impl ArchiveIndex {
             }
         }
         let map = |entry: &FileEntry| Mapped::open(&generation_dir, entry);
-        let [postings, directory, docs, names] = [0, 1, 2, 3].map(|i| &header.files[i]);
-        let (postings, directory, docs, names) = (map(postings)?, map(directory)?, map(docs)?, map(names)?);
+        let (docs, names) = (map(&header.files[0])?, map(&header.files[1])?);
+        let hash_bits = header.settings.hash_bits;
         let segments = header
             .segments
             .iter()
-            .map(|s| Ok(Segment { hashes: map(&s.hashes)?, ranges: map(&s.ranges)? }))
+            .map(|s| {
+                let postings = SegmentPostings::open(&generation_dir, &s.postings, hash_bits)?;
+                Ok(Segment { hashes: map(&s.hashes)?, ranges: map(&s.ranges)?, postings })
+            })
             .collect::<Result<Vec<_>, ArchiveError>>()?;
         let taboo = match &header.taboo {
             Some(entry) => taboo::read(&generation_dir, entry, &header.settings)?,
@@ -222,21 +322,12 @@ impl ArchiveIndex {
                 return Err(ArchiveError::Truncated { path, expected: table.file.bytes, got });
             }
         }
-        let shift = header.residue_bits();
         let index = ArchiveIndex {
             root: root.to_path_buf(),
             text_cache: TextCache::read_only(&root.join(format::TEXT_CACHE)),
             generation_dir,
             key_bytes: header.settings.key_bytes(),
-            residue_bytes: format::residue_bytes(shift),
-            doc_bytes: format::doc_id_bytes(header.id_slots),
-            directory_entry_bytes: format::directory_entry_bytes(header.postings),
-            residue_mask: if shift == 0 { 0 } else { u64::MAX >> (64 - shift) },
-            posting_bytes: header.posting_bytes(),
-            shift,
             header,
-            postings,
-            directory,
             docs,
             names,
             segments,
@@ -256,6 +347,7 @@ impl ArchiveIndex {
         };
         let (mut live, mut chunks, mut postings) = (0u64, 0u64, 0u64);
         let mut segment_chunks = vec![0u64; self.segments.len()];
+        let mut segment_postings = vec![0u64; self.segments.len()];
         for id in 0..self.id_slots() {
             let record = self.record(id);
             let name_end = record.name_start.checked_add(u64::from(record.name_len));
@@ -285,24 +377,18 @@ impl ArchiveIndex {
             chunks += u64::from(record.chunk_count);
             postings += u64::from(record.distinct_chunks);
             segment_chunks[record.segment as usize] += u64::from(record.chunk_count);
+            segment_postings[record.segment as usize] += u64::from(record.distinct_chunks);
         }
         let header = &self.header;
-        let segments_ok = header.segments.iter().zip(&segment_chunks).all(|(s, &n)| s.live_chunks == n);
+        let segments_ok = (header.segments.iter().zip(&segment_chunks).zip(&segment_postings))
+            .all(|((s, &chunks), &postings)| s.live_chunks == chunks && s.postings.live == postings);
         if live != header.documents || chunks != header.chunks || postings != header.postings || !segments_ok {
             return Err(corrupt(format!(
                 "{live} documents, {chunks} chunks and {postings} postings, the header says {}, {} and {}",
                 header.documents, header.chunks, header.postings
             )));
         }
-        let directory = self.directory.bytes();
-        let width = self.directory_entry_bytes;
-        if read_key(&directory[directory.len() - width..], width) != header.postings {
-            return Err(ArchiveError::Corrupt {
-                path: self.directory.path.clone(),
-                message: "directory does not end at the last posting".into(),
-            });
-        }
-        Ok(())
+        self.segments.iter().try_for_each(|segment| segment.postings.check_directory())
     }
 
     /// Checks every file's CRC-32 against the header (reads the whole index;
@@ -362,8 +448,9 @@ impl ArchiveIndex {
     }
 
     fn mapped_files(&self) -> impl Iterator<Item = &Mapped> {
-        let fixed = [&self.postings, &self.directory, &self.docs, &self.names];
-        fixed.into_iter().chain(self.segments.iter().flat_map(|s| [&s.hashes, &s.ranges]))
+        let segments =
+            self.segments.iter().flat_map(|s| [&s.hashes, &s.ranges, &s.postings.postings, &s.postings.directory]);
+        [&self.docs, &self.names].into_iter().chain(segments)
     }
 
     /// The index directory this was opened from.
@@ -422,93 +509,75 @@ impl ArchiveIndex {
         (0..self.id_slots()).filter(|&id| self.record(id).live)
     }
 
-    /// Number of postings.
+    /// Number of live postings.
     pub fn postings_len(&self) -> u64 {
         self.header.postings
     }
 
-    /// The document of posting `i` (`i < postings_len()`).
-    #[inline]
-    pub fn posting_doc(&self, i: u64) -> u32 {
-        let at = i as usize * self.posting_bytes + self.residue_bytes;
-        // At most 4 bytes: the value fits.
-        read_key(&self.postings.bytes()[at..], self.doc_bytes) as u32
+    /// Number of segments.
+    pub fn segment_count(&self) -> usize {
+        self.segments.len()
     }
 
-    #[inline]
-    fn residue(&self, i: u64) -> u64 {
-        read_key(&self.postings.bytes()[i as usize * self.posting_bytes..], self.residue_bytes)
-    }
-
-    /// The positions of the postings of `hash`, one per document holding it,
-    /// in document order.
-    pub fn lookup(&self, hash: u64) -> Range<u64> {
-        let Range { start: low, end: high } = self.bucket_range(hash.checked_shr(self.shift).unwrap_or(0) as usize);
-        let residue = hash & self.residue_mask;
-        // The first position in low..high whose residue passes `is_after`.
-        let partition = |mut low: u64, mut high: u64, is_after: &dyn Fn(u64) -> bool| {
-            while low < high {
-                let mid = low + (high - low) / 2;
-                if is_after(self.residue(mid)) { high = mid } else { low = mid + 1 }
+    /// Sets `docs` to the live documents holding chunk `hash`, in id order:
+    /// the postings of every segment, those of a deleted document or of
+    /// another segment than the document's record names (tombstones) left
+    /// out. Fails on a posting of an id past the table.
+    pub fn documents_with(&self, hash: u64, docs: &mut Vec<u32>) -> Result<(), ArchiveError> {
+        docs.clear();
+        let mut segments_found = 0;
+        for (s, segment) in (0u32..).zip(&self.segments) {
+            let range = segment.postings.lookup(hash);
+            segments_found += usize::from(!range.is_empty());
+            for i in range {
+                let doc = segment.postings.doc(i);
+                if doc >= self.id_slots() {
+                    let path = segment.postings.postings.path.clone();
+                    return Err(ArchiveError::Corrupt {
+                        path,
+                        message: format!("posting of document {doc} past the table"),
+                    });
+                }
+                if self.holds_postings_of(doc, s) {
+                    docs.push(doc);
+                }
             }
-            low
-        };
-        let start = partition(low, high, &|r| r >= residue);
-        start..partition(start, high, &|r| r > residue)
-    }
-
-    /// Calls `f(hash, doc)` for every posting in (hash, document) order: one
-    /// sequential pass over the postings and the directory.
-    pub(crate) fn for_each_posting(
-        &self,
-        mut f: impl FnMut(u64, u32) -> Result<(), ArchiveError>,
-    ) -> Result<(), ArchiveError> {
-        let postings = self.postings.bytes();
-        for bucket in 0..1usize << self.header.directory_bits {
-            let range = self.bucket_range(bucket);
-            let high = (bucket as u64) << self.shift;
-            let bytes = &postings[range.start as usize * self.posting_bytes..range.end as usize * self.posting_bytes];
-            for record in bytes.chunks_exact(self.posting_bytes) {
-                let key = high | read_key(record, self.residue_bytes);
-                // At most 4 bytes: the value fits.
-                f(key, read_key(&record[self.residue_bytes..], self.doc_bytes) as u32)?;
-            }
+        }
+        if segments_found > 1 {
+            docs.sort_unstable();
         }
         Ok(())
     }
 
-    /// The stored postings, as bytes.
-    pub(crate) fn postings_bytes(&self) -> &[u8] {
-        self.postings.bytes()
+    /// Whether document `id`'s live postings are those of segment `segment`:
+    /// the document is live, has postings, and its record names the segment.
+    #[inline]
+    fn holds_postings_of(&self, id: u32, segment: u32) -> bool {
+        let at = id as usize * DOC_RECORD_BYTES;
+        let record = &self.docs.bytes()[at..at + DOC_RECORD_BYTES];
+        // The record's live flag, distinct chunks and segment (see DocRecord::encode).
+        read_u32(record, 28) != 0 && read_u32(record, 12) != 0 && read_u32(record, 56) == segment
     }
 
-    /// The positions of the postings of directory bucket `bucket`.
-    pub(crate) fn bucket_range(&self, bucket: usize) -> Range<u64> {
-        let (directory, width) = (self.directory.bytes(), self.directory_entry_bytes);
-        if (bucket + 2) * width > directory.len() {
-            return 0..0;
-        }
-        let end = read_key(&directory[(bucket + 1) * width..], width).min(self.postings_len());
-        read_key(&directory[bucket * width..], width).min(end)..end
-    }
-
-    /// The bucket holding posting `i`.
-    pub(crate) fn bucket_of_posting(&self, i: u64) -> usize {
-        let (mut low, mut high) = (0usize, 1usize << self.header.directory_bits);
-        while low < high {
-            let mid = low + (high - low) / 2;
-            if self.bucket_range(mid).end <= i { low = mid + 1 } else { high = mid }
-        }
-        low
-    }
-
-    /// The byte layout of the postings.
-    pub(crate) fn postings_layout(&self) -> PostingsLayout {
-        PostingsLayout {
-            directory_bits: self.header.directory_bits,
-            residue_bytes: self.residue_bytes,
-            doc_bytes: self.doc_bytes,
-        }
+    /// Calls `f(hash, doc)` for every live posting of segment `segment` in
+    /// (hash, document) order: one sequential pass over its postings.
+    #[cfg(test)]
+    pub(crate) fn for_each_live_posting(
+        &self,
+        segment: usize,
+        mut f: impl FnMut(u64, u32) -> Result<(), ArchiveError>,
+    ) -> Result<(), ArchiveError> {
+        let postings = &self.segments[segment].postings;
+        postings.for_each(|key, doc| {
+            if doc >= self.id_slots() {
+                let path = postings.postings.path.clone();
+                return Err(ArchiveError::Corrupt {
+                    path,
+                    message: format!("posting of document {doc} past the table"),
+                });
+            }
+            if self.holds_postings_of(doc, segment as u32) { f(key, doc) } else { Ok(()) }
+        })
     }
 
     /// The raw chunk-list bytes of a document (hashes, ranges).
@@ -542,8 +611,7 @@ impl ArchiveIndex {
         let hashes = self.chunk_hashes(record).collect();
         let ranges = (0..record.chunk_count).map(|seq| self.chunk_range(record, seq)).collect::<Option<Vec<_>>>();
         let ranges = ranges.ok_or_else(|| {
-            let path = self.segments.get(record.segment as usize).map_or_else(PathBuf::new, |s| s.ranges.path.clone());
-            ArchiveError::Corrupt { path, message: format!("a reversed chunk range at chunk {}", record.chunk_start) }
+            self.corrupt_chunk_list(record, format!("a reversed chunk range at chunk {}", record.chunk_start))
         })?;
         Ok(Chunks { hashes, ranges })
     }
@@ -575,15 +643,20 @@ impl ArchiveIndex {
     /// Bytes of every file, by name.
     pub fn file_sizes(&self) -> Vec<(&str, u64)> {
         let fixed = self.header.files.iter().map(|f| (f.name.as_str(), f.bytes));
-        let segments = self.header.segments.iter().flat_map(|s| [&s.hashes, &s.ranges]);
+        let segments =
+            self.header.segments.iter().flat_map(|s| [&s.hashes, &s.ranges, &s.postings.file, &s.postings.directory]);
         let taboo = self.header.taboo.iter().map(|t| &t.file);
         let similarity = self.header.similarity.iter().map(|t| &t.file);
         fixed.chain(segments.chain(taboo).chain(similarity).map(|f| (f.name.as_str(), f.bytes))).collect()
     }
 
-    /// The corrupt-index error for the postings file.
-    pub(crate) fn corrupt_postings(&self, message: String) -> ArchiveError {
-        ArchiveError::Corrupt { path: self.postings.path.clone(), message }
+    /// The corrupt-index error for the chunk ranges of `record`'s segment.
+    pub(crate) fn corrupt_chunk_list(&self, record: &DocRecord, message: String) -> ArchiveError {
+        let path = self
+            .segments
+            .get(record.segment as usize)
+            .map_or_else(|| self.docs.path.clone(), |s| s.ranges.path.clone());
+        ArchiveError::Corrupt { path, message }
     }
 }
 
@@ -620,7 +693,6 @@ mod tests {
 
     use super::*;
     use crate::archive::builder::create;
-    use crate::archive::format::POSTINGS;
     use crate::progress::Silent;
 
     fn build(dir: &Path, docs: &[(&str, &str)]) -> PathBuf {
@@ -659,24 +731,27 @@ mod tests {
         assert_eq!(index.header().documents, 3);
         let names: Vec<_> = index.live_ids().map(|id| index.name(id).to_string()).collect();
         assert_eq!(names, ["b.txt", "empty.txt", "sub/a.txt"]);
+        let holders = |hash: u64| {
+            let mut docs = Vec::new();
+            index.documents_with(hash, &mut docs).unwrap();
+            docs
+        };
         for id in index.live_ids() {
             let record = index.record(id);
             for hash in index.chunk_hashes(&record) {
-                let found: Vec<u32> = index.lookup(hash).map(|i| index.posting_doc(i)).collect();
-                assert_eq!(found.iter().filter(|&&doc| doc == id).count(), 1, "{found:?}");
+                assert_eq!(holders(hash).iter().filter(|&&doc| doc == id).count(), 1);
             }
         }
         // "three four five six seven" is in both documents.
         let a = index.record(2);
         let shared = index.chunk_hashes(&a).nth(2).unwrap();
-        let docs: Vec<u32> = index.lookup(shared).map(|i| index.posting_doc(i)).collect();
-        assert_eq!(docs, [0, 2]);
+        assert_eq!(holders(shared), [0, 2]);
         assert_eq!(index.chunk_range(&a, 0), Some(CharRange::new(0, 23)));
         assert_eq!(index.chunk_range(&a, 99), None);
         // The sequential walk gives every posting with its full hash.
         let mut walked = Vec::new();
         index
-            .for_each_posting(|key, doc| {
+            .for_each_live_posting(0, |key, doc| {
                 walked.push((key, doc));
                 Ok(())
             })
@@ -684,7 +759,7 @@ mod tests {
         assert_eq!(walked.len() as u64, index.postings_len());
         assert!(walked.windows(2).all(|w| w[0] < w[1]));
         for (key, doc) in walked {
-            assert!(index.lookup(key).any(|i| index.posting_doc(i) == doc));
+            assert!(holders(key).contains(&doc));
         }
     }
 
@@ -693,7 +768,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = build(dir.path(), &[("a.txt", "one two three four five six seven")]);
         let generation = ArchiveIndex::open(&root).unwrap().generation_dir().to_path_buf();
-        let postings = generation.join(POSTINGS);
+        let postings = generation.join("segment-000001.postings");
         let mut bytes = fs::read(&postings).unwrap();
         bytes[0] ^= 0xff;
         fs::write(&postings, &bytes).unwrap();

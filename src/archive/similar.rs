@@ -296,17 +296,14 @@ fn count_batch(index: &ArchiveIndex, docs: &[u32]) -> Result<Vec<Vec<(u32, u32)>
     lookups.sort_unstable();
     lookups.dedup();
     let mut counts: Vec<HashMap<u32, u32>> = vec![HashMap::new(); docs.len()];
+    let mut holders = Vec::new();
     for group in lookups.chunk_by(|x, y| x.0 == y.0) {
-        let range = index.lookup(group[0].0);
-        if range.end - range.start <= 1 {
+        index.documents_with(group[0].0, &mut holders)?;
+        if holders.len() <= 1 {
             continue; // Only the document itself holds it (or, taboo, none).
         }
-        // One posting per (hash, document): each other document counts once.
-        for i in range {
-            let doc = index.posting_doc(i);
-            if doc >= index.id_slots() {
-                return Err(index.corrupt_postings(format!("posting of document {doc} past the table")));
-            }
+        // One live posting per (hash, document): each other document counts once.
+        for &doc in &holders {
             for &(_, local) in group {
                 if doc != docs[local as usize] {
                     *counts[local as usize].entry(doc).or_default() += 1;

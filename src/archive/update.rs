@@ -12,58 +12,55 @@
 //!    when its content was extracted before ([`format::TEXT_CACHE`]).
 //! 3. Freed ids are recycled, lowest first, for the changed documents in name
 //!    order; fresh ids are appended after them.
-//! 4. A new generation is written beside the live one: the changed documents'
-//!    chunk lists go to a new segment and the kept segments are hard-linked
-//!    (a segment is compacted, that is its live chunk lists copied into the
-//!    new segment, once more than half of its chunks are deleted ones); the
-//!    stored postings, minus those of freed ids, are merged with the new ones
-//!    in (hash, document) order in one sequential pass; the document table is
-//!    rewritten.
-//! 5. The similarity table is copied from the live generation into the new
+//! 4. A new generation is written beside the live one: the changed
+//!    documents' chunk lists and postings go to a new segment (postings
+//!    spilled and sorted as `create` sorts them), the other segments are
+//!    hard-linked, never read nor rewritten, and the document table is
+//!    rewritten. A deleted or changed document's old postings stay in their
+//!    segment as tombstones: its record no longer names that segment, so
+//!    lookups skip them ([`ArchiveIndex::documents_with`]).
+//! 5. The merge policy ([`SegmentPlan`]) may merge segments into the new one:
+//!    a segment more than half of whose chunks are dead, and segments of the
+//!    new one's size tier once there are [`MERGE_FACTOR`] of them. Merging
+//!    copies the live chunk lists and rebuilds their postings from them,
+//!    dropping the tombstones. `index merge` ([`merge`]) merges every segment
+//!    into one, as a generation of its own with the same documents.
+//! 6. The similarity table is copied from the live generation into the new
 //!    one, loses there the rows naming a changed or deleted document, and
 //!    gains the pairs of the added and changed documents, computed from the
 //!    new generation's files ([`super::similar`]).
-//! 6. `CURRENT` is switched to the new generation with one rename (the commit)
+//! 7. `CURRENT` is switched to the new generation with one rename (the commit)
 //!    and the old generation is removed, and so are the cached texts of
 //!    documents no longer in the index.
 //!
 //! The taboo set ([`super::taboo`]) is kept as stored unless the update
 //! replaces it ([`TabooChange`]). A replaced set whose hashes differ changes
-//! which chunks are postings and every document's distinct chunks, so the
-//! postings are then rebuilt from the stored chunk lists (which hold taboo
-//! chunks too) instead of merged: a sort of every posting in memory, as
-//! `create` does, but no document is read again; the similarity table is
-//! then computed whole, as it is for an index made before it existed
-//! (format version 3 or older), whose update writes a new generation even
-//! when no document changed.
+//! which chunks are postings and every document's distinct chunks, so every
+//! segment is then merged into the new one (its postings rebuilt from the
+//! stored chunk lists, which hold taboo chunks too; no document is read
+//! again) and the similarity table is computed whole.
 //!
-//! Every stored file whose bytes go into the new generation is checked
+//! Every stored file whose bytes are read into the new generation is checked
 //! against the CRC-32 its header records before they are used, each file
 //! once ([`ArchiveIndex::verify_files`]): the document table and names (read
-//! by step 1), the postings and directory (merged in step 4), and every
-//! segment that keeps a document, whether hard-linked, compacted or read for
-//! a rebuild of the postings, and the similarity table it copies
-//! ([`ArchiveIndex::verify_similarity`]). The header has its own CRC-32 and
-//! the taboo set is checked on opening. A mismatch stops the update with
-//! [`ArchiveError::ChecksumMismatch`] naming the file, before the new
-//! generation is begun: the live generation is untouched, and the damage is
-//! not carried on (a linked segment would keep its header entry, a compacted
-//! one would get a fresh CRC-32 of damaged bytes) but stays visible to
-//! `--verify`.
+//! by step 1), the chunk lists of merged segments, and the similarity table
+//! it copies ([`ArchiveIndex::verify_similarity`]). The header has its own
+//! CRC-32 and the taboo set is checked on opening. A mismatch stops the
+//! update with [`ArchiveError::ChecksumMismatch`] naming the file, before the
+//! new generation is begun: the live generation is untouched, and the damage
+//! is not carried on under a fresh checksum but stays visible to `--verify`.
+//! A hard-linked segment is not read: it keeps the checksums of its header
+//! entry, so damage in it stays visible to `--verify` too, and the merge that
+//! copies it refuses it.
 //!
 //! The cost is listing the documents, reading and hashing the ones whose
-//! times changed, chunking the changed ones, one read and one write of the
-//! postings, and one read of the kept segments for their CRC-32; unchanged
-//! documents are never chunked again and their chunk lists are not copied.
-//! The similarity table adds one read (for its CRC-32) and one copy of it,
-//! and the pairs of the changed documents: their chunks looked up, and the
-//! passages of each pair they are in. The segment checks cost nothing measurable with the index in the page
-//! cache (CRC-32 at memory speed: about 15 ms for the 422 MB of segments of
-//! a 578 MB index of 256 MB of text) and 0.24 s when its files are read
-//! from disk (0.58 → 0.82 s for that update adding and deleting 1%; 2-core
-//! EPYC, 2026-11-24).
+//! times changed, chunking the changed ones, sorting and writing their
+//! postings, and rewriting the document table (72 bytes a document) and the
+//! similarity table's copy; nothing grows with the postings of unchanged
+//! documents, except when the merge policy merges (amortised: each chunk is
+//! copied about log_8 of the archive's size times over its life).
 //!
-//! A crash before step 6 leaves the old generation live and the new
+//! A crash before step 7 leaves the old generation live and the new
 //! directory as garbage, which the next update removes (also one that finds
 //! nothing to change). The crash tests kill an update at each step
 //! ([`super::failpoints`]).
@@ -74,13 +71,14 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::builder::{KeyDoc, PostingsWriter, SegmentWriter, TableBuilder, postings_of, sort_postings};
+use super::builder::{KeyDoc, PostingsWriter, SegmentWriter, TableBuilder, postings_of};
 use super::error::ArchiveError;
 use super::failpoints::crash_point;
 use super::format::{self, Changes, DocRecord, FORMAT_VERSION, GenerationWriter, Header, MAGIC, SettingsOverride};
 use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
 use super::similar::{self, STORED_MIN_PERCENT, TableStart, TableSummary};
+use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::analysis::document::{self, Analyzer};
 use crate::analysis::extract::cache::TextCache;
@@ -88,14 +86,10 @@ use crate::analysis::read::{self, TextReader};
 use crate::matching::index::{ChunkKey, KeyWidth};
 use crate::progress::{Progress, Stage};
 
-/// The format version whose document records hold the characters and the
-/// structure chunks.
-const RECORD_CHARS_VERSION: u32 = 3;
-
-/// A segment is compacted when more than this share of its chunks belongs to
+/// A segment is merged when more than this share of its chunks belongs to
 /// deleted documents.
 const COMPACT_GARBAGE_SHARE: f64 = 0.5;
-/// Segments are all compacted into one when there would be more than this many.
+/// Segments are all merged into one when there would be more than this many.
 const MAX_SEGMENTS: usize = 32;
 
 /// What an update does with the index's taboo set.
@@ -157,6 +151,10 @@ pub struct UpdateSummary {
     /// of the added and changed documents, or every pair when it was built
     /// whole).
     pub similarity: TableSummary,
+    /// Segments after the update.
+    pub segments: u64,
+    /// Old segments the merge policy merged into the update's new segment.
+    pub merged_segments: u64,
 }
 
 /// One listed document after the scan.
@@ -206,13 +204,7 @@ fn update_with<K: ChunkKey>(
     let scanned_ns = scan::now_ns();
     let files = scan::list_documents(docs, progress)?;
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
-    // Records of an index before version 3 lack the characters and structure
-    // chunks: every document is analysed again, once.
-    let old_ids: HashMap<&str, u32> = if old.header().format_version < RECORD_CHARS_VERSION {
-        HashMap::new()
-    } else {
-        old.live_ids().map(|id| (old.name(id), id)).collect()
-    };
+    let old_ids: HashMap<&str, u32> = old.live_ids().map(|id| (old.name(id), id)).collect();
     let no_taboo = TabooSet::default();
     let taboo_chunks = &taboo.set.as_ref().unwrap_or(&no_taboo).chunks;
 
@@ -321,63 +313,211 @@ fn update_with<K: ChunkKey>(
             fresh += 1;
         }
     }
-    let id_slots = fresh;
+    let changes =
+        Changeset { changed: &changed, new_ids: &new_ids, kept: &kept, modified_ns: &modified_ns, id_slots: fresh };
+    // The rows of these go from the table (an added document has none).
+    let gone: Vec<String> = changed.iter().map(|(name, _, _)| name.to_string()).chain(deleted.clone()).collect();
+    let target = Target {
+        docs_root: docs_root.to_string_lossy().into_owned(),
+        scanned_ns,
+        last_update: Some(Changes {
+            changed: changed.iter().map(|(name, _, _)| name.to_string()).collect(),
+            deleted,
+            taboo_changed: taboo.rebuild,
+        }),
+        table: if rebuild_table { TableStart::Empty } else { TableStart::Copy { old, gone: &gone, changed: &new_ids } },
+        merge: if taboo.rebuild { MergeRequest::All } else { MergeRequest::Policy },
+    };
+    let written = write_generation::<K>(old, &changes, &taboo, target, progress)?;
+    scan::prune_text_cache(cache, written.live_content_hashes.into_iter());
+    summary.writing = started.elapsed().saturating_sub(written.similarity.time);
+    summary.similarity = written.similarity;
+    summary.committed = true;
+    summary.documents = written.header.documents;
+    summary.chunks = written.header.chunks;
+    summary.segments = written.header.segments.len() as u64;
+    summary.merged_segments = written.merged_segments;
+    Ok(summary)
+}
 
+/// What a merge did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MergeSummary {
+    /// Segments merged into one (0: there was nothing to merge).
+    pub merged_segments: u64,
+    /// Segments after the merge.
+    pub segments: u64,
+    /// Time to write and commit the new generation.
+    pub writing: Duration,
+}
+
+/// `index merge`: copies the live chunk lists and postings of every segment
+/// of the index in `root` into one new segment, dropping the tombstones, and
+/// commits that as a new generation. The documents, the taboo set and the
+/// similarity table are those of the live generation (the documents
+/// directory is not read): every answer stays the same.
+pub fn merge(root: &Path, progress: &dyn Progress) -> Result<MergeSummary, ArchiveError> {
+    if !root.join(format::CURRENT).exists() {
+        return Err(ArchiveError::NotAnIndex(root.to_path_buf()));
+    }
+    let _lock = format::WriterLock::acquire(root)?;
+    let old = ArchiveIndex::open(root)?;
+    match KeyWidth::of(old.settings().hash_bits) {
+        KeyWidth::U32 => merge_with::<u32>(&old, progress),
+        KeyWidth::U64 => merge_with::<u64>(&old, progress),
+    }
+}
+
+fn merge_with<K: ChunkKey>(old: &ArchiveIndex, progress: &dyn Progress) -> Result<MergeSummary, ArchiveError> {
+    let started = Instant::now();
+    let segments = &old.header().segments;
+    let garbage = segments.iter().any(|s| s.live_chunks < s.chunks || s.postings.live < s.postings.count);
+    if segments.len() <= 1 && !garbage {
+        format::remove_other_generations(old.root(), old.header().generation);
+        return Ok(MergeSummary { merged_segments: 0, segments: segments.len() as u64, writing: started.elapsed() });
+    }
+    old.verify_files(&format::BODY_FILES)?;
+    let mut kept = vec![false; old.id_slots() as usize];
+    let mut modified_ns = vec![0u64; old.id_slots() as usize];
+    for id in old.live_ids() {
+        kept[id as usize] = true;
+        modified_ns[id as usize] = old.record(id).modified_ns;
+    }
+    let changes =
+        Changeset { changed: &[], new_ids: &[], kept: &kept, modified_ns: &modified_ns, id_slots: old.id_slots() };
+    let taboo = NewTaboo::plan(old, &TabooChange::Keep);
+    let header = old.header();
+    let target = Target {
+        docs_root: header.docs_root.clone(),
+        scanned_ns: header.scanned_ns,
+        last_update: header.last_update.clone(),
+        table: TableStart::Copy { old, gone: &[], changed: &[] },
+        merge: MergeRequest::All,
+    };
+    progress.start(Stage::BuildIndex, 0);
+    let written = write_generation::<K>(old, &changes, &taboo, target, progress)?;
+    progress.finish();
+    Ok(MergeSummary {
+        merged_segments: written.merged_segments,
+        segments: written.header.segments.len() as u64,
+        writing: started.elapsed(),
+    })
+}
+
+/// The documents of a new generation: the changed ones (analysed, with the
+/// ids they get) and the kept ones of the old generation.
+struct Changeset<'a> {
+    /// Added and modified documents: name, analysis, modification time.
+    changed: &'a [(&'a str, IndexedDoc, u64)],
+    /// The id of each changed document.
+    new_ids: &'a [u32],
+    /// Whether each old id is kept as it is.
+    kept: &'a [bool],
+    /// The modification time of each kept id.
+    modified_ns: &'a [u64],
+    /// Ids of the new document table.
+    id_slots: u32,
+}
+
+impl Changeset<'_> {
+    fn new_chunks(&self) -> u64 {
+        self.changed.iter().map(|(_, doc, _)| doc.chunks.len() as u64).sum()
+    }
+}
+
+/// The rest of what a new generation is written with.
+struct Target<'a> {
+    docs_root: String,
+    scanned_ns: u64,
+    last_update: Option<Changes>,
+    table: TableStart<'a>,
+    merge: MergeRequest,
+}
+
+/// A new generation, committed.
+struct WrittenGeneration {
+    header: Header,
+    similarity: TableSummary,
+    live_content_hashes: Vec<[u8; 16]>,
+    merged_segments: u64,
+}
+
+/// Writes and commits a new generation of `old`'s index: the changed
+/// documents and the documents of the merged segments in one new segment,
+/// the other segments hard-linked, the document table, the taboo set and the
+/// similarity table.
+fn write_generation<K: ChunkKey>(
+    old: &ArchiveIndex,
+    changes: &Changeset<'_>,
+    taboo: &NewTaboo,
+    target: Target<'_>,
+    progress: &dyn Progress,
+) -> Result<WrittenGeneration, ArchiveError> {
+    let settings = *old.settings();
     let old_segments = &old.header().segments;
-    let SegmentPlan { live_chunks, compact } = SegmentPlan::new(old, &kept);
-    // The kept segments' bytes go into the new generation (linked, copied, or
-    // read for a rebuild of the postings): checked first, so that damage is
-    // refused instead of carried on under a fresh checksum.
-    let kept_files: Vec<&str> = (old_segments.iter().zip(&live_chunks))
-        .filter(|&(_, &live)| live > 0)
+    let plan = SegmentPlan::new(old, changes.kept, changes.new_chunks(), target.merge);
+    // The bytes of the merged segments' chunk lists are read and copied into
+    // the new segment: checked first, so that damage is refused instead of
+    // carried on under a fresh checksum. Linked segments are not read; they
+    // keep their recorded checksums, which `--verify` checks.
+    let read_files: Vec<&str> = (old_segments.iter().zip(&plan.merged))
+        .filter(|&(_, &merged)| merged)
         .flat_map(|(entry, _)| [entry.hashes.name.as_str(), entry.ranges.name.as_str()])
         .collect();
-    old.verify_files(&kept_files)?;
-    if !rebuild_table {
+    old.verify_files(&read_files)?;
+    if matches!(target.table, TableStart::Copy { .. }) {
         old.verify_similarity()?; // Copied into the new generation.
     }
+    let no_taboo = TabooSet::default();
+    let taboo_chunks = &taboo.set.as_ref().unwrap_or(&no_taboo).chunks;
 
     let mut generation = GenerationWriter::create(old.root(), old.header().generation + 1)?;
     let taboo_entry = taboo.set.as_ref().map(|set| taboo::write(&mut generation, set, &settings)).transpose()?;
     let mut segments = Vec::new();
     let mut segment_of_old = vec![u32::MAX; old_segments.len()];
     for (s, entry) in old_segments.iter().enumerate() {
-        if live_chunks[s] > 0 && !compact[s] {
-            generation.link(old.generation_dir(), &entry.hashes.name)?;
-            generation.link(old.generation_dir(), &entry.ranges.name)?;
+        if plan.linked(s) {
+            for name in
+                [&entry.hashes.name, &entry.ranges.name, &entry.postings.file.name, &entry.postings.directory.name]
+            {
+                generation.link(old.generation_dir(), name)?;
+            }
             segment_of_old[s] = segments.len() as u32;
-            segments.push(format::SegmentEntry { live_chunks: live_chunks[s], ..entry.clone() });
+            let postings = format::PostingsEntry { live: plan.live_postings[s], ..entry.postings.clone() };
+            segments.push(format::SegmentEntry { live_chunks: plan.live_chunks[s], postings, ..entry.clone() });
         }
     }
     crash_point!(SEGMENTS_LINKED);
     let new_segment = segments.len() as u32;
     let mut writer = SegmentWriter::new(&generation, &settings)?;
+    let mut new_postings = SpilledPostings::<K>::new(&generation.dir, settings.hash_bits)?;
     let mut table = TableBuilder::default();
-    if id_slots > 0 {
-        table.reserve(id_slots - 1);
+    if changes.id_slots > 0 {
+        table.reserve(changes.id_slots - 1);
     }
-    let by_id: HashMap<u32, usize> = new_ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-    // With a changed taboo set: the postings of the kept documents, from their chunk lists.
-    let mut kept_postings: Vec<KeyDoc<K>> = Vec::new();
-    for id in 0..id_slots {
+    let by_id: HashMap<u32, usize> = changes.new_ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    for id in 0..changes.id_slots {
         if let Some(&i) = by_id.get(&id) {
-            let (name, doc, modified_ns) = &changed[i];
+            let (name, doc, modified_ns) = &changes.changed[i];
             table.push(id, name, doc, *modified_ns, new_segment, writer.chunks);
             writer.append(&doc.chunks.hashes, &doc.chunks.ranges)?;
-        } else if kept.get(id as usize).copied().unwrap_or(false) {
-            let mut record = DocRecord { modified_ns: modified_ns[id as usize], ..old.record(id) };
-            if taboo.rebuild {
-                let distinct = scan::distinct_outside(old.chunk_hashes(&record), taboo_chunks);
-                record.distinct_chunks = distinct.len() as u32;
-                kept_postings.extend(distinct.into_iter().map(|hash| KeyDoc { key: K::from_hash(hash), doc: id }));
-            }
+            new_postings.push(postings_of::<K>(doc, id))?;
+        } else if changes.kept.get(id as usize).copied().unwrap_or(false) {
+            let record = DocRecord { modified_ns: changes.modified_ns[id as usize], ..old.record(id) };
             let s = record.segment as usize;
             if record.chunk_count == 0 {
                 // No chunk list: the segment field is not used.
                 table.set(id, old.name(id), DocRecord { segment: 0, chunk_start: 0, ..record });
-            } else if compact[s] {
+            } else if plan.merged[s] {
+                let distinct = scan::distinct_outside(old.chunk_hashes(&record), taboo_chunks);
+                new_postings.push(distinct.iter().map(|&hash| KeyDoc { key: K::from_hash(hash), doc: id }))?;
                 let (hashes, ranges) = old.chunk_list_bytes(&record);
-                let moved = DocRecord { segment: new_segment, chunk_start: writer.chunks, ..record };
+                let moved = DocRecord {
+                    segment: new_segment,
+                    chunk_start: writer.chunks,
+                    distinct_chunks: distinct.len() as u32,
+                    ..record
+                };
                 writer.append_raw(hashes, ranges, u64::from(record.chunk_count))?;
                 table.set(id, old.name(id), moved);
             } else {
@@ -385,109 +525,132 @@ fn update_with<K: ChunkKey>(
             }
         }
     }
-    let written = writer.finish(&mut generation)?;
-    if written.chunks > 0 {
-        segments.push(written);
+    let chunk_lists = writer.finish(&mut generation)?;
+    if chunk_lists.chunks > 0 {
+        let mut postings_writer =
+            PostingsWriter::new(&generation, &settings, new_postings.total(), u64::from(changes.id_slots))?;
+        new_postings
+            .drain_sorted(|sorted| sorted.iter().try_for_each(|p| postings_writer.push(p.key.to_hash(), p.doc)))?;
+        segments.push(chunk_lists.with_postings(postings_writer.finish(&mut generation)?));
     } else {
-        // An update that only deletes writes no segment; the empty files go.
-        let _ = std::fs::remove_file(generation.dir.join(&written.hashes.name));
-        let _ = std::fs::remove_file(generation.dir.join(&written.ranges.name));
+        // Only deletions, or nothing but empty documents: no new segment.
+        new_postings.drain_sorted(|_| Ok(()))?;
+        chunk_lists.remove(&generation);
     }
-
-    let mut new_postings: Vec<KeyDoc<K>> = kept_postings;
-    for ((_, doc, _), &id) in changed.iter().zip(&new_ids) {
-        new_postings.extend(postings_of::<K>(doc, id));
-    }
-    sort_postings(&mut new_postings, settings.hash_bits);
-    let postings: u64 = table.records.iter().filter(|r| r.live).map(|r| u64::from(r.distinct_chunks)).sum();
-    let chunks: u64 = table.records.iter().filter(|r| r.live).map(|r| u64::from(r.chunk_count)).sum();
-    let mut postings_writer = PostingsWriter::new(&generation, &settings, postings, u64::from(id_slots))?;
-    if taboo.rebuild {
-        // Every posting is in `new_postings`: none of the stored ones is kept.
-        for p in &new_postings {
-            postings_writer.push(p.key.to_hash(), p.doc)?;
-        }
-    } else if postings_writer.layout() == old.postings_layout() {
-        merge_same_layout(old, &kept, &new_postings, &mut postings_writer)?;
-    } else {
-        merge_postings(old, &kept, &new_postings, &mut postings_writer)?;
-    }
-    let (postings, directory_bits) = postings_writer.finish(&mut generation)?;
     table.write(&mut generation)?;
-    progress.finish();
+    let live = table.records.iter().filter(|r| r.live);
+    let (chunks, postings) =
+        live.fold((0u64, 0u64), |(c, p), r| (c + u64::from(r.chunk_count), p + u64::from(r.distinct_chunks)));
 
-    // The rows of these go from the table (an added document has none).
-    let gone: Vec<String> = changed.iter().map(|(name, _, _)| name.to_string()).chain(deleted.clone()).collect();
     let mut header = Header {
         magic: MAGIC.to_string(),
         format_version: FORMAT_VERSION,
         generation: generation.number,
         settings,
-        docs_root: docs_root.to_string_lossy().into_owned(),
-        scanned_ns,
+        docs_root: target.docs_root,
+        scanned_ns: target.scanned_ns,
         documents: table.live,
-        id_slots: u64::from(id_slots),
+        id_slots: u64::from(changes.id_slots),
         chunks,
         postings,
-        directory_bits,
         files: generation.fixed_files(),
         segments,
-        last_update: Some(Changes {
-            changed: changed.iter().map(|(name, _, _)| name.to_string()).collect(),
-            deleted,
-            taboo_changed: taboo.rebuild,
-        }),
+        last_update: target.last_update,
         taboo: taboo_entry,
         similarity: None,
         header_crc32: None,
     };
     let view = ArchiveIndex::with_header(old.root(), generation.dir.clone(), header.clone())?;
     let min_percent = old.header().similarity.as_ref().map_or(STORED_MIN_PERCENT, |table| table.min_percent);
-    let start =
-        if rebuild_table { TableStart::Empty } else { TableStart::Copy { old, gone: &gone, changed: &new_ids } };
-    let (entry, similarity) = similar::write_table(&view, start, min_percent, progress)?;
+    let (entry, similarity) = similar::write_table(&view, target.table, min_percent, progress)?;
     drop(view);
     header.similarity = Some(entry);
     generation.write_header(&header)?;
     format::commit(old.root(), generation.number)?;
     format::remove_other_generations(old.root(), generation.number);
-    scan::prune_text_cache(cache, table.live_content_hashes().into_iter());
-    summary.writing = started.elapsed().saturating_sub(similarity.time);
-    summary.similarity = similarity;
-    summary.committed = true;
-    summary.documents = header.documents;
-    summary.chunks = chunks;
-    Ok(summary)
+    let merged_segments = plan.merged.iter().filter(|&&m| m).count() as u64;
+    Ok(WrittenGeneration { header, similarity, live_content_hashes: table.live_content_hashes(), merged_segments })
 }
 
-/// What becomes of each stored chunk-list segment: dropped (no chunk of a
-/// kept document in it), hard-linked, or compacted (its kept chunk lists
-/// copied into the new segment).
+/// Which segments an update merges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MergeRequest {
+    /// Those the merge policy picks.
+    Policy,
+    /// All of them (`index merge`, and a replaced taboo set, which changes
+    /// every document's postings).
+    All,
+}
+
+/// Segments of about the same size are merged once there are this many
+/// (the new segment counted): a logarithmic merge policy, as Lucene's, under
+/// which each chunk is copied about log_8 of the archive's size times.
+const MERGE_FACTOR: usize = 8;
+
+/// What becomes of each stored segment: dropped (no live document in it),
+/// hard-linked, or merged (its live chunk lists and postings copied into the
+/// new segment).
 struct SegmentPlan {
     /// Chunks of kept documents, per segment.
     live_chunks: Vec<u64>,
-    /// Whether each segment is compacted.
-    compact: Vec<bool>,
+    /// Postings of kept documents, per segment.
+    live_postings: Vec<u64>,
+    /// Whether each segment is merged into the new one.
+    merged: Vec<bool>,
 }
 
 impl SegmentPlan {
-    /// The plan for `old`'s segments when the documents `kept` (by id) stay.
-    fn new(old: &ArchiveIndex, kept: &[bool]) -> SegmentPlan {
+    /// The plan for `old`'s segments when the documents `kept` (by id) stay
+    /// and the new segment gets `new_chunks` chunks of changed documents.
+    ///
+    /// The policy: a segment more than half of whose chunks are deleted ones
+    /// is merged; then segments are grouped in tiers by size (powers of
+    /// [`MERGE_FACTOR`] of their live chunks), and while the new segment's
+    /// tier holds MERGE_FACTOR - 1 other segments, they are merged into it
+    /// (which may lift it into the next tier). No more than [`MAX_SEGMENTS`]
+    /// are kept.
+    fn new(old: &ArchiveIndex, kept: &[bool], new_chunks: u64, request: MergeRequest) -> SegmentPlan {
         let segments = &old.header().segments;
         let mut live_chunks = vec![0u64; segments.len()];
+        let mut live_postings = vec![0u64; segments.len()];
         for id in (0..old.id_slots()).filter(|&id| kept[id as usize]) {
             let record = old.record(id);
-            live_chunks[record.segment as usize] += u64::from(record.chunk_count);
+            if record.chunk_count > 0 {
+                live_chunks[record.segment as usize] += u64::from(record.chunk_count);
+                live_postings[record.segment as usize] += u64::from(record.distinct_chunks);
+            }
         }
-        let linked_count = live_chunks.iter().filter(|&&live| live > 0).count();
-        let compact_all = linked_count + 1 > MAX_SEGMENTS;
-        let compact = (segments.iter().zip(&live_chunks))
+        let mut merged: Vec<bool> = (segments.iter().zip(&live_chunks))
             .map(|(segment, &live)| {
                 let garbage = segment.chunks - live;
-                compact_all || garbage as f64 > COMPACT_GARBAGE_SHARE * segment.chunks as f64
+                live > 0
+                    && (request == MergeRequest::All || garbage as f64 > COMPACT_GARBAGE_SHARE * segment.chunks as f64)
             })
             .collect();
-        SegmentPlan { live_chunks, compact }
+        let mut size = new_chunks + (0..segments.len()).filter(|&s| merged[s]).map(|s| live_chunks[s]).sum::<u64>();
+        let tier = |chunks: u64| chunks.max(1).ilog(MERGE_FACTOR as u64);
+        loop {
+            let same_tier: Vec<usize> = (0..segments.len())
+                .filter(|&s| !merged[s] && live_chunks[s] > 0 && tier(live_chunks[s]) <= tier(size))
+                .collect();
+            if same_tier.len() + 1 < MERGE_FACTOR {
+                break;
+            }
+            for s in same_tier {
+                merged[s] = true;
+                size += live_chunks[s];
+            }
+        }
+        let linked = (0..segments.len()).filter(|&s| !merged[s] && live_chunks[s] > 0).count();
+        if linked + 1 > MAX_SEGMENTS {
+            merged.iter_mut().zip(&live_chunks).for_each(|(m, &live)| *m = live > 0);
+        }
+        SegmentPlan { live_chunks, live_postings, merged }
+    }
+
+    /// Whether segment `s` is hard-linked into the new generation.
+    fn linked(&self, s: usize) -> bool {
+        self.live_chunks[s] > 0 && !self.merged[s]
     }
 }
 
@@ -520,117 +683,6 @@ impl NewTaboo {
     }
 }
 
-/// [`merge_postings`] for the common case where the stored postings have the
-/// layout of the new ones (same directory bits and id width): the spans of
-/// stored postings between the buckets that receive new postings are copied
-/// as they are, less the postings of freed ids, and only the receiving buckets
-/// are merged posting by posting. The bucket counts start from the stored
-/// directory and are corrected for what is dropped or merged.
-fn merge_same_layout<K: ChunkKey>(
-    old: &ArchiveIndex,
-    kept: &[bool],
-    new: &[KeyDoc<K>],
-    writer: &mut PostingsWriter,
-) -> Result<(), ArchiveError> {
-    let layout = old.postings_layout();
-    let shift = old.settings().hash_bits - layout.directory_bits;
-    let bucket_of = |key: u64| key.checked_shr(shift).unwrap_or(0) as usize;
-    writer.start_counts(
-        (0..1usize << layout.directory_bits).map(|b| old.bucket_range(b).end - old.bucket_range(b).start).collect(),
-    );
-    let mut copied_to = 0u64;
-    let mut rest = new;
-    while let Some(first) = rest.first() {
-        let bucket = bucket_of(first.key.to_hash());
-        let (mine, tail) = rest.split_at(rest.partition_point(|p| bucket_of(p.key.to_hash()) == bucket));
-        rest = tail;
-        let stored = old.bucket_range(bucket);
-        copy_kept(old, kept, copied_to..stored.start, writer)?;
-        copied_to = stored.end;
-        writer.clear_count(bucket);
-        let mut mine = mine.iter().map(|p| (p.key.to_hash(), p.doc)).peekable();
-        for i in stored {
-            let record = &old.postings_bytes()[i as usize * layout.posting_bytes()..];
-            let key = ((bucket as u64) << shift) | format::read_key(record, layout.residue_bytes);
-            // At most 4 bytes: the value fits.
-            let doc = format::read_key(&record[layout.residue_bytes..], layout.doc_bytes) as u32;
-            while let Some(&next) = mine.peek() {
-                if next >= (key, doc) {
-                    break;
-                }
-                writer.push(next.0, next.1)?;
-                mine.next();
-            }
-            match kept.get(doc as usize) {
-                Some(true) => writer.push(key, doc)?,
-                Some(false) => {}
-                None => return Err(old.corrupt_postings(format!("posting of document {doc} past the table"))),
-            }
-        }
-        for (key, doc) in mine {
-            writer.push(key, doc)?;
-        }
-    }
-    copy_kept(old, kept, copied_to..old.postings_len(), writer)
-}
-
-/// Copies the stored postings `range` as they are, less those of freed ids.
-fn copy_kept(
-    old: &ArchiveIndex,
-    kept: &[bool],
-    range: std::ops::Range<u64>,
-    writer: &mut PostingsWriter,
-) -> Result<(), ArchiveError> {
-    let layout = old.postings_layout();
-    let width = layout.posting_bytes();
-    let bytes = &old.postings_bytes()[range.start as usize * width..range.end as usize * width];
-    let mut run_start = 0;
-    for (i, record) in bytes.chunks_exact(width).enumerate() {
-        // At most 4 bytes: the value fits.
-        let doc = format::read_key(&record[layout.residue_bytes..], layout.doc_bytes) as usize;
-        match kept.get(doc) {
-            Some(true) => {}
-            Some(false) => {
-                writer.push_span(&bytes[run_start * width..i * width])?;
-                run_start = i + 1;
-                writer.uncount(old.bucket_of_posting(range.start + i as u64));
-            }
-            None => return Err(old.corrupt_postings(format!("posting of document {doc} past the table"))),
-        }
-    }
-    writer.push_span(&bytes[run_start * width..])
-}
-
-/// Writes the stored postings of kept documents merged with `new` (sorted),
-/// in (hash, document) order: one sequential pass over the stored postings.
-fn merge_postings<K: ChunkKey>(
-    old: &ArchiveIndex,
-    kept: &[bool],
-    new: &[KeyDoc<K>],
-    writer: &mut PostingsWriter,
-) -> Result<(), ArchiveError> {
-    let mut new = new.iter().map(|p| (p.key.to_hash(), p.doc)).peekable();
-    old.for_each_posting(|key, doc| {
-        match kept.get(doc as usize) {
-            Some(true) => {}
-            Some(false) => return Ok(()),
-            None => return Err(old.corrupt_postings(format!("posting of document {doc} past the table"))),
-        }
-        while let Some(&next) = new.peek() {
-            if next >= (key, doc) {
-                break;
-            }
-            writer.push(next.0, next.1)?;
-            new.next();
-        }
-        writer.push(key, doc)
-    })?;
-    for (key, doc) in new {
-        writer.push(key, doc)?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use std::fs;
@@ -646,12 +698,15 @@ mod tests {
         let index = ArchiveIndex::open(root).unwrap();
         index.verify().unwrap();
         let mut postings: HashMap<u32, Vec<u64>> = HashMap::new();
-        index
-            .for_each_posting(|key, doc| {
-                postings.entry(doc).or_default().push(key);
-                Ok(())
-            })
-            .unwrap();
+        for segment in 0..index.segment_count() {
+            index
+                .for_each_live_posting(segment, |key, doc| {
+                    postings.entry(doc).or_default().push(key);
+                    Ok(())
+                })
+                .unwrap();
+        }
+        postings.values_mut().for_each(|keys| keys.sort_unstable());
         let mut docs: Vec<_> = index
             .live_ids()
             .map(|id| {
@@ -776,7 +831,7 @@ mod tests {
     }
 
     #[test]
-    fn a_change_of_postings_layout_takes_the_general_merge() {
+    fn a_recycled_id_in_a_wider_table_leaves_its_old_postings_as_tombstones() {
         let dir = tempfile::tempdir().unwrap();
         let docs = dir.path().join("docs");
         let root = dir.path().join("idx");
@@ -786,7 +841,11 @@ mod tests {
             fs::write(docs.join(format!("{i:03}.txt")), text(&mut seed, 7)).unwrap();
         }
         create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
-        let before = ArchiveIndex::open(&root).unwrap().postings_layout();
+        let doc_bytes = |root: &Path| {
+            let index = ArchiveIndex::open(root).unwrap();
+            index.header().segments.iter().map(|s| s.postings.doc_bytes).collect::<Vec<_>>()
+        };
+        assert_eq!(doc_bytes(&root), [1]);
         // Three freed ids are recycled; the 257th id needs two bytes in every posting.
         for i in 0..5 {
             fs::write(docs.join(format!("new-{i}.txt")), text(&mut seed, 7)).unwrap();
@@ -795,11 +854,48 @@ mod tests {
         fs::write(docs.join("001.txt"), text(&mut seed, 9)).unwrap();
         fs::write(docs.join("002.txt"), text(&mut seed, 9)).unwrap();
         update_quietly(&docs, &root);
-        let after = ArchiveIndex::open(&root).unwrap().postings_layout();
-        assert_eq!((before.doc_bytes, after.doc_bytes), (1, 2));
+        // The old segment keeps its one-byte ids; the new one needs two.
+        assert_eq!(doc_bytes(&root), [1, 2]);
         let fresh = dir.path().join("fresh");
         create(&docs, &fresh, &Settings::default(), None, &Silent).unwrap();
         assert_eq!(contents(&root), contents(&fresh));
+    }
+
+    #[test]
+    fn many_small_updates_keep_few_segments_and_merge_gives_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        let root = dir.path().join("idx");
+        fs::create_dir_all(&docs).unwrap();
+        let mut seed = 5u64;
+        fs::write(docs.join("000.txt"), text(&mut seed, 300)).unwrap();
+        create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
+        let mut most = 0;
+        let mut merged = 0;
+        for i in 1..=40 {
+            fs::write(docs.join(format!("{i:03}.txt")), text(&mut seed, 30)).unwrap();
+            if i % 7 == 0 {
+                fs::remove_file(docs.join(format!("{:03}.txt", i - 3))).unwrap();
+            }
+            let summary = update_quietly(&docs, &root);
+            most = most.max(summary.segments);
+            merged += summary.merged_segments;
+        }
+        // Tiers of eight: the small segments are merged as they pile up.
+        assert!(merged >= 7, "{merged} segments merged");
+        assert!(most < 2 * MERGE_FACTOR as u64, "{most} segments at most");
+        let fresh = dir.path().join("fresh");
+        create(&docs, &fresh, &Settings::default(), None, &Silent).unwrap();
+        assert_eq!(contents(&root), contents(&fresh));
+
+        let summary = merge(&root, &Silent).unwrap();
+        assert!(summary.merged_segments >= 2 && summary.segments == 1, "{summary:?}");
+        let index = ArchiveIndex::open(&root).unwrap();
+        let segment = &index.header().segments[0];
+        assert_eq!((segment.chunks, segment.postings.count), (segment.live_chunks, segment.postings.live));
+        drop(index);
+        assert_eq!(contents(&root), contents(&fresh));
+        assert_eq!(merge(&root, &Silent).unwrap().merged_segments, 0, "nothing left to merge");
     }
 
     fn set_modified(path: &Path, ago: std::time::Duration) {
@@ -881,6 +977,8 @@ mod tests {
         let index = ArchiveIndex::open(&root).unwrap();
         assert_eq!((index.header().documents, index.header().postings), (1, 0));
         assert!(index.header().segments.is_empty());
-        assert!(index.lookup(42).is_empty());
+        let mut docs = vec![7];
+        index.documents_with(42, &mut docs).unwrap();
+        assert!(docs.is_empty());
     }
 }

@@ -232,7 +232,7 @@ fn truncated_or_corrupted_files_are_reported_with_their_path() {
     let archive = Archive::new();
     let index = archive.index("idx");
     archive.create(&index);
-    let postings = generation_dir(&index).join("postings.bin");
+    let postings = generation_dir(&index).join("segment-000001.postings");
     let original = fs::read(&postings).unwrap();
     let mut flipped = original.clone();
     flipped[100] ^= 0x10;
@@ -240,7 +240,6 @@ fn truncated_or_corrupted_files_are_reported_with_their_path() {
     let message = format!("{}: checksum mismatch", postings.display());
     fails_with(run(&["index", "stats", "--index", s(&index), "--verify"]), &message);
     fails_with(run(&["check", "--verify", "--index", s(&index), s(&archive.probe)]), &message);
-    fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index)]), &message);
     fs::write(&postings, &original[..original.len() - 5]).unwrap();
     let truncated = format!("{}: truncated or overwritten", postings.display());
     fails_with(run(&["check", "--index", s(&index), s(&archive.probe)]), &truncated);
@@ -249,10 +248,10 @@ fn truncated_or_corrupted_files_are_reported_with_their_path() {
     ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
     let header = generation_dir(&index).join("header.json");
     let text = fs::read_to_string(&header).unwrap();
-    fs::write(&header, text.replace("\"format_version\": 4", "\"format_version\": 7")).unwrap();
+    fs::write(&header, text.replace("\"format_version\": 5", "\"format_version\": 7")).unwrap();
     fails_with(
         run(&["index", "stats", "--index", s(&index)]),
-        "index format version 7, this pan-detect reads versions 1 to 4",
+        "index format version 7, this pan-detect reads versions 5 to 5",
     );
     fs::write(&header, &text[..text.len() / 2]).unwrap();
     fails_with(run(&["index", "stats", "--index", s(&index)]), &format!("{}: corrupt index", header.display()));
@@ -267,11 +266,10 @@ fn flip_byte(path: &Path) {
 }
 
 #[test]
-fn an_update_refuses_a_damaged_file_it_would_carry_on_and_the_damage_stays_visible() {
-    // A segment the update hard-links, a segment it compacts (six of the eight
-    // theses deleted), and the postings it merges.
-    let cases = [("segment-000001.hashes", false), ("segment-000001.ranges", true), ("postings.bin", false)];
-    for (file, compacting) in cases {
+fn an_update_or_merge_refuses_a_damaged_file_it_would_copy_and_the_damage_stays_visible() {
+    // Six of the eight theses deleted: the update merges the first segment
+    // into its new one, reading the chunk lists it copies.
+    for file in ["segment-000001.hashes", "segment-000001.ranges"] {
         let archive = Archive::new();
         let index = archive.index("idx");
         archive.create(&index);
@@ -279,27 +277,59 @@ fn an_update_refuses_a_damaged_file_it_would_carry_on_and_the_damage_stays_visib
         let original = fs::read(&path).unwrap();
         flip_byte(&path);
         write(&archive.docs.join("added.txt"), &prose(700, 100));
-        if compacting {
-            for i in [0, 1, 2, 4, 5, 7] {
-                let name = if i % 3 == 0 { format!("faculty/thesis-{i}.txt") } else { format!("thesis-{i}.txt") };
-                fs::remove_file(archive.docs.join(name)).unwrap();
-            }
-        }
         let message = format!("{}: checksum mismatch", path.display());
+        for i in [0, 1, 2, 4, 5, 7] {
+            let name = if i % 3 == 0 { format!("faculty/thesis-{i}.txt") } else { format!("thesis-{i}.txt") };
+            fs::remove_file(archive.docs.join(name)).unwrap();
+        }
         fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index), "--quiet"]), &message);
         assert!(!index.join("gen-000002").exists(), "{file}: no new generation is started");
         assert!(stat_line(&stats(&index), "index:").ends_with("(generation 1)"));
         // Not laundered into a generation with a fresh checksum: still reported.
         fails_with(run(&["index", "stats", "--index", s(&index), "--verify"]), &message);
-        // Repaired, the same update goes through (and compacts the segment away).
+        // Repaired, the same update goes through (and merges the segment away).
         fs::write(&path, &original).unwrap();
         archive.update(&index);
         let segments = stats(&index).lines().filter(|l| l.trim_start().starts_with("segment-000001")).count();
-        assert_eq!(segments, if compacting { 0 } else { 2 }, "{file}");
+        assert_eq!(segments, 0, "{file}");
         let fresh = archive.index("fresh");
         archive.create(&fresh);
         assert_eq!(archive.check_json(&index), archive.check_json(&fresh));
     }
+}
+
+#[test]
+fn a_linked_segment_keeps_its_recorded_checksum_so_damage_stays_visible() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    archive.create(&index);
+    let path = generation_dir(&index).join("segment-000001.postings");
+    flip_byte(&path);
+    // An update that adds a document links the segment without reading it.
+    write(&archive.docs.join("added.txt"), &prose(700, 100));
+    archive.update(&index);
+    let linked = generation_dir(&index).join("segment-000001.postings");
+    fails_with(
+        run(&["index", "stats", "--index", s(&index), "--verify"]),
+        &format!("{}: checksum mismatch", linked.display()),
+    );
+    // A merge reads the chunk lists it copies: a damaged one is refused.
+    let hashes = linked.with_extension("hashes");
+    let original = fs::read(&hashes).unwrap();
+    flip_byte(&hashes);
+    fails_with(
+        run(&["index", "merge", "--index", s(&index), "--quiet"]),
+        &format!("{}: checksum mismatch", hashes.display()),
+    );
+    fs::write(&hashes, original).unwrap();
+    // The merge rebuilds the postings from the (checked) chunk lists: repaired.
+    let merged = run(&["index", "merge", "--index", s(&index)]);
+    let note = String::from_utf8_lossy(&merged.stderr).to_string();
+    assert!(merged.status.success() && note.contains("index merged: 2 segments into 1 segment"), "{note}");
+    ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
+    let fresh = archive.index("fresh");
+    archive.create(&fresh);
+    assert_eq!(archive.check_json(&index), archive.check_json(&fresh));
 }
 
 /// A check's JSON without the excerpts, which depend on the documents on disk.
@@ -645,26 +675,19 @@ fn a_damaged_taboo_set_is_refused_naming_its_file() {
 }
 
 #[test]
-fn an_index_of_format_version_1_still_opens_and_updates_to_the_current_version() {
+fn an_index_of_an_older_format_is_refused_with_the_remedy() {
     let archive = Archive::new();
     let index = archive.index("idx");
     archive.create(&index);
-    let before = archive.check_json(&index);
-    // Version 1 wrote the same files and no taboo set; a header without its
+    // Version 4 kept every posting in one file; a header without its
     // checksum field is read unchecked, as those of older builds are.
     let header = generation_dir(&index).join("header.json");
     let mut value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
-    value["format_version"] = 1.into();
+    value["format_version"] = 4.into();
     value.as_object_mut().unwrap().remove("header_crc32");
     fs::write(&header, serde_json::to_string_pretty(&value).unwrap()).unwrap();
-    assert_eq!(archive.check_json(&index), before);
-    assert_eq!(stat_line(&stats(&index), "taboo:"), "taboo:      none");
-    archive.change();
-    archive.update(&index);
-    let header = generation_dir(&index).join("header.json");
-    let value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
-    assert_eq!(value["format_version"], pan_detect::archive::format::FORMAT_VERSION);
-    let fresh = archive.index("fresh");
-    archive.create(&fresh);
-    assert_eq!(archive.check_json(&index), archive.check_json(&fresh));
+    let message = "index format version 4, this pan-detect reads versions 5 to 5 \
+                   (make the index again with `pan-detect index create`)";
+    fails_with(run(&["check", "--index", s(&index), s(&archive.probe)]), message);
+    fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index)]), message);
 }

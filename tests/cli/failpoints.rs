@@ -1,4 +1,4 @@
-//! Crash points (`cargo test --features failpoints`): `index create` and `index update` killed at each step leave the old or the new index, and the next run finishes.
+//! Crash points (`cargo test --features failpoints`): `index create`, `index update` and `index merge` killed at each step leave the old or the new index, and the next run finishes.
 #![cfg(feature = "failpoints")]
 
 use std::fs;
@@ -126,5 +126,32 @@ fn an_update_killed_at_any_crash_point_leaves_the_old_or_the_new_index() {
         let generations = fs::read_dir(&index).unwrap().flatten();
         let generations = generations.filter(|e| e.file_name().to_string_lossy().starts_with("gen-")).count();
         assert_eq!(generations, 1, "{point}: the old and the partial generations are removed");
+    }
+}
+
+#[test]
+fn a_merge_killed_at_any_crash_point_leaves_the_old_or_the_merged_index() {
+    let (archive, template) = archive_with_taboo();
+    let updated = archive.index("updated");
+    ok(run(&["index", "create", "--docs", s(&archive.docs), "--index", s(&updated), "--taboo", &template, "--quiet"]));
+    archive.change();
+    archive.update(&updated);
+    let expected = answers(&archive, &updated);
+    let segments = |index: &Path| stat_line(&stats(index), "segments:").split_whitespace().nth(1).unwrap().to_string();
+    assert_eq!(segments(&updated), "2");
+    for point in failpoints::ALL {
+        let index = archive.index(&format!("merge-{point}"));
+        copy_tree(&updated, &index);
+        let args = ["index", "merge", "--index", s(&index), "--quiet"];
+        assert!(crashes_at(point, &args), "a merge reaches {point}");
+        ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
+        let (live, count) = if point == COMMITTED { ("generation 3", "1") } else { ("generation 2", "2") };
+        assert_eq!((generation(&index).as_str(), segments(&index).as_str()), (live, count), "after a crash at {point}");
+        assert_eq!(answers(&archive, &index), expected, "after a crash at {point}");
+        // The next merge removes the leftovers and merges.
+        ok(run(&args));
+        ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
+        assert_eq!(segments(&index), "1", "{point}");
+        assert_eq!(answers(&archive, &index), expected, "merge after a crash at {point}");
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
-use crate::archive::{Archive, fails_with, generation_dir, ok, s, write};
+use crate::archive::{Archive, fails_with, generation_dir, ok, s, stat_line, stats, write};
 use crate::{prose, run};
 
 /// The rows of an SQLite file's `similarity` table, each as its values,
@@ -78,6 +78,23 @@ fn the_table_after_updates_is_the_one_a_fresh_create_writes_with_either_preset()
         for format in ["csv", "jsonl"] {
             let export = |idx: &Path| ok(run(&["similar", "--index", s(idx), "--format", format, "--top", "3"]));
             assert_eq!(export(&index), export(&fresh), "{preset}, {format}");
+        }
+        // Merged into one segment, the index answers as a fresh create does.
+        let listing = stats(&index);
+        let segments: u64 = stat_line(&listing, "segments:").split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!(segments >= 2, "{preset}: each update wrote a segment");
+        let merged = run(&["index", "merge", "--index", s(&index)]);
+        let note = String::from_utf8_lossy(&merged.stderr).to_string();
+        let expected = format!("{segments} segments into 1 segment");
+        assert!(merged.status.success() && note.contains(&expected), "{preset}: {note}");
+        assert_eq!(archive.check_json(&index), archive.check_json(&fresh), "{preset}: merged");
+        assert_eq!(table_rows(&table_file(&index)), table_rows(&table_file(&fresh)), "{preset}: merged");
+        for format in ["csv", "jsonl"] {
+            let export = |idx: &Path| ok(run(&["similar", "--index", s(idx), "--format", format]));
+            assert_eq!(export(&index), export(&fresh), "{preset}, {format}: merged");
+        }
+        for key in ["documents:", "chunks:", "postings:", "segments:"] {
+            assert_eq!(stat_line(&stats(&index), key), stat_line(&stats(&fresh), key), "{preset}");
         }
     }
 }
@@ -203,29 +220,4 @@ fn a_damaged_table_is_refused_naming_its_file() {
     assert_eq!(fs::read(&table).unwrap(), flipped);
     fs::write(&table, &original[..original.len() - 512]).unwrap();
     fails_with(run(&["similar", "--index", s(&index)]), &format!("{}: truncated or overwritten", table.display()));
-}
-
-#[test]
-fn an_index_made_before_the_table_gets_it_at_its_next_update() {
-    let archive = Archive::new();
-    let index = archive.index("idx");
-    create(&archive, &index, "pan09");
-    let expected = table_rows(&table_file(&index));
-    // Version 3 had no table: its header has no entry (nor a checksum, read unchecked).
-    let header = generation_dir(&index).join("header.json");
-    let mut value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
-    value["format_version"] = 3.into();
-    let object = value.as_object_mut().unwrap();
-    object.remove("similarity");
-    object.remove("header_crc32");
-    fs::write(&header, serde_json::to_string_pretty(&value).unwrap()).unwrap();
-    fs::remove_file(table_file(&index)).unwrap();
-    fails_with(run(&["similar", "--index", s(&index)]), "no similarity table (made by an older pan-detect)");
-    let stats = ok(run(&["index", "stats", "--index", s(&index)]));
-    assert!(stats.contains("similarity: none"), "{stats}");
-    // Nothing changed, yet the update writes a generation with the table.
-    let summary = archive.update(&index);
-    assert!(summary.contains("index updated") && summary.contains("similarity table of 56 rows"), "{summary}");
-    assert_eq!(table_rows(&table_file(&index)), expected);
-    assert!(archive.update(&index).contains("up to date"));
 }

@@ -27,8 +27,22 @@ enum IndexCommand {
     Create(CreateArgs),
     /// Bring an index up to date: index added and modified documents, drop deleted ones.
     Update(UpdateArgs),
-    /// Print an index's documents, chunks, postings and bytes.
+    /// Merge all segments of an index into one, dropping deleted documents'
+    /// chunks and postings (updates merge small segments on their own).
+    Merge(MergeArgs),
+    /// Print an index's documents, chunks, postings, segments and bytes.
     Stats(StatsArgs),
+}
+
+/// Arguments of `pan-detect index merge`.
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// Index directory.
+    #[arg(long, value_name = "IDX")]
+    index: PathBuf,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// Arguments of `pan-detect index create`.
@@ -67,8 +81,8 @@ struct UpdateArgs {
     #[arg(long, value_name = "IDX")]
     index: PathBuf,
     /// Replace the index's taboo set with that of these texts (without it the
-    /// stored set is kept); the postings are rebuilt from the stored chunk
-    /// lists when the set changes.
+    /// stored set is kept); when the set changes, every segment is merged
+    /// into one and the postings rebuilt from the stored chunk lists.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "no_taboo")]
     taboo: Vec<PathBuf>,
     /// Remove the index's taboo set.
@@ -105,6 +119,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         IndexCommand::Create(args) => create(args),
         IndexCommand::Update(args) => update(args),
+        IndexCommand::Merge(args) => merge(args),
         IndexCommand::Stats(args) => stats(args),
     }
 }
@@ -176,9 +191,14 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
         String::new()
     };
     let table = if s.committed { format!("; {}", table_note(&s.similarity)) } else { String::new() };
+    let segments = match (s.committed, s.merged_segments) {
+        (false, _) => String::new(),
+        (true, 0) => format!(", {}", count(s.segments, "segment")),
+        (true, merged) => format!(", {} ({merged} merged into the new one)", count(s.segments, "segment")),
+    };
     messages::note(format_args!(
         "index {what}: {} added, {} modified, {} deleted, {} unchanged{} ({} read); \
-         {} recycled; {}, {}{taboo}{table} in {:.2} s (scan {:.2} s, write {:.2} s, similarities {:.2} s)",
+         {} recycled; {}, {}{segments}{taboo}{table} in {:.2} s (scan {:.2} s, write {:.2} s, similarities {:.2} s)",
         s.added,
         s.modified,
         s.deleted,
@@ -197,6 +217,21 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    let progress = TerminalProgress::new(args.quiet);
+    let s = archive::merge(&args.index, &progress).context("index merge stopped")?;
+    match s.merged_segments {
+        0 => messages::note(format_args!("index merge: nothing to merge ({})", count(s.segments, "segment"))),
+        merged => messages::note(format_args!(
+            "index merged: {} into {} in {:.2} s",
+            count(merged, "segment"),
+            count(s.segments, "segment"),
+            s.writing.as_secs_f64()
+        )),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     let index = ArchiveIndex::open(&args.index)?;
     if args.verify {
@@ -210,6 +245,12 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     text += &format!("free ids:   {}\n", header.id_slots - header.documents);
     text += &format!("chunks:     {}\n", header.chunks);
     text += &format!("postings:   {}\n", header.postings);
+    let stored: u64 = header.segments.iter().map(|s| s.postings.count).sum();
+    text += &format!(
+        "segments:   {} ({} of deleted or changed documents, dropped by a merge)\n",
+        header.segments.len(),
+        count(stored - header.postings, "posting")
+    );
     text += &format!("bytes:      {bytes}\n");
     for (name, bytes) in index.file_sizes() {
         text += &format!("  {name:17} {bytes}\n");
