@@ -115,12 +115,12 @@ from pathlib import Path
 
 corpus, checked, preset, floor = Path(sys.argv[1]), json.load(open(sys.argv[2])), sys.argv[3], float(sys.argv[4])
 rows = [r for r in csv.DictReader(open(corpus / "file_information.csv", newline="")) if r["Category"] != "orig"]
-by_file = {Path(f["file"]).name: f for f in checked["files"]}
+by_file = {d["name"]: d for d in checked["documents"]}
 
 def similarity(row, field):
     """The answer's similarity to its task's article, as check reports it (0 when not listed)."""
     article = f"orig_task{row['Task']}.txt"
-    found = [d for d in by_file[row["File"]]["documents"] if d["document"] == article]
+    found = [s for s in by_file[row["File"]]["sources"] if s["name"] == article]
     return found[0][field] if found else 0.0
 
 def auc(positive, negative):
@@ -133,15 +133,15 @@ aucs = {}
 for category in ["plagiarised", "cut", "light", "heavy"]:
     chosen = [r for r in rows if (r["Category"] != "non" if category == "plagiarised" else r["Category"] == category)]
     line = f"{category:<12} {len(chosen):>3}"
-    for field in ["file_in_document_percent", "file_aligned_percent"]:
+    for field in ["document_in_source_percent", "document_aligned_percent"]:
         positive = [similarity(r, field) for r in chosen]
         negative = [similarity(r, field) for r in rows if r["Category"] == "non"]
         aucs[(category, field)] = auc(positive, negative)
         line += f"  {aucs[(category, field)]:>8.4f}"
     print(line)
 print()
-if aucs[("plagiarised", "file_aligned_percent")] < floor:
-    print(f"eval/clough.sh: check {preset}: aligned AUC {aucs[('plagiarised', 'file_aligned_percent')]:.4f} is below {floor}",
+if aucs[("plagiarised", "document_aligned_percent")] < floor:
+    print(f"eval/clough.sh: check {preset}: aligned AUC {aucs[('plagiarised', 'document_aligned_percent')]:.4f} is below {floor}",
           file=sys.stderr)
     sys.exit(1)
 PY

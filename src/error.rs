@@ -125,6 +125,15 @@ pub enum Error {
         /// The underlying error.
         source: io::Error,
     },
+    /// A document's text, read for the run, could not be read again for its
+    /// HTML or JSON report (removed or changed during the run).
+    #[error("{}: cannot read again for the report ({reason})", path.display())]
+    ReportText {
+        /// The document.
+        path: PathBuf,
+        /// Why, as the reader says it.
+        reason: String,
+    },
     /// A report could not be written.
     #[error("{path}: cannot write report: {source}")]
     WriteReport {

@@ -15,7 +15,7 @@
 //! never runs across a taboo chunk on either side, and each of its sides stops
 //! where the text that side's taboo chunks cover begins.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use serde::Serialize;
@@ -27,16 +27,16 @@ use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
 use crate::analysis::document::Analyzer;
 use crate::analysis::read::{self, DocumentFile, Loaded, TextReader};
-use crate::analysis::span::{CharRange, ChunkRanges, char_slice, union_len};
+use crate::analysis::span::{CharRange, ChunkRanges, union_len};
 use crate::analysis::taboo::{self, TabooChunks};
 use crate::detect::params::DetectParams;
 use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
 use crate::matching::overlap::{OverlapPolicy, Passage, resolve_overlaps};
 use crate::matching::search::{Hit, HitBudget};
 use crate::passages::{PassageFinder, SourceDocuments};
-
-/// Characters of text shown for each side of a passage.
-pub const EXCERPT_CHARS: usize = 60;
+use crate::report::model::{
+    ComparedSource, DocumentChunks, DocumentReport, DocumentTexts, FoundPassage, SharedChunks, excerpt, percent,
+};
 
 /// Parameters of a check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,14 +160,55 @@ impl<'a> Checker<'a> {
     /// A file that cannot be read as text (missing, unreadable, binary) is
     /// [`ArchiveError::Unreadable`], whose warning names it.
     pub fn check_file(&mut self, path: &Path, display: &str) -> Result<CheckReport, ArchiveError> {
+        self.check_file_with_text(path, display).map(|(report, _)| report)
+    }
+
+    /// [`check_file`](Self::check_file), with the file's text as it was
+    /// read, which the HTML and JSON reports show.
+    pub fn check_file_with_text(&mut self, path: &Path, display: &str) -> Result<(CheckReport, String), ArchiveError> {
         // A file that cannot be read is reported by `load`, as the detector reports it.
         let bytes = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
         let file = DocumentFile { name: display.to_string(), path: path.to_path_buf(), bytes };
         match TextReader::default().load(&file) {
             // A lossy decoding is fine: offsets count the replacement characters.
-            Loaded::Text(text, _) => self.check_text(display, &text),
+            Loaded::Text(text, _) => Ok((self.check_text(display, &text)?, text)),
             Loaded::Skipped(warning) => Err(ArchiveError::Unreadable(warning)),
         }
+    }
+
+    /// The report model ([`DocumentReport`], shared with `detect`) of a
+    /// `report` on the file `name`, whose text is `text`, with the texts it
+    /// shows: the file's, and those of the archive documents with passages as
+    /// they were indexed (left out when changed or deleted since).
+    pub fn document_report(&self, name: &str, report: &CheckReport, text: String) -> (DocumentReport, DocumentTexts) {
+        let index = self.index;
+        let named: HashSet<&str> = report.documents.iter().map(|d| d.document.as_str()).collect();
+        // Documents are found by name: a report names them, never by id.
+        let ids: HashMap<&str, u32> =
+            index.live_ids().map(|id| (index.name(id), id)).filter(|(name, _)| named.contains(name)).collect();
+        let mut texts = DocumentTexts { document: text, sources: BTreeMap::new() };
+        let mut sources = Vec::with_capacity(report.documents.len());
+        for document in &report.documents {
+            let id = ids.get(document.document.as_str()).copied();
+            let archived = id.filter(|_| !document.passages.is_empty()).and_then(|id| index.document_text(id));
+            texts.sources.extend(archived.map(|text| (document.document.clone(), text)));
+            sources.push(ComparedSource {
+                name: document.document.clone(),
+                chars: id.map_or(0, |id| index.record(id).chars.into()),
+                shared: Some(SharedChunks {
+                    common: document.common_chunks,
+                    document_in_source_percent: document.file_in_document_percent,
+                    source_in_document_percent: document.document_in_file_percent,
+                }),
+                passages: document.passages.iter().map(found_passage).collect(),
+            });
+        }
+        let chunks = DocumentChunks {
+            chunks: report.chunks,
+            distinct_chunks: report.distinct_chunks,
+            taboo_chars: report.taboo_chars,
+        };
+        (DocumentReport::new(name, &report.file, &texts, Some(chunks), sources), texts)
     }
 
     /// Checks a text, reported under the name `display`.
@@ -477,33 +518,18 @@ fn matching_chunks(passage: &Passage, hits: &[Hit], ranges: &[CharRange], source
     hits.iter().filter(|hit| hit.source_doc == passage.source_doc).filter(inside).count() as u64
 }
 
-/// `100 × part / whole`, rounded to two decimals (0 for an empty whole).
-pub(crate) fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 { 0.0 } else { (10_000.0 * part as f64 / whole as f64).round() / 100.0 }
+/// A passage of a check as the report model takes it.
+fn found_passage(passage: &PassageMatch) -> FoundPassage {
+    let range = |side: &PassageSide| CharRange::new(side.offset, side.offset + side.length);
+    FoundPassage {
+        document: range(&passage.file),
+        source: range(&passage.document),
+        matching_chunks: Some(passage.matching_chunks),
+    }
 }
 
 fn side(text: Option<&str>, range: CharRange) -> PassageSide {
     PassageSide { offset: range.start, length: range.len(), excerpt: text.and_then(|t| excerpt(t, range)) }
-}
-
-/// The first [`EXCERPT_CHARS`] characters of `range` in `text`, runs of
-/// whitespace collapsed to one space, with `…` when cut.
-pub fn excerpt(text: &str, range: CharRange) -> Option<String> {
-    let passage = char_slice(text, range)?;
-    let mut out = String::new();
-    let mut chars = 0;
-    for word in passage.split_whitespace() {
-        let separator = if out.is_empty() { None } else { Some(' ') };
-        for c in separator.into_iter().chain(word.chars()) {
-            if chars == EXCERPT_CHARS {
-                out.push('…');
-                return Some(out);
-            }
-            out.push(c);
-            chars += 1;
-        }
-    }
-    Some(out)
 }
 
 #[cfg(test)]
@@ -627,17 +653,5 @@ mod tests {
         let taboo = TabooChunks::new(vec![7, 9]);
         assert_eq!(stretches([1, 7, 2, 3, 9, 7, 4].into_iter(), &taboo), [0, 0, 1, 1, 1, 2, 3]);
         assert_eq!(stretches([1, 2].into_iter(), &TabooChunks::default()), [0, 0]);
-    }
-
-    #[test]
-    fn excerpts_collapse_whitespace_and_cut() {
-        let text = "ab  cd\n\nef";
-        assert_eq!(excerpt(text, CharRange::new(0, 10)).as_deref(), Some("ab cd ef"));
-        let long = "x".repeat(100);
-        let cut = excerpt(&long, CharRange::new(0, 100)).unwrap();
-        assert_eq!(cut.chars().count(), EXCERPT_CHARS + 1);
-        assert!(cut.ends_with('…'));
-        assert_eq!(percent(1, 3), 33.33);
-        assert_eq!(percent(1, 0), 0.0);
     }
 }

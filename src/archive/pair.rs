@@ -202,10 +202,11 @@ mod tests {
 
     use super::*;
     use crate::archive::builder::create;
-    use crate::archive::check::{Checker, percent};
+    use crate::archive::check::Checker;
     use crate::archive::format::Settings;
     use crate::detect::params::Preset;
     use crate::progress::Silent;
+    use crate::report::model::percent;
     use crate::testutil::prose;
 
     #[test]

@@ -37,7 +37,6 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::check::percent;
 use super::error::ArchiveError;
 use super::failpoints::crash_point;
 use super::format::{self, SimilarityEntry};
@@ -45,6 +44,7 @@ use super::pair::{AlignedChars, PairAligner};
 use super::reader::ArchiveIndex;
 use super::table::{self, SimilarityTable, TableWriter};
 use crate::progress::{Progress, Stage};
+use crate::report::model::percent;
 
 /// The `min_percent` of a new table: `similar`'s default `--min-percent`.
 pub const STORED_MIN_PERCENT: f64 = 1.0;

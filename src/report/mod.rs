@@ -1,22 +1,34 @@
 //! Reports: where detections go. The pipeline pushes each suspicious document's
 //! detections into a [`DetectionSink`]; the PAN XML directory writer is one sink,
-//! tests and statistics are others.
+//! the HTML and JSON reports ([`ReadableSink`]) another, tests and statistics
+//! are others.
+//!
+//! The HTML and JSON reports are built from one model ([`model`]) that `detect`
+//! and `check` fill alike: [`json`] serialises it, [`html`] renders it with the
+//! texts. Every writer follows the rules of [`directory`]: reports named after
+//! their documents, written whole or not at all ([`output`]), never over a file
+//! that is not a report.
 
+pub mod directory;
+pub mod html;
+pub mod json;
+pub mod model;
 pub mod output;
 pub mod pan_xml;
+pub mod readable;
 pub mod texts;
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::read::{output_stem, same_directory};
+use crate::analysis::read::output_stem;
 use crate::analysis::span::CharRange;
-use crate::error::{Error, Warning};
+use crate::error::Error;
 use crate::pairs::DocumentPairs;
 use crate::progress::Progress;
-use crate::report::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
-use output::{sync_filesystem, write_atomically_unsynced};
+use crate::report::pan_xml::{Feature, PanDocument};
+use directory::{ReportDirectory, ReportKind};
+pub use readable::{ReadableFormat, ReadableReports, ReadableSink};
 
 /// One detected passage, ready to report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,83 +66,19 @@ pub trait DetectionSink: Sync {
 /// one whole (temporary file, then rename); all are synced to disk at the end.
 #[derive(Debug, Clone)]
 pub struct PanXmlDirectory {
-    dir: PathBuf,
+    reports: ReportDirectory,
 }
 
 impl PanXmlDirectory {
     /// Uses `dir` as the output directory, creating it when missing. Existing
     /// files in it are left alone except the reports this run writes.
     pub fn create(dir: &Path) -> Result<Self, Error> {
-        if dir.exists() && !dir.is_dir() {
-            return Err(Error::OutputNotADirectory(dir.to_path_buf()));
-        }
-        fs::create_dir_all(dir).map_err(|source| Error::CreateOutput { path: dir.to_path_buf(), source })?;
-        Ok(PanXmlDirectory { dir: dir.to_path_buf() })
+        Ok(PanXmlDirectory { reports: ReportDirectory::create(dir, ReportKind::PanXml)? })
     }
 
     /// The report path for a suspicious document's file name.
     pub fn report_path(&self, suspicious: &str) -> PathBuf {
-        self.dir.join(format!("{}.xml", output_stem(suspicious)))
-    }
-
-    /// Refuses documents that would share a report (`a.pdf` and `a.pdf.txt`,
-    /// or two files of one name given to `check`), before anything is written.
-    fn check_distinct_reports(&self, documents: &[&str]) -> Result<(), Error> {
-        let mut by_report: BTreeMap<PathBuf, &str> = BTreeMap::new();
-        for &document in documents {
-            let report = self.report_path(document);
-            if let Some(first) = by_report.insert(report.clone(), document) {
-                let report = report.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-                let (first, second) = (first.to_string(), document.to_string());
-                return Err(Error::ReportClash { dir: self.dir.clone(), first, second, report });
-            }
-        }
-        Ok(())
-    }
-
-    /// The error of an output directory that does not take or give up files.
-    fn not_writable(&self, source: std::io::Error) -> Error {
-        Error::OutputNotWritable { path: self.dir.clone(), source }
-    }
-
-    /// Creates and removes a temporary file, so that a directory that takes no
-    /// new files stops the run before its work rather than after.
-    fn check_writable(&self) -> Result<(), Error> {
-        let probe = output::temporary_path(&self.dir.join("pan-detect-probe.xml")).map_err(|e| self.not_writable(e))?;
-        fs::File::create(&probe).map_err(|e| self.not_writable(e))?;
-        fs::remove_file(&probe).map_err(|e| self.not_writable(e))
-    }
-
-    /// Removes the temporary reports of runs that were killed while writing.
-    fn remove_stale_temporaries(&self, progress: &dyn Progress) -> Result<(), Error> {
-        for stale in output::stale_temporaries(&self.dir).map_err(|e| self.not_writable(e))? {
-            if stale.target.ends_with(".xml") {
-                fs::remove_file(&stale.path).map_err(|e| self.not_writable(e))?;
-                let message = format!("left by pan-detect process {}, which did not finish; removed", stale.pid);
-                progress.warn(&Warning { path: stale.path, message });
-            }
-        }
-        Ok(())
-    }
-
-    /// Refuses to replace a file that is not a pan-detect report, such as the
-    /// ground truth beside PAN's suspicious documents.
-    fn check_replaceable(&self, document: &str) -> Result<(), Error> {
-        check_replaceable(&self.report_path(document))
-    }
-}
-
-/// Refuses to replace the file at `path` when it is not a pan-detect report.
-fn check_replaceable(path: &Path) -> Result<(), Error> {
-    let Ok(bytes) = fs::read(path) else { return Ok(()) };
-    let not_a_report = |reason: String| Err(Error::NotAReport { path: path.to_path_buf(), reason });
-    let Ok(text) = std::str::from_utf8(&bytes) else { return not_a_report("not UTF-8 text".into()) };
-    match PanDocument::parse(text) {
-        Err(error) => not_a_report(format!("not PAN XML: {error}")),
-        Ok(report) => match report.features.iter().find(|f| f.name != DETECTION_FEATURE) {
-            Some(other) => not_a_report(format!("it holds a '{}' feature: ground truth?", other.name)),
-            None => Ok(()),
-        },
+        self.reports.report_path(suspicious)
     }
 }
 
@@ -140,36 +88,28 @@ impl DetectionSink for PanXmlDirectory {
     /// that is not a pan-detect report where a report would go; removes the
     /// temporary files of killed runs.
     fn prepare(&self, inputs: &[&Path], documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
-        if let Some(input) = inputs.iter().find(|input| same_directory(&self.dir, input)) {
-            return Err(Error::OutputIsInput { out: self.dir.clone(), input: input.to_path_buf() });
-        }
-        self.check_distinct_reports(documents)?;
-        documents.iter().try_for_each(|document| self.check_replaceable(document))?;
-        self.check_writable()?;
-        self.remove_stale_temporaries(progress)
+        self.reports.prepare(inputs, documents, &[], progress)
     }
 
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
-        write_report(&self.report_path(suspicious), suspicious, detections.iter())
+        write_report(&self.reports, &self.report_path(suspicious), suspicious, detections.iter())
     }
 
-    /// Puts all reports on disk with one filesystem sync: an fsync per report
-    /// cost more than writing it (1.2 s of a 20 s run on 3937 reports).
     fn finish(&self) -> Result<(), Error> {
-        sync_filesystem(&self.dir).map_err(|source| Error::WriteReport { path: self.dir.clone(), source })
+        self.reports.finish()
     }
 }
 
 /// Writes the PAN XML report of `suspicious` with `detections` to `path`, whole.
 fn write_report<'d>(
+    reports: &ReportDirectory,
     path: &Path,
     suspicious: &str,
     detections: impl Iterator<Item = &'d Detection<'d>>,
 ) -> Result<(), Error> {
     let mut report = PanDocument::new(suspicious);
     report.features.extend(detections.map(|d| Feature::detection(d.this, d.source_reference, d.source)));
-    write_atomically_unsynced(path, report.to_xml().as_bytes())
-        .map_err(|source| Error::WriteReport { path: path.to_path_buf(), source })
+    reports.write(path, report.to_xml().as_bytes())
 }
 
 /// Writes one PAN XML report per document pair, as PAN 2013-2015 text-alignment
@@ -178,19 +118,19 @@ fn write_report<'d>(
 /// empty when nothing was found; otherwise only pairs with detections do.
 #[derive(Debug, Clone)]
 pub struct PanXmlPairDirectory<'p> {
-    reports: PanXmlDirectory,
+    reports: ReportDirectory,
     pairs: Option<&'p DocumentPairs>,
 }
 
 impl<'p> PanXmlPairDirectory<'p> {
     /// Uses `dir` as the output directory, as [`PanXmlDirectory::create`] does.
     pub fn create(dir: &Path, pairs: Option<&'p DocumentPairs>) -> Result<Self, Error> {
-        Ok(PanXmlPairDirectory { reports: PanXmlDirectory::create(dir)?, pairs })
+        Ok(PanXmlPairDirectory { reports: ReportDirectory::create(dir, ReportKind::PanXml)?, pairs })
     }
 
     /// The report path of a pair of file names ([`output_stem`] of each).
     pub fn report_path(&self, suspicious: &str, source: &str) -> PathBuf {
-        self.reports.dir.join(format!("{}-{}.xml", output_stem(suspicious), output_stem(source)))
+        self.reports.dir().join(format!("{}-{}.xml", output_stem(suspicious), output_stem(source)))
     }
 }
 
@@ -198,10 +138,10 @@ impl DetectionSink for PanXmlPairDirectory<'_> {
     /// The checks of [`PanXmlDirectory`], on the reports of the listed pairs;
     /// suspicious documents of one [`output_stem`] would share them.
     fn prepare(&self, inputs: &[&Path], documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
-        self.reports.check_distinct_reports(documents)?;
-        self.reports.prepare(inputs, &[], progress)?;
-        let pairs = self.pairs.into_iter().flat_map(DocumentPairs::iter);
-        pairs.into_iter().try_for_each(|(suspicious, source)| check_replaceable(&self.report_path(suspicious, source)))
+        self.reports.check_distinct_reports(documents, &[])?;
+        self.reports.prepare(inputs, &[], &[], progress)?;
+        let mut pairs = self.pairs.into_iter().flat_map(DocumentPairs::iter);
+        pairs.try_for_each(|(suspicious, source)| self.reports.check_replaceable(&self.report_path(suspicious, source)))
     }
 
     /// Writes the reports of `suspicious`; without listed pairs, each report's
@@ -214,10 +154,10 @@ impl DetectionSink for PanXmlPairDirectory<'_> {
         for source in sources {
             let path = self.report_path(suspicious, source);
             if self.pairs.is_none() {
-                check_replaceable(&path)?;
+                self.reports.check_replaceable(&path)?;
             }
             let of_pair = detections.iter().filter(|d| d.source_reference == source);
-            write_report(&path, suspicious, of_pair)?;
+            write_report(&self.reports, &path, suspicious, of_pair)?;
         }
         Ok(())
     }
@@ -229,6 +169,8 @@ impl DetectionSink for PanXmlPairDirectory<'_> {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     #[test]

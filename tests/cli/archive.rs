@@ -111,8 +111,8 @@ fn update_answers_byte_identically_to_a_fresh_create() {
     archive.create(&index);
     let before = archive.check_json(&index);
     let parsed: serde_json::Value = serde_json::from_str(&before).unwrap();
-    let documents = parsed["files"][0]["documents"].as_array().unwrap();
-    let names: Vec<&str> = documents.iter().map(|d| d["document"].as_str().unwrap()).collect();
+    let documents = parsed["documents"][0]["sources"].as_array().unwrap();
+    let names: Vec<&str> = documents.iter().map(|d| d["name"].as_str().unwrap()).collect();
     // The probe copies from thesis-3 and thesis-5 (120 and 90 words) and shares
     // prose(2)/prose(3) with nothing yet.
     assert_eq!(names, ["faculty/thesis-3.txt", "thesis-5.txt"], "{before}");
@@ -137,8 +137,9 @@ fn update_answers_byte_identically_to_a_fresh_create() {
     // The modified thesis-1 now shares prose(2) with the probe; thesis-3 no longer matches.
     let parsed: serde_json::Value = serde_json::from_str(&after).unwrap();
     let names: Vec<&str> =
-        parsed["files"][0]["documents"].as_array().unwrap().iter().map(|d| d["document"].as_str().unwrap()).collect();
-    // Most common chunks first: 76 from prose(2, 80), 86 from thesis-5, 46 from prose(3, 50).
+        parsed["documents"][0]["sources"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    // Most of the probe in passages first, then most common chunks: thesis-5 (86), thesis-1
+    // (76, from prose(2, 80)), new/added-1 (46, from prose(3, 50)).
     assert_eq!(names, ["thesis-5.txt", "thesis-1.txt", "new/added-1.txt"], "{after}");
     // Nothing changed: no new generation.
     assert!(archive.update(&index).contains("up to date"));
@@ -520,16 +521,17 @@ impl Templated {
 
 /// The names of the archive documents in a check's JSON.
 fn matched_names(check: &serde_json::Value) -> Vec<&str> {
-    check["files"][0]["documents"].as_array().unwrap().iter().map(|d| d["document"].as_str().unwrap()).collect()
+    check["documents"][0]["sources"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect()
 }
 
 /// The file side of every passage in a check's JSON, as (start, end).
 fn file_sides(check: &serde_json::Value) -> Vec<(u64, u64)> {
-    let documents = check["files"][0]["documents"].as_array().unwrap();
-    let passages = documents.iter().flat_map(|d| d["passages"].as_array().unwrap());
+    let sources = check["documents"][0]["sources"].as_array().unwrap();
+    let passages = sources.iter().flat_map(|d| d["passages"].as_array().unwrap());
     passages
         .map(|p| {
-            let (offset, length) = (p["file"]["offset"].as_u64().unwrap(), p["file"]["length"].as_u64().unwrap());
+            let (offset, length) =
+                (p["document"]["offset"].as_u64().unwrap(), p["document"]["length"].as_u64().unwrap());
             (offset, offset + length)
         })
         .collect()
@@ -560,19 +562,19 @@ fn a_template_in_every_document_makes_no_similarity_when_it_is_taboo_but_a_copy_
     let found = archive.check_json(&index);
     assert_eq!(matched_names(&found), ["thesis-2.txt"], "{found}");
     let (template_start, template_end) = archive.template_range;
-    assert_eq!(found["files"][0]["taboo_chars"].as_u64(), Some(template_end - template_start));
+    assert_eq!(found["documents"][0]["taboo_chars"].as_u64(), Some(template_end - template_start));
     let sides = file_sides(&found);
     assert!(!sides.iter().any(|&side| overlaps(side, archive.template_range)), "template reported: {sides:?}");
     let (copy_start, copy_end) = archive.copy_range;
     assert!(sides.iter().any(|&(start, end)| start == copy_start && end == copy_end), "no copy: {sides:?}");
     // The copy's 146 chunks of the probe's 390 distinct ones that are not the
     // template's 116 (146 of 506 had the template counted).
-    let file = &found["files"][0];
+    let file = &found["documents"][0];
     assert_eq!(
-        (file["distinct_chunks"].as_u64(), file["documents"][0]["common_chunks"].as_u64()),
+        (file["distinct_chunks"].as_u64(), file["sources"][0]["common_chunks"].as_u64()),
         (Some(390), Some(146))
     );
-    assert_eq!(file["documents"][0]["file_in_document_percent"].as_f64(), Some(37.44));
+    assert_eq!(file["sources"][0]["document_in_source_percent"].as_f64(), Some(37.44));
     // Every check says how much it left out; `similar` finds nothing but the template.
     let output = run(&["check", "--index", s(&index), s(&archive.probe)]);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();

@@ -69,19 +69,20 @@ fn a_best_index_finds_a_paraphrase_that_a_pan09_index_misses() {
         serde_json::from_str(&json).unwrap()
     };
     let passages = |answer: &serde_json::Value| -> Vec<serde_json::Value> {
-        let documents = answer["files"][0]["documents"].as_array().unwrap().clone();
+        let documents = answer["documents"][0]["sources"].as_array().unwrap().clone();
         documents.iter().flat_map(|d| d["passages"].as_array().unwrap().clone()).collect()
     };
     let best = check("best");
     let found = passages(&best);
     assert!(!found.is_empty(), "{best}");
-    let document = &best["files"][0]["documents"][0];
-    assert_eq!(document["document"], "original.txt");
+    let source = &best["documents"][0]["sources"][0];
+    assert_eq!(source["name"], "original.txt");
     // Both similarities: shared chunks and aligned characters.
-    let aligned = document["file_aligned_percent"].as_f64().unwrap();
-    assert!(aligned > 30.0 && aligned <= 100.0, "{document}");
-    assert!(document["document_aligned_percent"].as_f64().unwrap() > 30.0, "{document}");
-    assert!(document["file_aligned_chars"].as_u64().unwrap() > 400, "{document}");
+    assert!(source["document_in_source_percent"].as_f64().unwrap() > 0.0, "{source}");
+    let aligned = source["document_aligned_percent"].as_f64().unwrap();
+    assert!(aligned > 30.0 && aligned <= 100.0, "{source}");
+    assert!(source["source_aligned_percent"].as_f64().unwrap() > 30.0, "{source}");
+    assert!(source["document_aligned_chars"].as_u64().unwrap() > 400, "{source}");
     let pan09 = check("pan09");
     assert!(passages(&pan09).is_empty(), "{pan09}");
 }

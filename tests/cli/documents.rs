@@ -283,12 +283,12 @@ fn the_archive_indexes_documents_keeps_their_texts_by_content_and_drops_those_of
     let docx = documents().join("suspicious-document00007.docx");
     let check = ok(run(&["check", "--index", s(&index), s(&docx), "--format", "json"]));
     let check: serde_json::Value = serde_json::from_str(&check).unwrap();
-    let thesis = check["files"][0]["documents"].as_array().unwrap().iter().find(|d| d["document"] == "2026/thesis.pdf");
+    let thesis = check["documents"][0]["sources"].as_array().unwrap().iter().find(|d| d["name"] == "2026/thesis.pdf");
     let passages = thesis.expect("the thesis is found")["passages"].as_array().unwrap();
     assert!(!passages.is_empty());
     for passage in passages {
         let (offset, length) =
-            (passage["document"]["offset"].as_u64().unwrap(), passage["document"]["length"].as_u64().unwrap());
+            (passage["source"]["offset"].as_u64().unwrap(), passage["source"]["length"].as_u64().unwrap());
         assert!((offset + length) as usize <= text.chars().count());
     }
 

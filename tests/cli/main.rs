@@ -9,9 +9,11 @@ mod documents;
 mod encodings;
 mod errors;
 mod failpoints;
+mod html_report;
 mod pipes;
 mod eval;
 mod pairs;
+mod reports;
 mod similarity;
 
 use std::fs;

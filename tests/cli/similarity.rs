@@ -108,21 +108,21 @@ fn aligned_characters_are_those_check_finds_for_the_pair() {
     let check =
         ok(run(&["check", "--index", s(&index), "--format", "json", s(&archive.docs.join("faculty/thesis-0.txt"))]));
     let check: serde_json::Value = serde_json::from_str(&check).unwrap();
-    let documents = check["files"][0]["documents"].as_array().unwrap();
-    let found = documents.iter().find(|d| d["document"] == "thesis-1.txt").unwrap();
+    let sources = check["documents"][0]["sources"].as_array().unwrap();
+    let found = sources.iter().find(|d| d["name"] == "thesis-1.txt").unwrap();
     let jsonl = ok(run(&["similar", "--index", s(&index), "--format", "jsonl"]));
     let row: serde_json::Value = jsonl
         .lines()
         .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
         .find(|row| row["document"] == "faculty/thesis-0.txt" && row["other"] == "thesis-1.txt")
         .unwrap();
-    assert!(found["file_aligned_chars"].as_u64().unwrap() > 300, "{found}");
-    assert_eq!(row["aligned_chars"], found["file_aligned_chars"]);
-    assert_eq!(row["document_aligned_percent"], found["file_aligned_percent"]);
-    assert_eq!(row["other_aligned_percent"], found["document_aligned_percent"]);
+    assert!(found["document_aligned_chars"].as_u64().unwrap() > 300, "{found}");
+    assert_eq!(row["aligned_chars"], found["document_aligned_chars"]);
+    assert_eq!(row["document_aligned_percent"], found["document_aligned_percent"]);
+    assert_eq!(row["other_aligned_percent"], found["source_aligned_percent"]);
     assert_eq!(row["common_chunks"], found["common_chunks"]);
-    assert_eq!(row["document_in_other_percent"], found["file_in_document_percent"]);
-    assert_eq!(row["other_in_document_percent"], found["document_in_file_percent"]);
+    assert_eq!(row["document_in_other_percent"], found["document_in_source_percent"]);
+    assert_eq!(row["other_in_document_percent"], found["source_in_document_percent"]);
 }
 
 /// The SQL of the README's `sqlite3` example and the rows its output shows.

@@ -1,10 +1,10 @@
 //! `pan-detect check`: what in the archive each given file is similar to (the
-//! thesis-upload case), as text, JSON or PAN XML reports. The index's taboo
-//! set is left out of every file; the text output and the summary line on
-//! stderr say how many characters that was.
+//! thesis-upload case), as text, JSON, HTML or PAN XML reports. The index's
+//! taboo set is left out of every file; the text output and the summary line
+//! on stderr say how many characters that was.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -17,7 +17,9 @@ use super::args::{Overlap, SettingsArgs, StrictArg};
 use crate::messages::{self, count};
 use crate::progress_bar::TerminalProgress;
 use pan_detect::analysis::span::CharRange;
-use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
+use pan_detect::report::json::Report;
+use pan_detect::report::model::DocumentReport;
+use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory, ReadableFormat, ReadableReports};
 
 /// Arguments of `pan-detect check`.
 #[derive(clap::Args)]
@@ -28,10 +30,14 @@ pub struct Args {
     /// Files to check: plain text, PDF, DOCX, ODT or HTML, the format told by content.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Output: text (readable), json (stdout, stable order), pan-xml (one report per file into --out).
+    /// Output: text (readable), json (the schema `detect --format json` writes,
+    /// docs/report-json.md: one report of every file on stdout, or one per checked file
+    /// with --out), html (one page per file and index.html into --out), pan-xml
+    /// (one report per file into --out).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Directory for the PAN XML reports (with --format pan-xml).
+    /// Directory for the reports, one per checked file, named after it (needed
+    /// by --format pan-xml and html; with json, instead of stdout).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]
@@ -64,17 +70,111 @@ pub struct Args {
 enum Format {
     /// Readable text.
     Text,
-    /// One JSON document on stdout.
+    /// One JSON report of every file on stdout, or one per checked file into --out.
     Json,
+    /// One HTML page per checked file and index.html, written into --out.
+    Html,
     /// One PAN XML report per checked file, written into --out.
     PanXml,
 }
 
+impl Format {
+    /// The name of the value, for messages.
+    fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Html => "html",
+            Format::PanXml => "pan-xml",
+        }
+    }
+}
+
+/// Where the answers go.
+enum Output {
+    /// Readable text on stdout.
+    Text,
+    /// One JSON report on stdout, of the documents collected.
+    JsonStdout(Vec<DocumentReport>),
+    /// PAN XML reports in a directory.
+    PanXml(PanXmlDirectory),
+    /// HTML or JSON reports in a directory.
+    Readable(ReadableReports),
+}
+
+impl Output {
+    /// The output of `--format` and `--out`, its directory checked before any
+    /// file is: it is not the index, and no report would replace a file that
+    /// is not one or be shared by two files.
+    fn create(args: &Args, progress: &TerminalProgress) -> anyhow::Result<Output> {
+        let names: Vec<&str> = args.files.iter().filter_map(|f| f.file_name()?.to_str()).collect();
+        let inputs = [args.index.as_path()];
+        let output = match (args.format, &args.out) {
+            (Format::Text, Some(_)) => anyhow::bail!("--out applies to --format json, html and pan-xml, not text"),
+            (Format::Text, None) => Output::Text,
+            (Format::Json, None) => Output::JsonStdout(Vec::new()),
+            (format @ (Format::Html | Format::PanXml), None) => {
+                anyhow::bail!("--format {} needs --out DIR", format.name())
+            }
+            (Format::PanXml, Some(out)) => {
+                let sink = PanXmlDirectory::create(out)?;
+                sink.prepare(&inputs, &names, progress)?;
+                Output::PanXml(sink)
+            }
+            (format @ (Format::Json | Format::Html), Some(out)) => {
+                let format = if format == Format::Html { ReadableFormat::Html } else { ReadableFormat::Json };
+                let reports = ReadableReports::create(out, format)?;
+                reports.prepare(&inputs, &names, progress)?;
+                Output::Readable(reports)
+            }
+        };
+        Ok(output)
+    }
+
+    /// Writes (or keeps, for JSON on stdout) the answer for `file`, whose text is `text`.
+    fn add(
+        &mut self,
+        out: &mut impl Write,
+        checker: &Checker<'_>,
+        file: &Path,
+        (report, text): (CheckReport, String),
+    ) -> anyhow::Result<()> {
+        match self {
+            Output::Text => write_text(out, &report),
+            Output::PanXml(sink) => write_pan_xml(sink, file, &report),
+            Output::JsonStdout(documents) => {
+                documents.push(checker.document_report(&file_name(file)?, &report, text).0);
+                Ok(())
+            }
+            Output::Readable(reports) => {
+                let (document, texts) = checker.document_report(&file_name(file)?, &report, text);
+                Ok(reports.write(&document, &texts)?)
+            }
+        }
+    }
+
+    /// Ends the output: the JSON on stdout, or the directory's last file and sync.
+    fn finish(self, out: &mut impl Write) -> anyhow::Result<()> {
+        match self {
+            Output::Text => {}
+            Output::JsonStdout(documents) => out.write_all(Report::new(documents).to_json().as_bytes())?,
+            Output::PanXml(sink) => sink.finish()?,
+            Output::Readable(reports) => reports.finish()?,
+        }
+        Ok(())
+    }
+}
+
+/// The file name of a checked file, which its reports are named after.
+fn file_name(file: &Path) -> anyhow::Result<String> {
+    let name = file.file_name().and_then(|n| n.to_str());
+    Ok(name.with_context(|| format!("{}: no file name in UTF-8", file.display()))?.to_string())
+}
+
 /// Runs `pan-detect check`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.format == Format::PanXml && args.out.is_none() {
-        anyhow::bail!("--format pan-xml needs --out DIR");
-    }
+    let progress = TerminalProgress::new(true);
+    let mut output = Output::create(&args, &progress)?;
     let index = ArchiveIndex::open(&args.index)?;
     args.settings.to_override().check_against(index.settings(), &args.index)?;
     if args.verify {
@@ -86,25 +186,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         overlap: args.overlap.into(),
     };
     let mut checker = Checker::new(&index, params)?;
-    let progress = TerminalProgress::new(true);
-    let sink = match (&args.out, args.format) {
-        (Some(out), Format::PanXml) => {
-            let sink = PanXmlDirectory::create(out)?;
-            let names: Vec<&str> = args.files.iter().filter_map(|f| f.file_name()?.to_str()).collect();
-            sink.prepare(&[args.index.as_path()], &names, &progress)?;
-            Some(sink)
-        }
-        _ => None,
-    };
-    let mut reports = Vec::with_capacity(args.files.len());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut skipped = 0;
     let mut taboo_chars = 0;
     for file in &args.files {
         let display = file.display().to_string();
-        let report = match checker.check_file(file, &display) {
-            Ok(report) => report,
+        let checked = match checker.check_file_with_text(file, &display) {
+            Ok(checked) => checked,
             // One bad file does not stop the batch, as in detect.
             Err(ArchiveError::Unreadable(warning)) => {
                 messages::warn(warning);
@@ -113,21 +202,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             Err(error) => return Err(error.into()),
         };
-        taboo_chars += report.taboo_chars;
-        match (args.format, &sink) {
-            (Format::Text, _) => write_text(&mut out, &report)?,
-            (Format::Json, _) => reports.push(report),
-            (Format::PanXml, Some(sink)) => write_pan_xml(sink, file, &report)?,
-            (Format::PanXml, None) => {} // Refused above: pan-xml needs --out.
-        }
+        taboo_chars += checked.0.taboo_chars;
+        output.add(&mut out, &checker, file, checked)?;
     }
-    if args.format == Format::Json {
-        serde_json::to_writer_pretty(&mut out, &JsonOutput { files: &reports })?;
-        writeln!(out)?;
-    }
-    if let Some(sink) = &sink {
-        sink.finish()?;
-    }
+    output.finish(&mut out)?;
     out.flush()?;
     if skipped > 0 {
         let total = args.files.len() as u64;
@@ -138,12 +216,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     args.strict.check(skipped)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The JSON document of `--format json`.
-#[derive(serde::Serialize)]
-struct JsonOutput<'a> {
-    files: &'a [CheckReport],
 }
 
 fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> {
@@ -194,9 +266,8 @@ fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> 
 
 /// One PAN XML report per checked file, named after the file, exactly as the
 /// detector writes them (the archive document's name is the source reference).
-fn write_pan_xml(sink: &PanXmlDirectory, file: &std::path::Path, report: &CheckReport) -> anyhow::Result<()> {
-    let name =
-        file.file_name().and_then(|n| n.to_str()).with_context(|| format!("{}: no file name", file.display()))?;
+fn write_pan_xml(sink: &PanXmlDirectory, file: &Path, report: &CheckReport) -> anyhow::Result<()> {
+    let name = file_name(file)?;
     let mut detections: Vec<Detection<'_>> = report
         .documents
         .iter()
@@ -209,6 +280,6 @@ fn write_pan_xml(sink: &PanXmlDirectory, file: &std::path::Path, report: &CheckR
         })
         .collect();
     detections.sort_by(|a, b| (a.this, a.source_reference, a.source).cmp(&(b.this, b.source_reference, b.source)));
-    sink.document(name, &detections)?;
+    sink.document(&name, &detections)?;
     Ok(())
 }

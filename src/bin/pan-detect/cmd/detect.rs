@@ -1,5 +1,5 @@
 //! `pan-detect detect` (also the default command): find plagiarised passages and
-//! write one PAN XML report per suspicious document.
+//! write one report per suspicious document: PAN XML, HTML or JSON.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -9,6 +9,7 @@ use clap::ValueEnum;
 use pan_detect::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
 use pan_detect::analysis::chunk::{DEFAULT_CHUNK_WORDS, DEFAULT_HASH_BITS};
 use pan_detect::analysis::extract::cache::TextCache;
+use pan_detect::analysis::read::TextReader;
 use pan_detect::analysis::stem::{Language, LanguageSetting};
 use pan_detect::analysis::synonyms::Synonyms;
 use pan_detect::analysis::taboo::TabooTexts;
@@ -19,7 +20,9 @@ use pan_detect::error::Error;
 use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS};
 use pan_detect::matching::search::DEFAULT_MIN_COMMON;
 use pan_detect::pairs::DocumentPairs;
-use pan_detect::report::{DetectionSink, PanXmlDirectory, PanXmlPairDirectory};
+use pan_detect::report::{
+    DetectionSink, PanXmlDirectory, PanXmlPairDirectory, ReadableFormat, ReadableReports, ReadableSink,
+};
 
 use super::args::{Overlap, PresetArg, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};
@@ -37,10 +40,17 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     suspicious_dir: PathBuf,
     /// Directory for the reports, one `<name>.xml` per suspicious document
-    /// (`thesis.pdf.xml` for `thesis.pdf`; or per pair, see --layout); created
-    /// when missing, other files in it are left alone.
+    /// (`thesis.pdf.xml` for `thesis.pdf`; or per pair, see --layout; `.html`
+    /// or `.json` with --format); created when missing, other files in it are
+    /// left alone.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Report format: PAN XML; HTML pages for people (each document's text with
+    /// the passages highlighted and shown beside their sources, and
+    /// `index.html` listing the documents by similarity); or JSON (the schema
+    /// of docs/report-json.md, which `check --format json` shares).
+    #[arg(long, value_enum, default_value_t = Format::PanXml)]
+    format: Format,
     /// Keep the texts extracted from PDF, DOCX and ODT documents in this
     /// directory, keyed by content, for later runs (default: a temporary
     /// directory removed at the end of the run).
@@ -165,6 +175,17 @@ pub struct Args {
     /// No progress bars (they are also off when stderr is not a terminal).
     #[arg(long)]
     quiet: bool,
+}
+
+/// `--format` values.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// PAN XML reports.
+    PanXml,
+    /// HTML pages and `index.html`.
+    Html,
+    /// JSON reports.
+    Json,
 }
 
 /// `--layout` values.
@@ -342,13 +363,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     args.threads.configure()?;
     let synonyms = args.synonyms.as_deref().map(Synonyms::load).transpose()?;
     let pairs = args.pairs.as_deref().map(DocumentPairs::read).transpose()?;
-    let sink: Box<dyn DetectionSink> = match args.layout {
-        Layout::PerDocument => Box::new(PanXmlDirectory::create(&args.out)?),
-        Layout::PerPair => Box::new(PanXmlPairDirectory::create(&args.out, pairs.as_ref())?),
-    };
     let progress = TerminalProgress::new(args.quiet);
     let taboo = (!args.taboo.is_empty()).then(|| TabooTexts::load(&args.taboo)).transpose()?;
     let text_cache = text_cache(args.cache.as_deref())?;
+    let sink = sink(&args, pairs.as_ref(), TextReader::new(text_cache.as_ref()))?;
     let scope = Scope {
         synonyms: synonyms.as_ref(),
         pairs: pairs.as_ref(),
@@ -360,6 +378,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     messages::note(summary_line(&summary));
     args.strict.check(summary.skipped_files as u64)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the reports go: the sink of `--format` and `--layout`.
+fn sink<'a>(
+    args: &Args,
+    pairs: Option<&'a DocumentPairs>,
+    reader: TextReader<'a>,
+) -> anyhow::Result<Box<dyn DetectionSink + 'a>> {
+    let readable = |format| -> anyhow::Result<Box<dyn DetectionSink + 'a>> {
+        let reports = ReadableReports::create(&args.out, format)?;
+        Ok(Box::new(ReadableSink::new(reports, &args.source_dir, &args.suspicious_dir, reader)))
+    };
+    match (args.format, args.layout) {
+        (Format::PanXml, Layout::PerDocument) => Ok(Box::new(PanXmlDirectory::create(&args.out)?)),
+        (Format::PanXml, Layout::PerPair) => Ok(Box::new(PanXmlPairDirectory::create(&args.out, pairs)?)),
+        (Format::Html, Layout::PerDocument) => readable(ReadableFormat::Html),
+        (Format::Json, Layout::PerDocument) => readable(ReadableFormat::Json),
+        (Format::Html | Format::Json, Layout::PerPair) => {
+            anyhow::bail!("--layout per-pair applies to --format pan-xml only")
+        }
+    }
 }
 
 /// The cache of extracted texts: `--cache DIR`, or a temporary directory for
