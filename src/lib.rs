@@ -73,6 +73,7 @@ pub mod report;
 pub mod detect;
 pub mod pairs;
 pub mod archive;
+pub mod server;
 pub mod corpus_builder;
 pub mod eval;
 pub mod error;

@@ -229,7 +229,7 @@ impl SimilarityTable {
     }
 
     /// The table of `index`'s generation.
-    fn of(index: &ArchiveIndex) -> Result<SimilarityTable, ArchiveError> {
+    pub fn of(index: &ArchiveIndex) -> Result<SimilarityTable, ArchiveError> {
         let entry =
             index.header().similarity.clone().ok_or_else(|| ArchiveError::NoSimilarityTable(index.root().into()))?;
         let path = index.similarity_path();

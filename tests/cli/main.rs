@@ -14,6 +14,7 @@ mod pipes;
 mod eval;
 mod pairs;
 mod reports;
+mod serve;
 mod similarity;
 
 use std::fs;

@@ -46,6 +46,9 @@ enum Command {
     /// database inside the index. Chunks of the index's taboo set (`index create
     /// --taboo`) count in no similarity.
     Similar(cmd::similar::Args),
+    /// Serve an archive index over HTTP: checks, document changes batched into
+    /// incremental updates, similarities, health and metrics.
+    Serve(cmd::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +65,7 @@ fn main() -> ExitCode {
         Command::Index(args) => cmd::index::run(args),
         Command::Check(args) => cmd::check::run(args),
         Command::Similar(args) => cmd::similar::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     };
     match result {
         Ok(code) => code,

@@ -7,4 +7,5 @@ pub mod detect;
 pub mod eval;
 pub mod extract;
 pub mod index;
+pub mod serve;
 pub mod similar;

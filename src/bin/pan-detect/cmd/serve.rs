@@ -1,0 +1,101 @@
+//! `pan-detect serve`: the archive index over HTTP ([`pan_detect::server`]).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use pan_detect::archive::ArchiveIndex;
+use pan_detect::archive::check::CheckParams;
+use pan_detect::server::{ServerConfig, serve};
+
+use crate::messages;
+
+/// Arguments of `pan-detect serve`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Index directory to serve (made with `index create`).
+    #[arg(long, value_name = "IDX")]
+    index: PathBuf,
+    /// Documents directory that writes go to and the index is updated from
+    /// [default: the one the index was last updated from].
+    #[arg(long, value_name = "DIR")]
+    docs: Option<PathBuf>,
+    /// Address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// File holding the bearer token that PUT and DELETE need; without it
+    /// writes are refused.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// File holding the bearer token that reads (checks, similar) need;
+    /// without it reads are open.
+    #[arg(long, value_name = "FILE")]
+    read_token_file: Option<PathBuf>,
+    /// Largest request body, in MB (413 above).
+    #[arg(long, value_name = "MB", default_value_t = 64)]
+    max_body_mb: usize,
+    /// Checks waiting or running at most (429 beyond).
+    #[arg(long, value_name = "N", default_value_t = 128)]
+    max_queued_checks: usize,
+    /// Checks running at once [default: the cores].
+    #[arg(long, value_name = "N")]
+    workers: Option<usize>,
+    /// Document changes waiting to be indexed at most (429 beyond).
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    max_queued_writes: usize,
+    /// Seconds a check may take, waiting included (503 beyond).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    timeout: f64,
+    /// Milliseconds the writer waits for more changes to index with the first.
+    #[arg(long, value_name = "MS", default_value_t = 200)]
+    batch_ms: u64,
+}
+
+/// Runs `pan-detect serve`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        anyhow::bail!("--timeout {} is out of range (expected seconds above 0)", args.timeout);
+    }
+    let docs = match args.docs {
+        Some(docs) => docs,
+        None => PathBuf::from(&ArchiveIndex::open(&args.index)?.header().docs_root),
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let config = ServerConfig {
+        write_token: args.token_file.as_deref().map(read_token).transpose()?,
+        read_token: args.read_token_file.as_deref().map(read_token).transpose()?,
+        index: args.index,
+        docs,
+        listen: args.listen,
+        max_body_bytes: args.max_body_mb.saturating_mul(1 << 20),
+        max_queued_checks: args.max_queued_checks.max(1),
+        check_workers: args.workers.unwrap_or(cores).max(1),
+        max_queued_writes: args.max_queued_writes.max(1),
+        timeout: Duration::from_secs_f64(args.timeout),
+        batch_window: Duration::from_millis(args.batch_ms),
+        check: CheckParams::default(),
+    };
+    messages::note(format_args!(
+        "serving {} on http://{} (documents in {}; writes {}, reads {})",
+        config.index.display(),
+        config.listen,
+        config.docs.display(),
+        if config.write_token.is_some() { "with a token" } else { "refused" },
+        if config.read_token.is_some() { "with a token" } else { "open" },
+    ));
+    serve(config).context("serve stopped")?;
+    messages::note(format_args!("stopped"));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The token in `path`: its first line, which must not be empty.
+fn read_token(path: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the token", path.display()))?;
+    let token = text.lines().next().unwrap_or("").trim().to_string();
+    if token.is_empty() {
+        anyhow::bail!("{}: the token file is empty", path.display());
+    }
+    Ok(token)
+}

@@ -1,0 +1,153 @@
+//! `pan-detect serve`: the archive over HTTP, for web information systems and
+//! for people (an upload page), on axum and tokio.
+//!
+//! - `POST /check`: a document in any supported format (the body, or the
+//!   `file` field of a multipart form); the answer is `check`'s JSON, or its
+//!   HTML report with `?format=html`.
+//! - `PUT /documents/{name}`, `DELETE /documents/{name}`: add, replace or
+//!   remove an archive document. The writer ([`writer`]) batches the changes
+//!   that arrive together into one incremental `index update` and answers
+//!   each request once the generation holding it is committed.
+//! - `GET /documents/{name}/similar?top=N`: the document's rows of the
+//!   similarity table.
+//! - `GET /healthz`, `GET /metrics` (Prometheus text format), `GET /` (the
+//!   upload page).
+//!
+//! Reads never wait for a write: each request takes the live generation's
+//! [`ArchiveIndex`] (an `Arc` swapped by the writer after each commit) and
+//! keeps it to the end, so a read always sees one committed generation.
+//! Writes need a bearer token (`--token-file`); reads need one only with
+//! `--read-token-file`. Bodies above the size limit get 413, checks beyond the
+//! queue 429, a check that runs out of time or a server that cannot write 503.
+//!
+//! Durability: a written document is stored in the documents directory
+//! (written whole, synced, then renamed into place) before the update that
+//! indexes it, and a request is acknowledged only after the commit. A server
+//! killed at any point loses no acknowledged write: on start it runs an update
+//! of the documents directory, which indexes what a killed batch had stored.
+
+mod metrics;
+mod page;
+mod routes;
+pub mod writer;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use crate::archive::check::CheckParams;
+use crate::archive::{ArchiveError, ArchiveIndex, SettingsOverride, UpdateOptions};
+use crate::progress::Silent;
+
+/// How a server runs.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// The index served.
+    pub index: PathBuf,
+    /// The documents directory the index is updated from.
+    pub docs: PathBuf,
+    /// Where to listen.
+    pub listen: SocketAddr,
+    /// The bearer token of writes; `None`: writes are refused (403).
+    pub write_token: Option<String>,
+    /// The bearer token of reads; `None`: reads are open.
+    pub read_token: Option<String>,
+    /// The largest request body, in bytes (413 above).
+    pub max_body_bytes: usize,
+    /// Checks waiting or running at most (429 beyond).
+    pub max_queued_checks: usize,
+    /// Checks running at once.
+    pub check_workers: usize,
+    /// Changes waiting for the writer at most (429 beyond).
+    pub max_queued_writes: usize,
+    /// How long a request may take, waiting included (503 beyond).
+    pub timeout: Duration,
+    /// How long the writer waits for more changes to batch with the first.
+    pub batch_window: Duration,
+    /// The parameters of every check.
+    pub check: CheckParams,
+}
+
+/// What every request handler shares.
+pub(crate) struct AppState {
+    config: ServerConfig,
+    index: RwLock<Arc<ArchiveIndex>>,
+    checks: Arc<tokio::sync::Semaphore>,
+    queued_checks: std::sync::atomic::AtomicUsize,
+    writes: std::sync::mpsc::SyncSender<writer::WriteRequest>,
+    metrics: metrics::Metrics,
+}
+
+impl AppState {
+    /// The live generation, kept by the caller for its whole request.
+    fn index(&self) -> Arc<ArchiveIndex> {
+        // A poisoned lock still holds a committed generation.
+        self.index.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    /// Makes `index` the live generation (the writer, after a commit).
+    fn publish(&self, index: ArchiveIndex) {
+        self.metrics.set_index(&index);
+        *self.index.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(index);
+    }
+}
+
+/// Brings the index up to date with the documents directory (what a killed
+/// server had stored but not committed), then serves until SIGINT or SIGTERM;
+/// the changes being written are committed before it returns.
+pub fn serve(config: ServerConfig) -> Result<(), ArchiveError> {
+    crate::archive::update(
+        &config.docs,
+        &config.index,
+        &SettingsOverride::default(),
+        &UpdateOptions::default(),
+        &Silent,
+    )?;
+    let index = ArchiveIndex::open(&config.index)?;
+    let (writes, queue) = std::sync::mpsc::sync_channel(config.max_queued_writes);
+    let state = Arc::new(AppState {
+        checks: Arc::new(tokio::sync::Semaphore::new(config.check_workers.max(1))),
+        queued_checks: Default::default(),
+        index: RwLock::new(Arc::new(index)),
+        metrics: metrics::Metrics::new(),
+        writes,
+        config,
+    });
+    state.metrics.set_index(&state.index());
+    let writer = writer::spawn(Arc::clone(&state), queue);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(ArchiveError::io(&state.config.index))?;
+    let listen = state.config.listen;
+    let served = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen).await?;
+        axum::serve(listener, routes::router(Arc::clone(&state))).with_graceful_shutdown(shutdown_signal()).await
+    });
+    // No request is left; the writer commits what is queued before the sentinel, then ends.
+    drop(runtime);
+    let _ = state.writes.send(writer::WriteRequest::Stop);
+    let _ = writer.join();
+    served.map_err(ArchiveError::io(&state.config.index))
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}

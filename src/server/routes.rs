@@ -1,0 +1,400 @@
+//! The server's endpoints ([`super`] lists them) and their errors: every
+//! error is a JSON body `{"error": "..."}` with its status.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, FromRequest, MatchedPath, Multipart, Path, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+
+use super::writer::{WriteRequest, WriteResult, document_path};
+use super::{AppState, page};
+use crate::analysis::read::{DocumentFile, Loaded, TextReader};
+use crate::archive::check::Checker;
+use crate::archive::similar::SimilarRow;
+use crate::archive::table::SimilarityTable;
+use crate::report::model::{DocumentReport, DocumentTexts};
+use crate::report::{html, json};
+
+/// The routes, with the body limit and the metrics of every request.
+pub(crate) fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/", get(upload_page))
+        .route("/check", post(check))
+        .route("/documents/{*path}", get(similar).put(put_document).delete(delete_document))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .layer(middleware::from_fn_with_state(Arc::clone(&state), observe))
+        .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
+        .with_state(state)
+}
+
+/// An error answered as `{"error": message}` with `status`.
+#[derive(Debug)]
+struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError { status, message: message.into() }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, Json(serde_json::json!({ "error": self.message }))).into_response();
+        match self.status {
+            StatusCode::UNAUTHORIZED => {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            _ => {}
+        }
+        response
+    }
+}
+
+/// Counts and times every request by endpoint and status.
+async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let endpoint = endpoint(request.extensions().get::<MatchedPath>().map(MatchedPath::as_str), request.method());
+    let response = next.run(request).await;
+    state.metrics.observe_request(endpoint, response.status().as_u16(), started.elapsed());
+    response
+}
+
+/// The metrics label of a request.
+fn endpoint(route: Option<&str>, method: &Method) -> &'static str {
+    match (route, method.as_str()) {
+        (Some("/"), _) => "page",
+        (Some("/check"), _) => "check",
+        (Some("/documents/{*path}"), "PUT") => "put",
+        (Some("/documents/{*path}"), "DELETE") => "delete",
+        (Some("/documents/{*path}"), _) => "similar",
+        (Some("/healthz"), _) => "healthz",
+        (Some("/metrics"), _) => "metrics",
+        _ => "other",
+    }
+}
+
+/// Who may do what.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+}
+
+/// Refuses a request without the bearer token `access` needs.
+fn authorize(state: &AppState, headers: &HeaderMap, access: Access) -> Result<(), ApiError> {
+    let token = match access {
+        Access::Read => match &state.config.read_token {
+            Some(token) => token,
+            None => return Ok(()),
+        },
+        Access::Write => state.config.write_token.as_ref().ok_or_else(|| {
+            ApiError::new(StatusCode::FORBIDDEN, "writes are disabled: the server runs without --token-file")
+        })?,
+    };
+    let given =
+        headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+    match given {
+        Some(given) if same_secret(given.as_bytes(), token.as_bytes()) => Ok(()),
+        Some(_) => Err(ApiError::new(StatusCode::UNAUTHORIZED, "wrong bearer token")),
+        None => Err(ApiError::new(StatusCode::UNAUTHORIZED, "an Authorization: Bearer token is needed")),
+    }
+}
+
+/// Compares two secrets in time independent of where they differ.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn upload_page() -> Html<&'static str> {
+    Html(page::UPLOAD)
+}
+
+async fn healthz(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    let index = state.index();
+    let header = index.header();
+    Json(serde_json::json!({ "status": "ok", "generation": header.generation, "documents": header.documents }))
+}
+
+async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], state.metrics.encode())
+}
+
+/// The query of `POST /check`.
+#[derive(Deserialize)]
+struct CheckQuery {
+    /// The name the document is reported under (its type is told by content,
+    /// and by this name's extension for plain text and HTML).
+    name: Option<String>,
+    /// `json` (the default): the JSON report of `check --format json`;
+    /// `html`: the HTML report of `check --format html`.
+    format: Option<String>,
+}
+
+async fn check(
+    State(state): State<Arc<AppState>>,
+    Query(query): Query<CheckQuery>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    authorize(&state, request.headers(), Access::Read)?;
+    let html = match query.format.as_deref() {
+        None | Some("json") => false,
+        Some("html") => true,
+        Some(other) => return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("format {other:?}: json or html"))),
+    };
+    let (name, bytes) = upload(&state, query.name, request).await?;
+    let _queued = QueuedCheck::admit(&state)?;
+    let permits = Arc::clone(&state.checks);
+    let work_state = Arc::clone(&state);
+    let work = async move {
+        let permit = permits.acquire_owned().await.map_err(|_| unavailable("the server is stopping"))?;
+        // The permit goes with the work: a check that outlives its request
+        // still holds it, so no more checks run than there are workers.
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            check_document(&work_state, &name, bytes)
+        })
+        .await
+        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the check failed"))?
+    };
+    let timeout = state.config.timeout;
+    let (report, texts) = match tokio::time::timeout(timeout, work).await {
+        Ok(answer) => answer?,
+        Err(_) => return Err(unavailable(format!("the check took longer than {} s", timeout.as_secs_f64()))),
+    };
+    Ok(if html {
+        Html(html::render_document(&report, &texts, false)).into_response()
+    } else {
+        ([(header::CONTENT_TYPE, "application/json")], json::Report::new(vec![report]).to_json()).into_response()
+    })
+}
+
+fn unavailable(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message)
+}
+
+/// One check counted as waiting or running, from its admission to its end.
+struct QueuedCheck<'a> {
+    state: &'a AppState,
+}
+
+impl<'a> QueuedCheck<'a> {
+    /// Admits a check, or refuses it (429) when the queue is full.
+    fn admit(state: &'a AppState) -> Result<QueuedCheck<'a>, ApiError> {
+        let queued = state.queued_checks.fetch_add(1, Ordering::SeqCst) + 1;
+        let admitted = QueuedCheck { state };
+        state.metrics.set_queued_checks(queued);
+        if queued > state.config.max_queued_checks {
+            let limit = state.config.max_queued_checks;
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!("{limit} checks are waiting; retry later"),
+            ));
+        }
+        Ok(admitted)
+    }
+}
+
+impl Drop for QueuedCheck<'_> {
+    fn drop(&mut self) {
+        let queued = self.state.queued_checks.fetch_sub(1, Ordering::SeqCst) - 1;
+        self.state.metrics.set_queued_checks(queued);
+    }
+}
+
+/// The uploaded document: the `file` field of a multipart form (named by
+/// its file name), or the body (named by `name`, else `upload.txt`).
+async fn upload(state: &Arc<AppState>, name: Option<String>, request: Request) -> Result<(String, Bytes), ApiError> {
+    let multipart = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"));
+    if !multipart {
+        let bytes = Bytes::from_request(request, state).await.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+        return Ok((name.unwrap_or_else(|| "upload.txt".into()), bytes));
+    }
+    let mut form =
+        Multipart::from_request(request, state).await.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+    while let Some(field) = form.next_field().await.map_err(|e| ApiError::new(e.status(), e.body_text()))? {
+        if field.name() == Some("file") {
+            let file_name = field.file_name().map(str::to_string);
+            let bytes = field.bytes().await.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+            return Ok((name.or(file_name).unwrap_or_else(|| "upload.txt".into()), bytes));
+        }
+    }
+    Err(ApiError::new(StatusCode::BAD_REQUEST, "the form has no field named file"))
+}
+
+/// The text of an uploaded document, told by content (422 when it is not a
+/// document this tool reads: binary, a corrupt PDF, a ZIP bomb).
+fn document_text(name: &str, bytes: Bytes) -> Result<String, ApiError> {
+    let file = DocumentFile { name: name.to_string(), path: PathBuf::from(name), bytes: bytes.len() as u64 };
+    match TextReader::default().decode(&file, bytes.into()) {
+        Loaded::Text(text, _) => Ok(text),
+        Loaded::Skipped(warning) => Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, warning.to_string())),
+    }
+}
+
+/// Reads and checks an uploaded document against the live generation: its
+/// report, and the texts an HTML report shows.
+fn check_document(state: &AppState, name: &str, bytes: Bytes) -> Result<(DocumentReport, DocumentTexts), ApiError> {
+    let text = document_text(name, bytes)?;
+    let index = state.index();
+    let internal = |e: crate::archive::ArchiveError| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
+    let mut checker = Checker::new(&index, state.config.check).map_err(internal)?;
+    let report = checker.check_text(name, &text).map_err(internal)?;
+    Ok(checker.document_report(name, &report, text))
+}
+
+/// The path of a document named in a write's URL (400 for a name outside
+/// the documents directory or of a type the index does not read).
+fn writable_path(state: &AppState, name: &str) -> Result<PathBuf, ApiError> {
+    document_path(&state.config.docs, name).ok_or_else(|| {
+        let message = format!(
+            "{name:?} is not a document name: relative, no hidden, empty, '.' or '..' parts, \
+             and *.txt, *.pdf, *.docx, *.odt, *.html or *.htm"
+        );
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    })
+}
+
+async fn put_document(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Response, ApiError> {
+    authorize(&state, &headers, Access::Write)?;
+    let path = writable_path(&state, &name)?;
+    let bytes = body.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+    // Refused before it reaches the archive: what the index could not read.
+    let (checked_name, checked_bytes) = (name.clone(), bytes.clone());
+    tokio::task::spawn_blocking(move || document_text(&checked_name, checked_bytes))
+        .await
+        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "reading the document failed"))??;
+    let existed = path.exists();
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    send(&state, WriteRequest::Put { name: name.clone(), bytes: bytes.into(), reply })?;
+    let generation = committed(answer).await?;
+    let status = if existed { StatusCode::OK } else { StatusCode::CREATED };
+    let body = serde_json::json!({ "document": name, "generation": generation, "status": "indexed" });
+    Ok((status, Json(body)).into_response())
+}
+
+async fn delete_document(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    authorize(&state, &headers, Access::Write)?;
+    let path = writable_path(&state, &name)?;
+    if !path.is_file() {
+        return Err(ApiError::new(StatusCode::NOT_FOUND, format!("no document {name:?}")));
+    }
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    send(&state, WriteRequest::Delete { name: name.clone(), reply })?;
+    let generation = committed(answer).await?;
+    Ok(Json(serde_json::json!({ "document": name, "generation": generation, "status": "deleted" })))
+}
+
+/// Queues a change for the writer (429 when its queue is full).
+fn send(state: &AppState, request: WriteRequest) -> Result<(), ApiError> {
+    state.writes.try_send(request).map_err(|error| match error {
+        std::sync::mpsc::TrySendError::Full(_) => {
+            ApiError::new(StatusCode::TOO_MANY_REQUESTS, "too many changes are waiting; retry later")
+        }
+        std::sync::mpsc::TrySendError::Disconnected(_) => unavailable("the server is stopping"),
+    })
+}
+
+/// The generation that committed a change, or 503 with why it did not.
+async fn committed(answer: tokio::sync::oneshot::Receiver<WriteResult>) -> Result<u64, ApiError> {
+    match answer.await {
+        Ok(Ok(generation)) => Ok(generation),
+        Ok(Err(message)) => Err(unavailable(format!("not indexed: {message}"))),
+        Err(_) => Err(unavailable("the server stopped before indexing the change")),
+    }
+}
+
+/// The query of `GET /documents/{name}/similar`.
+#[derive(Deserialize)]
+struct SimilarQuery {
+    /// Rows at most (default 10, at most 1000).
+    top: Option<usize>,
+}
+
+async fn similar(
+    State(state): State<Arc<AppState>>,
+    Path(path): Path<String>,
+    Query(query): Query<SimilarQuery>,
+    headers: HeaderMap,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    authorize(&state, &headers, Access::Read)?;
+    let Some(name) = path.strip_suffix("/similar").map(str::to_string) else {
+        return Err(ApiError::new(StatusCode::NOT_FOUND, "GET /documents/{name}/similar?top=N"));
+    };
+    let top = query.top.unwrap_or(10).min(1000);
+    let index = state.index();
+    let rows = tokio::task::spawn_blocking(move || similar_rows(&index, &name, top).map(|rows| (name, index, rows)))
+        .await
+        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "reading the table failed"))?;
+    let (name, index, rows) = rows?;
+    Ok(Json(serde_json::json!({ "document": name, "generation": index.header().generation, "similar": rows })))
+}
+
+/// The `top` rows of document `name` in `index`'s similarity table (404 for
+/// a document that is not in the index).
+fn similar_rows(index: &crate::archive::ArchiveIndex, name: &str, top: usize) -> Result<Vec<SimilarRow>, ApiError> {
+    if !index.live_ids().any(|id| index.name(id) == name) {
+        return Err(ApiError::new(StatusCode::NOT_FOUND, format!("no document {name:?} in the index")));
+    }
+    let internal = |e: crate::archive::ArchiveError| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
+    let table = SimilarityTable::of(index).map_err(internal)?;
+    let mut rows = Vec::new();
+    table
+        .for_each_row_of(name, &mut |row| {
+            if rows.len() < top {
+                rows.push(row);
+            }
+            Ok(())
+        })
+        .map_err(internal)?;
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_equal_only_when_every_byte_is() {
+        assert!(same_secret(b"s3cret", b"s3cret"));
+        assert!(!same_secret(b"s3cret", b"s3creT"));
+        assert!(!same_secret(b"s3cret", b"s3cret!"));
+        assert!(!same_secret(b"", b"x"));
+    }
+
+    #[test]
+    fn requests_are_labelled_by_route_and_method() {
+        assert_eq!(endpoint(Some("/documents/{*path}"), &Method::PUT), "put");
+        assert_eq!(endpoint(Some("/documents/{*path}"), &Method::GET), "similar");
+        assert_eq!(endpoint(Some("/check"), &Method::POST), "check");
+        assert_eq!(endpoint(None, &Method::GET), "other");
+    }
+}

@@ -1,0 +1,176 @@
+//! The server's one writer: a thread that takes the changes of `PUT` and
+//! `DELETE` requests from a bounded queue, stores them in the documents
+//! directory, and indexes each batch with one incremental `index update`.
+//!
+//! A batch is the first change waiting and every change that arrives within
+//! the batch window after it (at most [`MAX_BATCH`]). Each change is applied
+//! to the documents directory (a new document written whole and synced, then
+//! renamed into place; a removed one unlinked; the directory synced), then
+//! the update commits a new generation, the server's readers move to it, and
+//! every request of the batch is answered. A change that cannot be applied
+//! (a file system error) is answered at once with its error and left out of
+//! the batch.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use tokio::sync::oneshot;
+
+use super::AppState;
+use crate::analysis::read::is_document_name;
+use crate::archive::{ArchiveIndex, SettingsOverride, UpdateOptions};
+use crate::progress::Silent;
+use crate::report::output::write_atomically;
+
+/// Changes indexed by one update at most.
+pub const MAX_BATCH: usize = 256;
+
+/// What the writer answers a change: the generation that holds it, or why
+/// it failed.
+pub type WriteResult = Result<u64, String>;
+
+/// One request to the writer.
+pub enum WriteRequest {
+    /// Store `bytes` as document `name` (added or replaced).
+    Put {
+        /// The document's name, checked by [`document_path`].
+        name: String,
+        /// Its content.
+        bytes: Vec<u8>,
+        /// Where the answer goes.
+        reply: oneshot::Sender<WriteResult>,
+    },
+    /// Remove document `name`.
+    Delete {
+        /// The document's name, checked by [`document_path`].
+        name: String,
+        /// Where the answer goes.
+        reply: oneshot::Sender<WriteResult>,
+    },
+    /// Commit what is queued before this, then stop (graceful shutdown).
+    Stop,
+}
+
+/// The path of document `name` under `docs`, for a name a client may give:
+/// `/`-separated relative components, none empty, `.`, `..` or hidden (which
+/// would reach outside the directory or collide with temporary files), of a
+/// document type the index reads by name (`*.txt`, `*.pdf`, `*.docx`,
+/// `*.odt`, `*.html`, `*.htm`). `None` for any other name.
+pub fn document_path(docs: &Path, name: &str) -> Option<PathBuf> {
+    let ok_component = |c: &str| !c.is_empty() && !c.starts_with('.') && !c.contains(['\\', '\0']);
+    if name.len() > 1024 || !name.split('/').all(ok_component) {
+        return None;
+    }
+    let relative = Path::new(name);
+    let normal = relative.components().all(|c| matches!(c, Component::Normal(_)));
+    (normal && is_document_name(relative)).then(|| docs.join(relative))
+}
+
+/// Starts the writer thread.
+pub(crate) fn spawn(state: Arc<AppState>, queue: Receiver<WriteRequest>) -> JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("pan-detect-writer".into())
+        .spawn(move || run(&state, &queue))
+        .expect("a thread can be started")
+}
+
+fn run(state: &AppState, queue: &Receiver<WriteRequest>) {
+    let mut stopping = false;
+    while !stopping {
+        let Ok(first) = queue.recv() else { return };
+        let mut batch = Vec::new();
+        stopping = !push_applied(state, first, &mut batch);
+        let deadline = Instant::now() + state.config.batch_window;
+        while !stopping && batch.len() < MAX_BATCH {
+            match queue.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(request) => stopping = !push_applied(state, request, &mut batch),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => {
+                    stopping = true;
+                }
+            }
+        }
+        if !batch.is_empty() {
+            commit(state, batch);
+        }
+    }
+}
+
+/// Applies `request` to the documents directory and adds its reply to
+/// `batch` (or answers it at once when that failed); false for `Stop`.
+fn push_applied(state: &AppState, request: WriteRequest, batch: &mut Vec<oneshot::Sender<WriteResult>>) -> bool {
+    let (applied, reply) = match request {
+        WriteRequest::Put { name, bytes, reply } => (store(&state.config.docs, &name, &bytes), reply),
+        WriteRequest::Delete { name, reply } => (remove(&state.config.docs, &name), reply),
+        WriteRequest::Stop => return false,
+    };
+    match applied {
+        Ok(()) => batch.push(reply),
+        Err(message) => {
+            let _ = reply.send(Err(message));
+        }
+    }
+    true
+}
+
+/// Writes document `name` whole into `docs` and syncs its directory.
+fn store(docs: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
+    let path = document_path(docs, name).ok_or_else(|| format!("{name}: not a document name"))?;
+    let parent = path.parent().unwrap_or(docs);
+    std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    write_atomically(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    sync_dir(parent)
+}
+
+/// Removes document `name` from `docs` and syncs its directory.
+fn remove(docs: &Path, name: &str) -> Result<(), String> {
+    let path = document_path(docs, name).ok_or_else(|| format!("{name}: not a document name"))?;
+    std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    sync_dir(path.parent().unwrap_or(docs))
+}
+
+fn sync_dir(dir: &Path) -> Result<(), String> {
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// Indexes the stored changes with one update, publishes the new
+/// generation, and answers every request of the batch.
+fn commit(state: &AppState, batch: Vec<oneshot::Sender<WriteResult>>) {
+    let started = Instant::now();
+    let config = &state.config;
+    let options = UpdateOptions::default();
+    let result = crate::archive::update(&config.docs, &config.index, &SettingsOverride::default(), &options, &Silent)
+        .and_then(|_| ArchiveIndex::open(&config.index))
+        .map(|index| {
+            let generation = index.header().generation;
+            state.publish(index);
+            generation
+        })
+        .map_err(|error| error.to_string());
+    state.metrics.observe_commit(batch.len(), started.elapsed(), result.is_ok());
+    for reply in batch {
+        let _ = reply.send(result.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_relative_document_names_inside_the_directory_are_taken() {
+        let docs = Path::new("/archive");
+        assert_eq!(document_path(docs, "a.txt"), Some(PathBuf::from("/archive/a.txt")));
+        assert_eq!(document_path(docs, "2026/thesis.pdf"), Some(PathBuf::from("/archive/2026/thesis.pdf")));
+        for bad in
+            ["", "/etc/passwd.txt", "../a.txt", "a/../../b.txt", "./a.txt", ".hidden.txt", "a//b.txt", "a.exe", "a"]
+        {
+            assert_eq!(document_path(docs, bad), None, "{bad}");
+        }
+        assert_eq!(document_path(docs, "a\\..\\b.txt"), None);
+        assert_eq!(document_path(docs, &"x".repeat(2000)), None);
+    }
+}

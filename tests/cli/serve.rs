@@ -1,0 +1,319 @@
+//! `pan-detect serve`: every endpoint over real HTTP on loopback, bad uploads,
+//! credentials, limits, and acknowledged writes surviving `kill -9`.
+
+use std::fs;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::archive::{ok, s};
+use crate::{fixtures, pan_detect, prose, run};
+
+const WRITE_TOKEN: &str = "write-s3cret";
+const READ_TOKEN: &str = "read-s3cret";
+
+/// A running server on a free loopback port, killed when dropped.
+struct Server {
+    child: Child,
+    base: String,
+    log: PathBuf,
+}
+
+impl Server {
+    /// Starts `pan-detect serve --index index` with `extra` flags and waits
+    /// until `/healthz` answers.
+    fn start(dir: &Path, index: &Path, extra: &[&str]) -> Server {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let listen = format!("127.0.0.1:{port}");
+        let log = dir.join(format!("serve-{port}.log"));
+        let child = pan_detect()
+            .args([&["serve", "--index", s(index), "--listen", &listen][..], extra].concat())
+            .stdout(Stdio::null())
+            .stderr(fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let server = Server { child, base: format!("http://{listen}"), log };
+        let started = Instant::now();
+        while get(&server.url("/healthz"), None).0 != 200 {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "no answer: {}",
+                fs::read_to_string(&server.log).unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Kills the server at once (SIGKILL).
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Stops the server with SIGTERM and waits for it.
+    fn terminate(mut self) -> String {
+        send_sigterm(self.child.id());
+        let status = self.child.wait().unwrap();
+        let log = fs::read_to_string(&self.log).unwrap();
+        assert!(status.success(), "{log}");
+        log
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Sends SIGTERM to `pid` with the `kill` command.
+fn send_sigterm(pid: u32) {
+    let status = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
+    assert!(status.success());
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder().http_status_as_error(false).build().into()
+}
+
+/// Status and body of a response.
+fn answer(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, String) {
+    match response {
+        Ok(mut response) => {
+            let status = response.status().as_u16();
+            (status, response.body_mut().with_config().limit(64 << 20).read_to_string().unwrap_or_default())
+        }
+        Err(_) => (0, String::new()),
+    }
+}
+
+fn bearer(token: Option<&str>) -> Option<String> {
+    token.map(|t| format!("Bearer {t}"))
+}
+
+fn get(url: &str, token: Option<&str>) -> (u16, String) {
+    let mut request = agent().get(url);
+    if let Some(value) = bearer(token) {
+        request = request.header("Authorization", &value);
+    }
+    answer(request.call())
+}
+
+fn post(url: &str, token: Option<&str>, body: &[u8]) -> (u16, String) {
+    let mut request = agent().post(url);
+    if let Some(value) = bearer(token) {
+        request = request.header("Authorization", &value);
+    }
+    answer(request.send(body))
+}
+
+fn put(url: &str, token: Option<&str>, body: &[u8]) -> (u16, String) {
+    let mut request = agent().put(url);
+    if let Some(value) = bearer(token) {
+        request = request.header("Authorization", &value);
+    }
+    answer(request.send(body))
+}
+
+fn delete(url: &str, token: Option<&str>) -> (u16, String) {
+    let mut request = agent().delete(url);
+    if let Some(value) = bearer(token) {
+        request = request.header("Authorization", &value);
+    }
+    answer(request.call())
+}
+
+/// An archive of the fixture sources, its index, and token files.
+struct Served {
+    dir: tempfile::TempDir,
+    docs: PathBuf,
+    index: PathBuf,
+}
+
+impl Served {
+    fn new() -> Served {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        fs::create_dir_all(&docs).unwrap();
+        for entry in fs::read_dir(fixtures().join("pan/source-documents")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "txt") {
+                fs::copy(&path, docs.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        let index = dir.path().join("idx");
+        ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&index), "--quiet"]));
+        fs::write(dir.path().join("write.token"), format!("{WRITE_TOKEN}\n")).unwrap();
+        fs::write(dir.path().join("read.token"), READ_TOKEN).unwrap();
+        Served { dir, docs, index }
+    }
+
+    fn token_file(&self, name: &str) -> String {
+        s(&self.dir.path().join(name)).to_string()
+    }
+
+    fn start(&self, extra: &[&str]) -> Server {
+        let token = self.token_file("write.token");
+        Server::start(self.dir.path(), &self.index, &[&["--token-file", &token][..], extra].concat())
+    }
+}
+
+fn suspicious(name: &str) -> Vec<u8> {
+    fs::read(fixtures().join("pan/suspicious-documents").join(name)).unwrap()
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn every_endpoint_answers_as_the_command_line_does() {
+    let served = Served::new();
+    let server = served.start(&[]);
+    let (status, health) = get(&server.url("/healthz"), None);
+    assert_eq!((status, json(&health)["generation"].as_u64()), (200, Some(1)));
+    let (status, page) = get(&server.url("/"), None);
+    assert!(status == 200 && page.contains("<form") && !page.contains("http"), "the page loads nothing from outside");
+
+    // POST /check gives check --format json's report.
+    let probe = fixtures().join("pan/suspicious-documents/suspicious-document00006.txt");
+    let (status, checked) = post(
+        &server.url("/check?name=suspicious-document00006.txt"),
+        None,
+        &suspicious("suspicious-document00006.txt"),
+    );
+    assert_eq!(status, 200, "{checked}");
+    let mut expected = json(&ok(run(&["check", "--index", s(&served.index), "--format", "json", s(&probe)])));
+    let mut got = json(&checked);
+    for report in [&mut expected, &mut got] {
+        report["documents"][0]["path"] = serde_json::Value::Null;
+    }
+    assert_eq!(got, expected);
+    assert!(!got["documents"][0]["sources"].as_array().unwrap().is_empty());
+    let (status, page) = post(&server.url("/check?format=html"), None, &suspicious("suspicious-document00006.txt"));
+    assert!(status == 200 && page.contains("source-document00004.txt") && page.contains("<mark"), "{page:.300}");
+
+    // Writes: a token, then the change is indexed when answered.
+    let document = suspicious("suspicious-document00001.txt");
+    let url = server.url("/documents/2026/thesis.txt");
+    assert_eq!(put(&url, None, &document).0, 401);
+    assert_eq!(put(&url, Some("wrong"), &document).0, 401);
+    let (status, body) = put(&url, Some(WRITE_TOKEN), &document);
+    assert_eq!((status, json(&body)["generation"].as_u64()), (201, Some(2)), "{body}");
+    assert_eq!(fs::read(served.docs.join("2026/thesis.txt")).unwrap(), document);
+    let replacement = [&document[..], b"\nA closing paragraph added later.\n"].concat();
+    let (status, body) = put(&url, Some(WRITE_TOKEN), &replacement);
+    assert_eq!((status, json(&body)["generation"].as_u64()), (200, Some(3)), "a replacement: {body}");
+    let (status, similar) = get(&server.url("/documents/2026/thesis.txt/similar?top=1"), None);
+    let rows = json(&similar)["similar"].as_array().unwrap().clone();
+    assert_eq!((status, rows.len()), (200, 1), "{similar}");
+    assert_eq!(rows[0]["other"], "source-document00001.txt");
+    assert_eq!(get(&server.url("/documents/nothing.txt/similar"), None).0, 404);
+    let (status, body) = delete(&url, Some(WRITE_TOKEN));
+    assert_eq!(status, 200, "{body}");
+    assert!(!served.docs.join("2026/thesis.txt").exists());
+    assert_eq!(get(&server.url("/documents/2026/thesis.txt/similar"), None).0, 404);
+    assert_eq!(delete(&url, Some(WRITE_TOKEN)).0, 404);
+
+    let (status, metrics) = get(&server.url("/metrics"), None);
+    assert_eq!(status, 200);
+    for line in [
+        "pan_detect_http_requests_total{endpoint=\"check\",status=\"200\"} 2",
+        "pan_detect_http_requests_total{endpoint=\"put\",status=\"401\"} 2",
+        "pan_detect_index_generation 4",
+    ] {
+        assert!(metrics.contains(line), "{line} in {metrics}");
+    }
+    let log = server.terminate();
+    assert!(log.contains("stopped"), "{log}");
+}
+
+#[test]
+fn bad_uploads_names_and_credentials_get_a_clear_status_and_change_nothing() {
+    let served = Served::new();
+    let read_token = served.token_file("read.token");
+    let server = served.start(&["--read-token-file", &read_token, "--max-body-mb", "1"]);
+    let bad = fixtures().join("documents/bad");
+    let cases: [(&str, Vec<u8>, u16, &str); 4] = [
+        ("bomb.docx", fs::read(bad.join("bomb.docx")).unwrap(), 422, "zip bomb"),
+        ("truncated.pdf", fs::read(bad.join("truncated.pdf")).unwrap(), 422, "not a readable PDF"),
+        ("binary.txt", [0u8, 159, 146, 150, 0, 1, 2, 3].repeat(100), 422, "binary"),
+        // Just over the 1 MB limit, so that the client has sent it all when the answer comes.
+        ("big.txt", vec![b'a'; (1 << 20) + 1000], 413, "length limit exceeded"),
+    ];
+    for (name, bytes, status, message) in &cases {
+        let (got, body) = post(&server.url(&format!("/check?name={name}")), Some(READ_TOKEN), bytes);
+        assert_eq!(got, *status, "check {name}: {body}");
+        assert!(json(&body)["error"].as_str().unwrap().contains(message), "check {name}: {body}");
+        let (got, body) = put(&server.url(&format!("/documents/{name}")), Some(WRITE_TOKEN), bytes);
+        assert_eq!(got, *status, "put {name}: {body}");
+        assert!(!served.docs.join(name).exists(), "{name} was not stored");
+    }
+    let text = b"a short document".to_vec();
+    assert_eq!(post(&server.url("/check"), None, &text).0, 401, "reads need the read token");
+    assert_eq!(post(&server.url("/check"), Some(WRITE_TOKEN), &text).0, 401);
+    assert_eq!(post(&server.url("/check?format=xml"), Some(READ_TOKEN), &text).0, 400);
+    for name in ["..%2Fescape.txt", ".hidden.txt", "notes.exe", "a//b.txt"] {
+        let (status, body) = put(&server.url(&format!("/documents/{name}")), Some(WRITE_TOKEN), &text);
+        assert_eq!(status, 400, "{name}: {body}");
+    }
+    assert_eq!(put(&server.url("/documents/a.txt"), Some(READ_TOKEN), &text).0, 401, "writes need the write token");
+    let (status, health) = get(&server.url("/healthz"), None);
+    assert_eq!((status, json(&health)["generation"].as_u64()), (200, Some(1)), "nothing was written");
+    let listed = fs::read_dir(&served.docs).unwrap().count();
+    assert_eq!(listed, 8, "the documents directory is as it was");
+}
+
+#[test]
+fn writes_without_a_token_file_are_refused() {
+    let served = Served::new();
+    let server = Server::start(served.dir.path(), &served.index, &[]);
+    let (status, body) = put(&server.url("/documents/a.txt"), Some(WRITE_TOKEN), b"text");
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("--token-file"), "{body}");
+}
+
+#[test]
+fn acknowledged_writes_survive_kill_9() {
+    let served = Served::new();
+    let server = served.start(&["--batch-ms", "50"]);
+    let base = server.base.clone();
+    // Eight writers, each adding documents until the server dies.
+    let writers: Vec<_> = (0..8u64)
+        .map(|w| {
+            let base = base.clone();
+            std::thread::spawn(move || {
+                let mut acknowledged = Vec::new();
+                for i in 0..200u64 {
+                    let name = format!("w{w}/doc-{i}.txt");
+                    let (status, _) =
+                        put(&format!("{base}/documents/{name}"), Some(WRITE_TOKEN), prose(100 * w + i, 120).as_bytes());
+                    match status {
+                        200 | 201 => acknowledged.push(name),
+                        _ => break,
+                    }
+                }
+                acknowledged
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(1500));
+    server.kill();
+    let acknowledged: Vec<String> = writers.into_iter().flat_map(|w| w.join().unwrap()).collect();
+    assert!(acknowledged.len() >= 8, "some writes were acknowledged before the kill: {}", acknowledged.len());
+    // The restarted server indexes what the killed batch had stored, and
+    // every acknowledged document is there.
+    let server = served.start(&[]);
+    for name in &acknowledged {
+        let (status, body) = get(&server.url(&format!("/documents/{name}/similar")), None);
+        assert_eq!(status, 200, "{name} was acknowledged and is lost: {body}");
+    }
+    ok(run(&["index", "stats", "--index", s(&served.index), "--verify"]));
+}
