@@ -6,13 +6,13 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, MatchedPath, Multipart, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
 
 use super::writer::{WriteRequest, WriteResult, document_path};
@@ -52,7 +52,7 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = (self.status, Json(serde_json::json!({ "error": self.message }))).into_response();
+        let mut response = json_response(self.status, &serde_json::json!({ "error": self.message }));
         match self.status {
             StatusCode::UNAUTHORIZED => {
                 response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
@@ -125,10 +125,18 @@ async fn upload_page() -> Html<&'static str> {
     Html(page::UPLOAD)
 }
 
-async fn healthz(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+async fn healthz(State(state): State<Arc<AppState>>) -> Response {
     let index = state.index();
     let header = index.header();
-    Json(serde_json::json!({ "status": "ok", "generation": header.generation, "documents": header.documents }))
+    let body = serde_json::json!({ "status": "ok", "generation": header.generation, "documents": header.documents });
+    json_response(StatusCode::OK, &body)
+}
+
+/// `value` as a JSON response with `status`, ending with a line break (as
+/// the command line's JSON does, so that answers read well in a terminal).
+fn json_response(status: StatusCode, value: &serde_json::Value) -> Response {
+    let text = value.to_string() + "\n";
+    (status, [(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
@@ -294,14 +302,14 @@ async fn put_document(
     let generation = committed(answer).await?;
     let status = if existed { StatusCode::OK } else { StatusCode::CREATED };
     let body = serde_json::json!({ "document": name, "generation": generation, "status": "indexed" });
-    Ok((status, Json(body)).into_response())
+    Ok(json_response(status, &body))
 }
 
 async fn delete_document(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
     headers: HeaderMap,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Response, ApiError> {
     authorize(&state, &headers, Access::Write)?;
     let path = writable_path(&state, &name)?;
     if !path.is_file() {
@@ -310,7 +318,10 @@ async fn delete_document(
     let (reply, answer) = tokio::sync::oneshot::channel();
     send(&state, WriteRequest::Delete { name: name.clone(), reply })?;
     let generation = committed(answer).await?;
-    Ok(Json(serde_json::json!({ "document": name, "generation": generation, "status": "deleted" })))
+    Ok(json_response(
+        StatusCode::OK,
+        &serde_json::json!({ "document": name, "generation": generation, "status": "deleted" }),
+    ))
 }
 
 /// Queues a change for the writer (429 when its queue is full).
@@ -344,7 +355,7 @@ async fn similar(
     Path(path): Path<String>,
     Query(query): Query<SimilarQuery>,
     headers: HeaderMap,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Response, ApiError> {
     authorize(&state, &headers, Access::Read)?;
     let Some(name) = path.strip_suffix("/similar").map(str::to_string) else {
         return Err(ApiError::new(StatusCode::NOT_FOUND, "GET /documents/{name}/similar?top=N"));
@@ -355,7 +366,8 @@ async fn similar(
         .await
         .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "reading the table failed"))?;
     let (name, index, rows) = rows?;
-    Ok(Json(serde_json::json!({ "document": name, "generation": index.header().generation, "similar": rows })))
+    let body = serde_json::json!({ "document": name, "generation": index.header().generation, "similar": rows });
+    Ok(json_response(StatusCode::OK, &body))
 }
 
 /// The `top` rows of document `name` in `index`'s similarity table (404 for

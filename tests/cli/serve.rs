@@ -317,3 +317,29 @@ fn acknowledged_writes_survive_kill_9() {
     }
     ok(run(&["index", "stats", "--index", s(&served.index), "--verify"]));
 }
+
+#[test]
+fn a_full_check_queue_gets_429_and_a_check_past_its_time_503() {
+    let served = Served::new();
+    // Long enough (about 1.6 MB) that the checks sent at once overlap.
+    let document = prose(3, 200_000).into_bytes();
+    // One check at a time, one waiting at most: of eight sent at once, some are refused.
+    let server = served.start(&["--workers", "1", "--max-queued-checks", "1"]);
+    let url = server.url("/check");
+    let senders: Vec<_> = (0..8)
+        .map(|_| {
+            let (url, document) = (url.clone(), document.clone());
+            std::thread::spawn(move || post(&url, None, &document))
+        })
+        .collect();
+    let answers: Vec<(u16, String)> = senders.into_iter().map(|s| s.join().unwrap()).collect();
+    let refused: Vec<&(u16, String)> = answers.iter().filter(|(status, _)| *status == 429).collect();
+    assert!(answers.iter().all(|(status, _)| *status == 200 || *status == 429), "{answers:?}");
+    assert!(!refused.is_empty() && refused.len() < 8, "{answers:?}");
+    assert!(refused[0].1.contains("retry later"), "{}", refused[0].1);
+    drop(server);
+    let server = served.start(&["--timeout", "0.000001"]);
+    let (status, body) = post(&server.url("/check"), None, &document);
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("took longer than"), "{body}");
+}

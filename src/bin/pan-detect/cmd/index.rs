@@ -253,7 +253,7 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     );
     text += &format!("bytes:      {bytes}\n");
     for (name, bytes) in index.file_sizes() {
-        text += &format!("  {name:17} {bytes}\n");
+        text += &format!("  {name:26} {bytes}\n");
     }
     text += &format!(
         "settings:   digits={} min-word-len={} chunk-words={} sorted={} hash-bits={}\n",
