@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::read::{output_stem, same_directory};
-use crate::error::{Error, Warning};
+use crate::error::Error;
 use crate::progress::Progress;
 use crate::report::output::{self, sync_filesystem, write_atomically_unsynced};
 use crate::report::pan_xml::{DETECTION_FEATURE, PanDocument};
@@ -110,7 +110,8 @@ impl ReportDirectory {
         documents.iter().try_for_each(|document| self.check_replaceable(&self.report_path(document)))?;
         other_files.iter().try_for_each(|(file, _)| self.check_replaceable(&self.dir.join(file)))?;
         self.check_writable()?;
-        self.remove_stale_temporaries(progress)
+        let extension = format!(".{}", self.kind.extension());
+        output::remove_stale_temporaries(&self.dir, &extension, progress).map_err(|e| self.not_writable(e))
     }
 
     /// Refuses documents that would share a report (`a.pdf` and `a.pdf.txt`,
@@ -161,20 +162,6 @@ impl ReportDirectory {
         let probe = output::temporary_path(&self.dir.join(probe_name)).map_err(|e| self.not_writable(e))?;
         fs::File::create(&probe).map_err(|e| self.not_writable(e))?;
         fs::remove_file(&probe).map_err(|e| self.not_writable(e))
-    }
-
-    /// Removes the temporary reports of this kind that runs killed while
-    /// writing left behind.
-    fn remove_stale_temporaries(&self, progress: &dyn Progress) -> Result<(), Error> {
-        let extension = format!(".{}", self.kind.extension());
-        for stale in output::stale_temporaries(&self.dir).map_err(|e| self.not_writable(e))? {
-            if stale.target.ends_with(&extension) {
-                fs::remove_file(&stale.path).map_err(|e| self.not_writable(e))?;
-                let message = format!("left by pan-detect process {}, which did not finish; removed", stale.pid);
-                progress.warn(&Warning { path: stale.path, message });
-            }
-        }
-        Ok(())
     }
 }
 

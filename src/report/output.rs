@@ -4,6 +4,9 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::error::Warning;
+use crate::progress::Progress;
+
 /// Writes `bytes` to `path` so that a reader sees either the old file or the
 /// complete new one, never a truncated file, and the new file is on disk when
 /// this returns.
@@ -89,6 +92,19 @@ pub fn stale_temporaries(dir: &Path) -> io::Result<Vec<StaleTemporary>> {
     }
     stale.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(stale)
+}
+
+/// Removes the [`stale_temporaries`] of `dir` whose target name ends with
+/// `suffix` (the reports or texts of one kind), with a warning for each.
+pub fn remove_stale_temporaries(dir: &Path, suffix: &str, progress: &dyn Progress) -> io::Result<()> {
+    for stale in stale_temporaries(dir)? {
+        if stale.target.ends_with(suffix) {
+            fs::remove_file(&stale.path)?;
+            let message = format!("left by pan-detect process {}, which did not finish; removed", stale.pid);
+            progress.warn(&Warning { path: stale.path, message });
+        }
+    }
+    Ok(())
 }
 
 /// Whether a process with this id exists (one we may not signal exists too).

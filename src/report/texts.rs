@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::analysis::read::{DocumentFile, TextReader, output_stem};
 use crate::error::{Error, Warning};
 use crate::progress::{Progress, Stage};
-use crate::report::output::{stale_temporaries, sync_filesystem, write_atomically_unsynced};
+use crate::report::output::{remove_stale_temporaries, sync_filesystem, write_atomically_unsynced};
 
 /// What an extraction run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,7 +46,8 @@ pub fn extract_texts(files: &[PathBuf], out: &Path, progress: &dyn Progress) -> 
     fs::create_dir_all(out).map_err(|source| Error::CreateOutput { path: out.to_path_buf(), source })?;
     let mut summary = ExtractSummary::default();
     let targets = plan(files, out, progress, &mut summary)?;
-    remove_stale_temporaries(out, progress)?;
+    let not_writable = |source| Error::OutputNotWritable { path: out.to_path_buf(), source };
+    remove_stale_temporaries(out, ".txt", progress).map_err(not_writable)?;
     progress.start(Stage::Extract, targets.iter().map(|t| t.file.bytes).sum());
     // Existing outputs first: one that is not this text stops the run before
     // anything is written.
@@ -111,19 +112,6 @@ fn text_of(file: &DocumentFile, progress: &dyn Progress, summary: &mut ExtractSu
     let text = loaded.text_or_warn(progress);
     summary.skipped += u64::from(text.is_none());
     text
-}
-
-/// Removes the temporary texts of runs that were killed while writing.
-fn remove_stale_temporaries(out: &Path, progress: &dyn Progress) -> Result<(), Error> {
-    let not_writable = |source| Error::OutputNotWritable { path: out.to_path_buf(), source };
-    for stale in stale_temporaries(out).map_err(not_writable)? {
-        if stale.target.ends_with(".txt") {
-            fs::remove_file(&stale.path).map_err(not_writable)?;
-            let message = format!("left by pan-detect process {}, which did not finish; removed", stale.pid);
-            progress.warn(&Warning { path: stale.path, message });
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -361,10 +361,21 @@ async fn similar(
         return Err(ApiError::new(StatusCode::NOT_FOUND, "GET /documents/{name}/similar?top=N"));
     };
     let top = query.top.unwrap_or(10).min(1000);
-    let index = state.index();
-    let rows = tokio::task::spawn_blocking(move || similar_rows(&index, &name, top).map(|rows| (name, index, rows)))
-        .await
-        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "reading the table failed"))?;
+    let reader = Arc::clone(&state);
+    let rows = tokio::task::spawn_blocking(move || {
+        // The table is a file of the generation: one that an update removed
+        // since this request took it is read from the new live generation.
+        let index = reader.index();
+        match similar_rows(&index, &name, top) {
+            Err(_) if reader.index().header().generation != index.header().generation => {
+                let index = reader.index();
+                similar_rows(&index, &name, top).map(|rows| (name, index, rows))
+            }
+            result => result.map(|rows| (name, index, rows)),
+        }
+    })
+    .await
+    .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "reading the table failed"))?;
     let (name, index, rows) = rows?;
     let body = serde_json::json!({ "document": name, "generation": index.header().generation, "similar": rows });
     Ok(json_response(StatusCode::OK, &body))
