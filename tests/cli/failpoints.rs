@@ -54,21 +54,38 @@ fn archive_with_taboo() -> (Archive, String) {
     (archive, s(&template).to_string())
 }
 
+/// Both presets: their indexes hold different chunks, written by the same steps.
+const PRESETS: [&str; 2] = ["pan09", "best"];
+
 #[test]
 fn a_create_killed_at_any_crash_point_leaves_no_index_or_the_whole_one() {
+    PRESETS.into_iter().for_each(create_killed_at_every_point);
+}
+
+#[test]
+fn an_update_killed_at_any_crash_point_leaves_the_old_or_the_new_index() {
+    PRESETS.into_iter().for_each(update_killed_at_every_point);
+}
+
+#[test]
+fn a_merge_killed_at_any_crash_point_leaves_the_old_or_the_merged_index() {
+    PRESETS.into_iter().for_each(merge_killed_at_every_point);
+}
+
+fn create_killed_at_every_point(preset: &str) {
     let (archive, template) = archive_with_taboo();
     let create = |index: &Path| {
-        ["index", "create", "--docs", s(&archive.docs), "--index", s(index), "--taboo", &template, "--quiet"]
-            .map(str::to_string)
+        let args = ["index", "create", "--docs", s(&archive.docs), "--index", s(index), "--taboo", &template];
+        [&args[..], &["--preset", preset, "--quiet"]].concat().into_iter().map(str::to_string).collect::<Vec<_>>()
     };
     let reference = archive.index("reference");
-    ok(run(&create(&reference).each_ref().map(String::as_str)));
+    ok(run(&create(&reference).iter().map(String::as_str).collect::<Vec<_>>()));
     let expected = answers(&archive, &reference);
     let mut not_reached = Vec::new();
     for point in failpoints::ALL {
         let index = archive.index(point);
         let args = create(&index);
-        let args = args.each_ref().map(String::as_str);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         if !crashes_at(point, &args) {
             not_reached.push(point);
             assert_eq!(answers(&archive, &index), expected, "{point}");
@@ -95,11 +112,11 @@ fn a_create_killed_at_any_crash_point_leaves_no_index_or_the_whole_one() {
     );
 }
 
-#[test]
-fn an_update_killed_at_any_crash_point_leaves_the_old_or_the_new_index() {
+fn update_killed_at_every_point(preset: &str) {
     let (archive, template) = archive_with_taboo();
     let create = |index: &Path| {
-        ok(run(&["index", "create", "--docs", s(&archive.docs), "--index", s(index), "--taboo", &template, "--quiet"]))
+        let args = ["index", "create", "--docs", s(&archive.docs), "--index", s(index), "--taboo", &template];
+        ok(run(&[&args[..], &["--preset", preset, "--quiet"]].concat()))
     };
     let old_index = archive.index("old");
     create(&old_index);
@@ -129,11 +146,11 @@ fn an_update_killed_at_any_crash_point_leaves_the_old_or_the_new_index() {
     }
 }
 
-#[test]
-fn a_merge_killed_at_any_crash_point_leaves_the_old_or_the_merged_index() {
+fn merge_killed_at_every_point(preset: &str) {
     let (archive, template) = archive_with_taboo();
     let updated = archive.index("updated");
-    ok(run(&["index", "create", "--docs", s(&archive.docs), "--index", s(&updated), "--taboo", &template, "--quiet"]));
+    let args = ["index", "create", "--docs", s(&archive.docs), "--index", s(&updated), "--taboo", &template];
+    ok(run(&[&args[..], &["--preset", preset, "--quiet"]].concat()));
     archive.change();
     archive.update(&updated);
     let expected = answers(&archive, &updated);
