@@ -67,7 +67,11 @@ impl Archive {
     }
 
     pub(crate) fn create(&self, index: &Path) {
-        ok(run(&["index", "create", "--docs", s(&self.docs), "--index", s(index), "--quiet"]));
+        self.create_with(index, "pan09");
+    }
+
+    pub(crate) fn create_with(&self, index: &Path, preset: &str) {
+        ok(run(&["index", "create", "--docs", s(&self.docs), "--index", s(index), "--preset", preset, "--quiet"]));
     }
 
     pub(crate) fn update(&self, index: &Path) -> String {
@@ -270,10 +274,10 @@ fn flip_byte(path: &Path) {
 fn an_update_or_merge_refuses_a_damaged_file_it_would_copy_and_the_damage_stays_visible() {
     // Six of the eight theses deleted: the update merges the first segment
     // into its new one, reading the chunk lists it copies.
-    for file in ["segment-000001.hashes", "segment-000001.ranges"] {
+    for (file, preset) in [("segment-000001.hashes", "pan09"), ("segment-000001.ranges", "best")] {
         let archive = Archive::new();
         let index = archive.index("idx");
-        archive.create(&index);
+        archive.create_with(&index, preset);
         let path = generation_dir(&index).join(file);
         let original = fs::read(&path).unwrap();
         flip_byte(&path);
@@ -294,7 +298,7 @@ fn an_update_or_merge_refuses_a_damaged_file_it_would_copy_and_the_damage_stays_
         let segments = stats(&index).lines().filter(|l| l.trim_start().starts_with("segment-000001")).count();
         assert_eq!(segments, 0, "{file}");
         let fresh = archive.index("fresh");
-        archive.create(&fresh);
+        archive.create_with(&fresh, preset);
         assert_eq!(archive.check_json(&index), archive.check_json(&fresh));
     }
 }
@@ -303,7 +307,7 @@ fn an_update_or_merge_refuses_a_damaged_file_it_would_copy_and_the_damage_stays_
 fn a_linked_segment_keeps_its_recorded_checksum_so_damage_stays_visible() {
     let archive = Archive::new();
     let index = archive.index("idx");
-    archive.create(&index);
+    archive.create_with(&index, "best");
     let path = generation_dir(&index).join("segment-000001.postings");
     flip_byte(&path);
     // An update that adds a document links the segment without reading it.
@@ -329,7 +333,7 @@ fn a_linked_segment_keeps_its_recorded_checksum_so_damage_stays_visible() {
     assert!(merged.status.success() && note.contains("index merged: 2 segments into 1 segment"), "{note}");
     ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
     let fresh = archive.index("fresh");
-    archive.create(&fresh);
+    archive.create_with(&fresh, "best");
     assert_eq!(archive.check_json(&index), archive.check_json(&fresh));
 }
 
