@@ -27,7 +27,8 @@
 //! SQLite, and checks documents against it. Offsets are character
 //! offsets everywhere ([`analysis::span`]), as PAN's Python scripts count them.
 //! Beside the pipeline, [`eval`] computes PAN's measures and [`corpus_builder`]
-//! makes PAN-style corpora with known cases.
+//! makes PAN-style corpora with known cases, and [`screening`] finds likely
+//! near-duplicates from MinHash signatures banded by LSH.
 //!
 //! ```
 //! use std::sync::Mutex;
@@ -72,6 +73,7 @@ pub mod passages;
 pub mod report;
 pub mod detect;
 pub mod pairs;
+pub mod screening;
 pub mod archive;
 pub mod server;
 pub mod corpus_builder;

@@ -27,6 +27,8 @@ pub enum Stage {
     Extract,
     /// Computing the archive's similarity table (units: documents).
     Similarities,
+    /// Computing MinHash signatures for screening (units: documents).
+    Signatures,
 }
 
 impl Stage {
@@ -42,6 +44,7 @@ impl Stage {
             Stage::CorpusCheck => "check",
             Stage::Extract => "extracting",
             Stage::Similarities => "similarities",
+            Stage::Signatures => "signatures",
         }
     }
 }

@@ -10,12 +10,15 @@
 //!    — or, for the alignment stage, chunks of stop-word-free word prefixes
 //!    and of function words ([`candidates`], with [`synonyms`] as one word);
 //! 4. [`document`] runs these steps per document, in parallel batches;
-//! 5. [`taboo`] leaves out chunks of texts whose passages are never reported.
+//! 5. [`taboo`] leaves out chunks of texts whose passages are never reported;
+//! 6. [`minhash`] computes the MinHash signature of a text's character
+//!    shingles, for screening ([`crate::screening`]).
 
 pub mod candidates;
 pub mod chunk;
 pub mod document;
 pub mod extract;
+pub mod minhash;
 pub mod read;
 pub mod span;
 pub mod stem;

@@ -123,6 +123,21 @@ pub enum ArchiveError {
         /// The table's `min_percent`.
         stored: f64,
     },
+    /// The index has no MinHash signatures beside it.
+    #[error("{0}: no MinHash signatures here; `pan-detect similar --method minhash --index IDX --build` writes them")]
+    NoSignatures(PathBuf),
+    /// A MinHash setting given differs from the one the stored signatures were built with.
+    #[error("{path}: {flag} {given} differs from the stored signatures' {stored}; leave it out or --build again")]
+    SignatureMismatch {
+        /// The signature file.
+        path: PathBuf,
+        /// The flag, e.g. `--bands`.
+        flag: &'static str,
+        /// The value given.
+        given: usize,
+        /// The value the signatures were built with.
+        stored: usize,
+    },
 }
 
 impl ArchiveError {

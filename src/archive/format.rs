@@ -854,7 +854,7 @@ pub(crate) fn commit(index: &Path, number: u64) -> Result<(), ArchiveError> {
 }
 
 /// Fsyncs a directory, making the entries created or renamed in it durable.
-fn sync_dir(dir: &Path) -> Result<(), ArchiveError> {
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), ArchiveError> {
     File::open(dir).and_then(|d| d.sync_all()).map_err(ArchiveError::io(dir))
 }
 

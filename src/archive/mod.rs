@@ -14,6 +14,8 @@
 //! - [`similar`]: the table of document similarities, computed by `create`
 //!   and `update` and read by `similar`; [`table`]: its SQLite database;
 //!   [`pair`]: the passages of a pair of documents, for its aligned characters;
+//! - [`minhash`](mod@minhash): the MinHash signatures stored beside the index, for
+//!   screening one document against the archive ([`crate::screening`]);
 //! - [`taboo`]: the taboo set stored in the index (texts never reported);
 //! - [`failpoints`]: the crash points of `create` and `update` (cargo feature
 //!   `failpoints`, for the crash tests).
@@ -28,6 +30,7 @@ pub mod check;
 pub mod error;
 pub mod failpoints;
 pub mod format;
+pub mod minhash;
 pub mod pair;
 pub mod reader;
 pub mod scan;

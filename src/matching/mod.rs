@@ -7,10 +7,13 @@
 //!    document;
 //! 3. [`intervals`] finds the valid intervals on both sides and turns them
 //!    into passages;
-//! 4. [`overlap`] resolves passages that overlap in the suspicious document.
+//! 4. [`overlap`] resolves passages that overlap in the suspicious document;
+//! 5. [`lsh`] bands MinHash signatures into candidate pairs, for screening
+//!    ([`crate::screening`]).
 
 pub(crate) mod bucket_sort;
 pub mod index;
 pub mod intervals;
+pub mod lsh;
 pub mod overlap;
 pub mod search;

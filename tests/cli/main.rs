@@ -10,6 +10,7 @@ mod encodings;
 mod errors;
 mod failpoints;
 mod html_report;
+mod minhash;
 mod pipes;
 mod eval;
 mod pairs;

@@ -82,7 +82,7 @@ fn corpus_unit(stage: Stage) -> Option<&'static str> {
     match stage {
         Stage::CorpusPool | Stage::CorpusDocuments => Some("{binary_bytes}/{binary_total_bytes}"),
         Stage::CorpusCases | Stage::CorpusCheck => Some("{pos}/{len} suspicious documents"),
-        Stage::Similarities => Some("{pos}/{len} documents"),
+        Stage::Similarities | Stage::Signatures => Some("{pos}/{len} documents"),
         Stage::ReadSources | Stage::BuildIndex | Stage::Match | Stage::Extract => None,
     }
 }

@@ -1,8 +1,9 @@
 //! `pan-detect similar`: the index's table of document similarities, as CSV,
-//! JSON lines or a standalone SQLite database.
+//! JSON lines or a standalone SQLite database; or, with `--method minhash`,
+//! likely near-duplicates screened by MinHash signatures and LSH.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -11,34 +12,90 @@ use pan_detect::archive::ArchiveError;
 use pan_detect::archive::similar::{STORED_MIN_PERCENT, SimilarParams, SimilarRow, similar};
 use pan_detect::archive::table::{SimilarityTable, SqliteExport};
 
+use pan_detect::analysis::minhash::{DEFAULT_SEED, DEFAULT_SHINGLE_WIDTH};
+use pan_detect::analysis::read::{DocumentFile, Loaded, TextReader};
+use pan_detect::archive::ArchiveIndex;
+use pan_detect::archive::format::current_generation;
+use pan_detect::archive::minhash::{SignatureStore, signatures_path};
+use pan_detect::matching::lsh::{Banding, DEFAULT_BANDS, DEFAULT_ROWS};
+use pan_detect::screening::{ScreenedPair, Screening};
+
 use crate::messages::{self, count};
+use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect similar`.
 #[derive(clap::Args)]
 pub struct Args {
+    /// How similar documents are found: `table` reads the index's similarity
+    /// table; `minhash` screens documents by MinHash signatures banded by LSH
+    /// (`--docs DIR [--against DIR]`, `--index IDX --build`, `--index IDX --file F`).
+    #[arg(long, value_enum, default_value_t = Method::Table)]
+    method: Method,
     /// Index directory.
     #[arg(long, value_name = "IDX")]
-    index: PathBuf,
-    /// Rows kept per document, most similar first.
-    #[arg(long, value_name = "N", default_value_t = 100)]
-    top: usize,
+    index: Option<PathBuf>,
+    /// Rows kept per document, most similar first [default: 100] (table).
+    #[arg(long, value_name = "N")]
+    top: Option<usize>,
     /// Leave out rows whose document has less than this share of its chunks
-    /// in the other (percent; the table keeps pairs from 1).
-    #[arg(long, value_name = "PERCENT", default_value_t = STORED_MIN_PERCENT)]
-    min_percent: f64,
-    /// Output format: csv and jsonl to stdout, sqlite into --out.
+    /// in the other (percent; the table keeps pairs from 1) [default: 1] (table).
+    #[arg(long, value_name = "PERCENT")]
+    min_percent: Option<f64>,
+    /// Output format: csv and jsonl to stdout, sqlite into --out (table only).
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     format: Format,
     /// The database file to write (with --format sqlite), replaced whole.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Only the rows touching documents added or modified by the last update
-    /// (and, on stderr, the documents it deleted).
+    /// (and, on stderr, the documents it deleted) (table).
     #[arg(long)]
     since_update: bool,
-    /// Check every index file's CRC-32 first (reads the whole index).
+    /// Check every index file's CRC-32 first (reads the whole index) (table).
     #[arg(long)]
     verify: bool,
+    /// The documents to screen, recursively (minhash): the similar pairs
+    /// among them, or with --against between them and those.
+    #[arg(long, value_name = "DIR")]
+    docs: Option<PathBuf>,
+    /// The second set of documents (minhash, with --docs).
+    #[arg(long, value_name = "DIR")]
+    against: Option<PathBuf>,
+    /// Compute and store the signatures of the index's documents in
+    /// IDX/minhash/ (minhash, with --index).
+    #[arg(long)]
+    build: bool,
+    /// A document to screen against the signatures stored beside --index
+    /// (minhash; repeatable).
+    #[arg(long, value_name = "FILE")]
+    file: Vec<PathBuf>,
+    /// LSH bands (minhash) [default: 20; with --file: the stored signatures'].
+    #[arg(long, value_name = "B")]
+    bands: Option<usize>,
+    /// Signature values per band (minhash) [default: 5; with --file: the
+    /// stored signatures'].
+    #[arg(long, value_name = "R")]
+    rows: Option<usize>,
+    /// Characters per shingle (minhash) [default: 10; with --file: the stored
+    /// signatures'].
+    #[arg(long, value_name = "N")]
+    shingle: Option<usize>,
+    /// Also compute the exact Jaccard similarity of each candidate pair's
+    /// shingle sets (minhash; keeps them in memory).
+    #[arg(long)]
+    exact: bool,
+    /// No progress bars (minhash).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// `--method` values.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Method {
+    /// The index's similarity table (shared chunks and aligned text).
+    Table,
+    /// MinHash signatures of character shingles, banded by LSH.
+    Minhash,
 }
 
 /// `--format` values.
@@ -56,11 +113,46 @@ enum Format {
 const CSV_HEADER: &str = "document,other,document_in_other_percent,other_in_document_percent,common_chunks,\
                           aligned_chars,document_aligned_percent,other_aligned_percent";
 
+/// The CSV header of `--method minhash`.
+const MINHASH_CSV_HEADER: &str = "document,other,estimated_jaccard,exact_jaccard";
+
 /// Runs `pan-detect similar`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.method {
+        Method::Table => run_table(args),
+        Method::Minhash => run_minhash(args),
+    }
+}
+
+/// Refuses the flags in `given` that are set: they do not apply to `method`.
+fn refuse(method: &str, given: &[(&str, bool)]) -> anyhow::Result<()> {
+    match given.iter().find(|(_, set)| *set) {
+        Some((flag, _)) => anyhow::bail!("{flag} does not apply to --method {method}"),
+        None => Ok(()),
+    }
+}
+
+/// `similar --method table`: the index's similarity table.
+fn run_table(args: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    if !(0.0..=100.0).contains(&args.min_percent) {
-        anyhow::bail!("--min-percent {} is out of range (expected 0..=100)", args.min_percent);
+    refuse(
+        "table",
+        &[
+            ("--docs", args.docs.is_some()),
+            ("--against", args.against.is_some()),
+            ("--build", args.build),
+            ("--file", !args.file.is_empty()),
+            ("--bands", args.bands.is_some()),
+            ("--rows", args.rows.is_some()),
+            ("--shingle", args.shingle.is_some()),
+            ("--exact", args.exact),
+            ("--quiet", args.quiet),
+        ],
+    )?;
+    let Some(index_dir) = &args.index else { anyhow::bail!("--method table needs --index IDX") };
+    let min_percent = args.min_percent.unwrap_or(STORED_MIN_PERCENT);
+    if !(0.0..=100.0).contains(&min_percent) {
+        anyhow::bail!("--min-percent {min_percent} is out of range (expected 0..=100)");
     }
     match (args.format, &args.out) {
         (Format::Sqlite, None) => anyhow::bail!("--format sqlite needs --out FILE"),
@@ -69,11 +161,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
-    let (index, table) = SimilarityTable::open(&args.index)?;
+    let (index, table) = SimilarityTable::open(index_dir)?;
     if args.verify {
         index.verify()?;
     }
-    let params = SimilarParams { top: args.top, min_percent: args.min_percent, since_update: args.since_update };
+    let top = args.top.unwrap_or(SimilarParams::default().top);
+    let params = SimilarParams { top, min_percent, since_update: args.since_update };
     let summary = match &args.out {
         Some(out) => {
             let mut export = SqliteExport::create(out, &index, &params)?;
@@ -104,6 +197,144 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64()
     ));
     Ok(ExitCode::SUCCESS)
+}
+
+/// `similar --method minhash`: screening by MinHash signatures and LSH.
+fn run_minhash(args: Args) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    refuse(
+        "minhash",
+        &[
+            ("--top", args.top.is_some()),
+            ("--min-percent", args.min_percent.is_some()),
+            ("--since-update", args.since_update),
+            ("--verify", args.verify),
+            ("--out", args.out.is_some()),
+            ("--format sqlite", args.format == Format::Sqlite),
+        ],
+    )?;
+    let progress = TerminalProgress::new(args.quiet);
+    let (documents, pairs) = match (&args.docs, &args.index) {
+        (Some(_), Some(_)) => anyhow::bail!("--docs and --index are two uses of --method minhash; give one"),
+        (Some(docs), None) => {
+            if args.build || !args.file.is_empty() {
+                anyhow::bail!("--build and --file go with --index IDX, not --docs");
+            }
+            let screening = screening_from_flags(&args)?;
+            let screened = screening.screen_directory(docs, &progress)?;
+            match &args.against {
+                None => (screened.len(), screening.pairs_within(&screened)),
+                Some(against) => {
+                    let other = screening.screen_directory(against, &progress)?;
+                    (screened.len() + other.len(), screening.pairs_between(&screened, &other))
+                }
+            }
+        }
+        (None, Some(index)) if args.build => return build_signatures(&args, index, &progress, started),
+        (None, Some(index)) => query_signatures(&args, index)?,
+        (None, None) => {
+            anyhow::bail!("--method minhash needs --docs DIR [--against DIR] or --index IDX (--build | --file F)")
+        }
+    };
+    write_pairs(&pairs, args.format)?;
+    messages::note(format_args!(
+        "{} screened, {} in {:.2} s",
+        count(documents as u64, "document"),
+        count(pairs.len() as u64, "candidate pair"),
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The screening settings of `--shingle`, `--bands`, `--rows` and `--exact`.
+fn screening_from_flags(args: &Args) -> anyhow::Result<Screening> {
+    let banding = Banding::new(args.bands.unwrap_or(DEFAULT_BANDS), args.rows.unwrap_or(DEFAULT_ROWS))?;
+    Ok(Screening::new(args.shingle.unwrap_or(DEFAULT_SHINGLE_WIDTH), banding, DEFAULT_SEED, args.exact)?)
+}
+
+/// `--index IDX --build`: computes and stores the signatures of the index's documents.
+fn build_signatures(
+    args: &Args,
+    index: &Path,
+    progress: &TerminalProgress,
+    started: Instant,
+) -> anyhow::Result<ExitCode> {
+    if args.against.is_some() || !args.file.is_empty() || args.exact {
+        anyhow::bail!("--build takes no --against, --file or --exact");
+    }
+    let screening = screening_from_flags(args)?;
+    let archive = ArchiveIndex::open(index)?;
+    let summary = SignatureStore::build(&archive, &screening, progress)?;
+    messages::note(format_args!(
+        "{}: signatures of {} (generation {}){} in {:.2} s",
+        signatures_path(index).display(),
+        count(summary.documents, "document"),
+        summary.generation,
+        messages::skipped_files(summary.skipped),
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--index IDX --file F...`: each file against the stored signatures.
+fn query_signatures(args: &Args, index: &Path) -> anyhow::Result<(usize, Vec<ScreenedPair>)> {
+    if args.file.is_empty() {
+        anyhow::bail!("--index IDX with --method minhash needs --build or --file F");
+    }
+    if args.against.is_some() {
+        anyhow::bail!("--against goes with --docs DIR, not --index");
+    }
+    let store = SignatureStore::open(index)?;
+    store.check_settings(args.shingle, args.bands, args.rows)?;
+    let current = current_generation(index)?;
+    if current != store.generation() {
+        messages::warn(format_args!(
+            "{}: computed from generation {}, the index is at {}; --build again to include its changes",
+            signatures_path(index).display(),
+            store.generation(),
+            current
+        ));
+    }
+    let archive = if args.exact { Some(ArchiveIndex::open(index)?) } else { None };
+    let screening = store.screening(args.exact)?;
+    let mut pairs = Vec::new();
+    for path in &args.file {
+        let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let file = DocumentFile { name: path.display().to_string(), path: path.clone(), bytes };
+        let text = match TextReader::new(None).load(&file) {
+            Loaded::Text(text, _) => text,
+            Loaded::Skipped(warning) => {
+                let reason = warning.message.strip_suffix("; skipped").unwrap_or(&warning.message);
+                anyhow::bail!("{}: {reason}", path.display())
+            }
+        };
+        let Some(doc) = screening.screen_text(&file.name, &text) else {
+            anyhow::bail!("{}: no text to shingle", path.display());
+        };
+        pairs.extend(store.query(&doc, archive.as_ref()));
+    }
+    Ok((store.len() + args.file.len(), pairs))
+}
+
+/// Writes candidate pairs to stdout as CSV (with a header line) or JSON lines.
+fn write_pairs(pairs: &[ScreenedPair], format: Format) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    if format == Format::Csv {
+        writeln!(out, "{MINHASH_CSV_HEADER}")?;
+    }
+    for pair in pairs {
+        if format == Format::Jsonl {
+            // A pair of strings and numbers always serializes.
+            writeln!(out, "{}", serde_json::to_string(pair).expect("pair serializes"))?;
+        } else {
+            let exact = pair.exact_jaccard.map(|j| format!("{j:.4}")).unwrap_or_default();
+            let (document, other) = (csv_field(&pair.document), csv_field(&pair.other));
+            writeln!(out, "{document},{other},{:.4},{exact}", pair.estimated_jaccard)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// Writes a row as a CSV line or a JSON line.
