@@ -223,10 +223,11 @@ fn run_minhash(args: Args) -> anyhow::Result<ExitCode> {
             let screening = screening_from_flags(&args)?;
             let screened = screening.screen_directory(docs, &progress)?;
             match &args.against {
-                None => (screened.len(), screening.pairs_within(&screened)),
+                None => (count(screened.len() as u64, "document"), screening.pairs_within(&screened)),
                 Some(against) => {
                     let other = screening.screen_directory(against, &progress)?;
-                    (screened.len() + other.len(), screening.pairs_between(&screened, &other))
+                    let documents = count((screened.len() + other.len()) as u64, "document");
+                    (documents, screening.pairs_between(&screened, &other))
                 }
             }
         }
@@ -238,8 +239,7 @@ fn run_minhash(args: Args) -> anyhow::Result<ExitCode> {
     };
     write_pairs(&pairs, args.format)?;
     messages::note(format_args!(
-        "{} screened, {} in {:.2} s",
-        count(documents as u64, "document"),
+        "{documents} screened, {} in {:.2} s",
         count(pairs.len() as u64, "candidate pair"),
         started.elapsed().as_secs_f64()
     ));
@@ -277,7 +277,9 @@ fn build_signatures(
 }
 
 /// `--index IDX --file F...`: each file against the stored signatures.
-fn query_signatures(args: &Args, index: &Path) -> anyhow::Result<(usize, Vec<ScreenedPair>)> {
+/// The candidate pairs of `--file`s against the stored signatures, and what
+/// was screened (for the summary line).
+fn query_signatures(args: &Args, index: &Path) -> anyhow::Result<(String, Vec<ScreenedPair>)> {
     if args.file.is_empty() {
         anyhow::bail!("--index IDX with --method minhash needs --build or --file F");
     }
@@ -313,7 +315,9 @@ fn query_signatures(args: &Args, index: &Path) -> anyhow::Result<(usize, Vec<Scr
         };
         pairs.extend(store.query(&doc, archive.as_ref()));
     }
-    Ok((store.len() + args.file.len(), pairs))
+    let screened =
+        format!("{} against {}", count(args.file.len() as u64, "file"), count(store.len() as u64, "stored signature"));
+    Ok((screened, pairs))
 }
 
 /// Writes candidate pairs to stdout as CSV (with a header line) or JSON lines.
