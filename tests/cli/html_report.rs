@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::archive::ok;
-use crate::{detect, fixtures, read_report};
+use crate::{detect, fixtures, report_passages};
 
 /// The Chromium binary on the PATH, if any.
 fn chromium() -> Option<PathBuf> {
@@ -165,16 +165,7 @@ struct Expected {
 /// The passages of a PAN XML report with their texts, in the page's order
 /// (by position in the document, then source name and position).
 fn expected_passages(report: &Path, document: &str, sources: &Path) -> Vec<Expected> {
-    let mut features: Vec<(u64, u64, String, u64, u64)> = read_report(report)
-        .features
-        .iter()
-        .map(|f| {
-            let (this, source) = (f.this_range().unwrap(), f.source_range().unwrap());
-            (this.0, this.1, f.get("source_reference").unwrap().to_string(), source.0, source.1)
-        })
-        .collect();
-    features.sort();
-    features
+    report_passages(report)
         .into_iter()
         .map(|(start, end, name, source_start, source_end)| {
             let source = fs::read_to_string(sources.join(name)).unwrap();

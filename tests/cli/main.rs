@@ -55,6 +55,21 @@ pub fn read_report(path: &Path) -> PanDocument {
     PanDocument::parse(&xml).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The passages of a PAN XML report as (this start, this end, source name,
+/// source start, source end), sorted.
+pub fn report_passages(path: &Path) -> Vec<(u64, u64, String, u64, u64)> {
+    let mut passages: Vec<(u64, u64, String, u64, u64)> = read_report(path)
+        .features
+        .iter()
+        .map(|f| {
+            let (this, source) = (f.this_range().unwrap(), f.source_range().unwrap());
+            (this.0, this.1, f.get("source_reference").unwrap().to_string(), source.0, source.1)
+        })
+        .collect();
+    passages.sort();
+    passages
+}
+
 /// Deterministic text of `words` pseudo-words (with Czech diacritics, so that
 /// character offsets differ from byte offsets); different seeds share no
 /// five-word run.

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::archive::{fails_with, ok, s, write};
-use crate::{detect, fixtures, read_report, run};
+use crate::{detect, fixtures, report_passages, run};
 
 /// The `*.txt` files of `dir`, sorted, as paths.
 fn texts(dir: &Path) -> Vec<String> {
@@ -118,15 +118,7 @@ fn detect_and_check_give_one_json_schema_and_the_same_document_for_the_same_pass
             }
         }
         from_json.sort();
-        let mut from_xml: Vec<(u64, u64, String, u64, u64)> = read_report(&xml.join(format!("{stem}.xml")))
-            .features
-            .iter()
-            .map(|f| {
-                let (this, source) = (f.this_range().unwrap(), f.source_range().unwrap());
-                (this.0, this.1, f.get("source_reference").unwrap().to_string(), source.0, source.1)
-            })
-            .collect();
-        from_xml.sort();
+        let from_xml = report_passages(&xml.join(format!("{stem}.xml")));
         assert_eq!(from_json, from_xml, "{stem}");
         passages += from_json.len();
     }
