@@ -14,8 +14,8 @@ use rayon::prelude::*;
 use super::language::detect_language;
 use super::obfuscate::{Level, Strategy, Synonyms, obfuscate};
 use super::plan::{
-    Case, LengthClass, MAX_CASES_PER_DOCUMENT, Purpose, choose_passage_in, document_chars, draw_strategy,
-    plagiarised_share, rng_for,
+    Case, LengthClass, MAX_CASES_PER_DOCUMENT, ObfuscationMix, Purpose, choose_passage_in, document_chars,
+    draw_strategy, plagiarised_share, rng_for,
 };
 use super::pool::{Made, Pool, recombine};
 use super::reuse::SharedPool;
@@ -358,6 +358,7 @@ struct CaseContext<'a> {
     seed: u64,
     sources: &'a [SourceInfo],
     synonyms: Option<&'a Synonyms>,
+    mix: ObfuscationMix,
     /// Per length class: sources with enough words.
     eligible: [Vec<usize>; 3],
     /// Per language and length class: sources of that language with enough words.
@@ -376,7 +377,15 @@ impl<'a> CaseContext<'a> {
                 }
             }
         }
-        CaseContext { out: &spec.out, seed: spec.seed, sources, synonyms, eligible, eligible_by_language }
+        CaseContext {
+            out: &spec.out,
+            seed: spec.seed,
+            sources,
+            synonyms,
+            mix: spec.mix,
+            eligible,
+            eligible_by_language,
+        }
     }
 
     /// A source for a case of `class` (or the longest shorter class any source
@@ -485,12 +494,15 @@ fn plan_cases(
         let source_text = read_utf8(&source_dir(ctx.out).join(source_name(source + 1)))?;
         let Some(passage) = choose_passage_in(&source_text, class.words(), rng) else { continue };
         let original = &source_text[passage.bytes.clone()];
-        let mut strategy = draw_strategy(ctx.synonyms.is_some(), rng);
+        let mut strategy = draw_strategy(ctx.mix, ctx.synonyms.is_some(), rng);
         let mut text = obfuscate(strategy, original, &context, ctx.synonyms, rng);
         if too_little_changed(strategy, original, &text) {
             // Nothing or too little to change, e.g. few words of the passage have synonyms.
             let level = match strategy {
-                Strategy::Random(level) | Strategy::Shuffle(level) | Strategy::Semantic(level) => level,
+                Strategy::Random(level)
+                | Strategy::Shuffle(level)
+                | Strategy::Semantic(level)
+                | Strategy::Ocr(level) => level,
                 Strategy::Verbatim | Strategy::Normalise => Level::Low,
             };
             strategy = Strategy::Random(level);

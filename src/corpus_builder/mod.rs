@@ -55,6 +55,7 @@ use std::str::FromStr;
 use crate::progress::Progress;
 
 pub use check::{CheckReport, check};
+pub use plan::ObfuscationMix;
 pub use stats::{CorpusStats, ReuseStats};
 
 /// Why a corpus could not be built or checked. Every variant that concerns a file
@@ -207,6 +208,8 @@ pub struct CorpusSpec {
     /// The reuse-heavy mode: every document is drawn from one pool of this many
     /// input sentences, without a cipher (see [`reuse`]).
     pub reuse_pool: Option<usize>,
+    /// Which obfuscations the cases get.
+    pub mix: ObfuscationMix,
 }
 
 impl CorpusSpec {
@@ -222,6 +225,7 @@ impl CorpusSpec {
             plagiarised_fraction: 0.5,
             synonyms: None,
             reuse_pool: None,
+            mix: ObfuscationMix::PanPc,
         }
     }
 

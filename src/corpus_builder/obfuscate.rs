@@ -7,7 +7,9 @@
 //! changes within a sentence, semantic word variation (here: synonyms from a word
 //! list the user supplies) and normalisation changes (case, punctuation,
 //! whitespace, diacritics). `low` touches roughly 10-20 % of the words, `high`
-//! 30-50 %.
+//! 30-50 %. Beside them, [`ocr_noise`] imitates the errors of optical character
+//! recognition (confusable letters, broken and merged words, lost punctuation),
+//! for corpora that test noise-robust hashing.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -59,6 +61,9 @@ pub enum Strategy {
     Semantic(Level),
     /// Case, punctuation, whitespace and diacritics changes only; labelled `low`.
     Normalise,
+    /// OCR noise ([`ocr_noise`]): confusable letters, broken and merged words,
+    /// dropped punctuation.
+    Ocr(Level),
 }
 
 impl Strategy {
@@ -67,11 +72,14 @@ impl Strategy {
         match self {
             Strategy::Verbatim => "none",
             Strategy::Normalise => "low",
-            Strategy::Random(level) | Strategy::Shuffle(level) | Strategy::Semantic(level) => level.name(),
+            Strategy::Random(level) | Strategy::Shuffle(level) | Strategy::Semantic(level) | Strategy::Ocr(level) => {
+                level.name()
+            }
         }
     }
 
-    /// The strategy's name in `cases.tsv`: verbatim, random, shuffle, semantic or normalise.
+    /// The strategy's name in `cases.tsv`: verbatim, random, shuffle, semantic,
+    /// normalise or ocr.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Verbatim => "verbatim",
@@ -79,6 +87,7 @@ impl Strategy {
             Strategy::Shuffle(_) => "shuffle",
             Strategy::Semantic(_) => "semantic",
             Strategy::Normalise => "normalise",
+            Strategy::Ocr(_) => "ocr",
         }
     }
 }
@@ -174,6 +183,7 @@ pub fn obfuscate<R: Rng + ?Sized>(
         (Strategy::Shuffle(level), _) => shuffle_within_sentences(passage, level, rng),
         (Strategy::Semantic(level), Some(synonyms)) => replace_synonyms(passage, level, synonyms, rng),
         (Strategy::Normalise, _) => normalise(passage, rng),
+        (Strategy::Ocr(level), _) => ocr_noise(passage, level, rng),
     };
     result.trim().to_string()
 }
@@ -545,6 +555,94 @@ pub fn change_whitespace<R: Rng + ?Sized>(text: &str, rng: &mut R) -> String {
     result
 }
 
+/// Letter groups that optical character recognition confuses, each with what
+/// it is misread as: `rn`/`m`, `l`/`1`, `O`/`0` and a few more of the same kind.
+const CONFUSABLES: [(&str, &str); 11] = [
+    ("rn", "m"),
+    ("m", "rn"),
+    ("l", "1"),
+    ("1", "l"),
+    ("I", "l"),
+    ("O", "0"),
+    ("0", "O"),
+    ("cl", "d"),
+    ("d", "cl"),
+    ("e", "c"),
+    ("h", "li"),
+];
+
+/// OCR noise: a share of the words given by `level` is damaged, each in one of
+/// three ways: a confusable letter group misread (6 in 10, see [`misread`]),
+/// the word broken in two by a space (2 in 10, see [`break_word`]), or the word
+/// merged with the next one (2 in 10). Independently, each punctuation mark is
+/// lost with the same probability as a word is damaged.
+pub fn ocr_noise<R: Rng + ?Sized>(passage: &str, level: Level, rng: &mut R) -> String {
+    let tokens = texts::tokens(passage);
+    let fraction = level.touched_fraction(rng);
+    let words: Vec<usize> = (0..tokens.len()).filter(|&i| is_word(&passage[tokens[i].bytes.clone()])).collect();
+    let mut damaged = vec![false; tokens.len()];
+    for pick in index::sample(rng, words.len(), touched(words.len(), fraction)) {
+        damaged[words[pick]] = true;
+    }
+    let mut result = String::with_capacity(passage.len() + 16);
+    for (i, token) in tokens.iter().enumerate() {
+        let word = drop_punctuation(&passage[token.bytes.clone()], fraction, rng);
+        let mut merge_with_next = false;
+        let noisy = if damaged[i] {
+            match rng.random_range(0..10u32) {
+                0..6 => misread(&word, rng).or_else(|| break_word(&word, rng)),
+                6..8 => break_word(&word, rng).or_else(|| misread(&word, rng)),
+                _ => {
+                    merge_with_next = true;
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        result.push_str(noisy.as_deref().unwrap_or(&word));
+        if let Some(next) = tokens.get(i + 1)
+            && !merge_with_next
+        {
+            result.push_str(&passage[token.bytes.end..next.bytes.start]);
+        }
+    }
+    result
+}
+
+/// `word` with each punctuation mark dropped with probability `probability`.
+fn drop_punctuation<R: Rng + ?Sized>(word: &str, probability: f64, rng: &mut R) -> String {
+    word.chars().filter(|&c| !(is_punctuation(c) && rng.random_bool(probability))).collect()
+}
+
+/// `word` with one of its [`CONFUSABLES`] (drawn uniformly among the places
+/// where one occurs) misread; `None` when it has none.
+pub fn misread<R: Rng + ?Sized>(word: &str, rng: &mut R) -> Option<String> {
+    let sites: Vec<(usize, &str, &str)> = word
+        .char_indices()
+        .flat_map(|(at, _)| {
+            CONFUSABLES
+                .iter()
+                .filter(move |(seen, _)| word[at..].starts_with(seen))
+                .map(move |&(seen, read)| (at, seen, read))
+        })
+        .collect();
+    let &(at, seen, read) = sites.get(rng.random_range(0..sites.len().max(1)))?;
+    Some(format!("{}{read}{}", &word[..at], &word[at + seen.len()..]))
+}
+
+/// `word` broken in two by a space between two of its letters, each part
+/// keeping at least two characters; `None` for words of fewer than four letters.
+pub fn break_word<R: Rng + ?Sized>(word: &str, rng: &mut R) -> Option<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let places: Vec<usize> = (2..chars.len().saturating_sub(1))
+        .filter(|&at| chars[at - 1].is_alphabetic() && chars[at].is_alphabetic())
+        .collect();
+    let &at = places.get(rng.random_range(0..places.len().max(1)))?;
+    let (head, tail) = chars.split_at(at);
+    Some(format!("{} {}", head.iter().collect::<String>(), tail.iter().collect::<String>()))
+}
+
 #[cfg(test)]
 mod tests {
     use rand::SeedableRng;
@@ -759,6 +857,69 @@ mod tests {
             let a = obfuscate(strategy, PASSAGE, &["x"], None, &mut rng(9));
             let b = obfuscate(strategy, PASSAGE, &["x"], None, &mut rng(9));
             assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn misreading_replaces_one_confusable_group() {
+        let word = "modern";
+        let expected: Vec<String> = (0..word.len())
+            .flat_map(|at| {
+                CONFUSABLES
+                    .iter()
+                    .filter(move |(seen, _)| word[at..].starts_with(seen))
+                    .map(move |(seen, read)| format!("{}{read}{}", &word[..at], &word[at + seen.len()..]))
+            })
+            .collect();
+        let seen: std::collections::BTreeSet<String> =
+            (0..200).filter_map(|seed| misread(word, &mut rng(seed))).collect();
+        assert!(seen.iter().all(|read| expected.contains(read)), "{seen:?} not among {expected:?}");
+        assert!(seen.contains("modem") && seen.contains("rnodern"), "{seen:?}");
+        assert_eq!(misread("xyz", &mut rng(1)), None);
+    }
+
+    #[test]
+    fn broken_words_keep_their_letters_in_two_parts() {
+        for seed in 0..50 {
+            let broken = break_word("lighthouse", &mut rng(seed)).unwrap();
+            let parts: Vec<&str> = broken.split(' ').collect();
+            assert_eq!(parts.len(), 2);
+            assert!(parts.iter().all(|part| part.chars().count() >= 2), "{broken}");
+            assert_eq!(parts.concat(), "lighthouse");
+        }
+        assert_eq!(break_word("cat", &mut rng(1)), None);
+        assert_eq!(break_word("a-b-c", &mut rng(1)), None);
+    }
+
+    /// Share of the passage's words (punctuation stripped) found unchanged, in
+    /// order, as words of `noisy`.
+    fn intact_share(noisy: &str) -> f64 {
+        let strip = |w: &str| w.chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+        let kept: std::collections::HashSet<String> = noisy.split_whitespace().map(strip).collect();
+        let words: Vec<String> = PASSAGE.split_whitespace().map(strip).collect();
+        words.iter().filter(|w| kept.contains(*w)).count() as f64 / words.len() as f64
+    }
+
+    #[test]
+    fn ocr_noise_damages_about_the_levels_share_of_words() {
+        let mean =
+            |level| (0..40).map(|seed| intact_share(&ocr_noise(PASSAGE, level, &mut rng(seed)))).sum::<f64>() / 40.0;
+        let (low, high) = (mean(Level::Low), mean(Level::High));
+        assert!((0.75..0.95).contains(&low), "low keeps {low}");
+        assert!((0.45..0.75).contains(&high), "high keeps {high}");
+        let noisy = obfuscate(Strategy::Ocr(Level::High), PASSAGE, &[], None, &mut rng(3));
+        assert_ne!(noisy, PASSAGE);
+        let letters = |t: &str| t.chars().filter(|c| c.is_alphanumeric()).count() as f64;
+        assert!((letters(&noisy) / letters(PASSAGE) - 1.0).abs() < 0.1);
+        assert_eq!(Strategy::Ocr(Level::Low).obfuscation(), "low");
+        assert_eq!(Strategy::Ocr(Level::High).name(), "ocr");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ocr_noise_takes_any_text(text in "\\PC{0,80}", seed in 0u64..1000) {
+            let noisy = ocr_noise(&text, Level::High, &mut rng(seed));
+            proptest::prop_assert!(noisy.chars().count() <= 2 * text.chars().count() + 1);
         }
     }
 }

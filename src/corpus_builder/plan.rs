@@ -129,10 +129,27 @@ pub fn plagiarised_share<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 /// At most this many cases go into one suspicious document.
 pub const MAX_CASES_PER_DOCUMENT: usize = 25;
 
-/// A strategy with the mix of the dev corpus: none 33 %, low 40 %, high 27 %;
-/// semantic cases only when a synonym list is given (otherwise their share goes to
-/// random operations).
-pub fn draw_strategy<R: Rng + ?Sized>(with_synonyms: bool, rng: &mut R) -> Strategy {
+/// Which obfuscations a corpus's cases get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ObfuscationMix {
+    /// The mix of the dev corpus (PAN-PC-10's kinds): see [`draw_strategy`].
+    #[default]
+    PanPc,
+    /// OCR noise only ([`Strategy::Ocr`]): none 20 %, low 40 %, high 40 %.
+    Ocr,
+}
+
+/// A strategy drawn from `mix`. The PAN-PC mix is that of the dev corpus:
+/// none 33 %, low 40 %, high 27 %; semantic cases only when a synonym list is
+/// given (otherwise their share goes to random operations).
+pub fn draw_strategy<R: Rng + ?Sized>(mix: ObfuscationMix, with_synonyms: bool, rng: &mut R) -> Strategy {
+    if mix == ObfuscationMix::Ocr {
+        return match rng.random_range(0..10u32) {
+            0..2 => Strategy::Verbatim,
+            2..6 => Strategy::Ocr(Level::Low),
+            _ => Strategy::Ocr(Level::High),
+        };
+    }
     let strategy = match rng.random_range(0..100u32) {
         0..33 => Strategy::Verbatim,
         33..47 => Strategy::Random(Level::Low),
@@ -362,7 +379,7 @@ mod tests {
         let mut rng = rng_for(1, Purpose::Cases, 0);
         let mut verbatim = 0;
         for _ in 0..1000 {
-            let strategy = draw_strategy(false, &mut rng);
+            let strategy = draw_strategy(ObfuscationMix::PanPc, false, &mut rng);
             assert!(!matches!(strategy, Strategy::Semantic(_)));
             verbatim += usize::from(strategy == Strategy::Verbatim);
         }

@@ -19,7 +19,7 @@ pub enum DocumentSet {
 }
 
 /// Strategies in the order the README lists them.
-const STRATEGY_ORDER: [Strategy; 8] = [
+const STRATEGY_ORDER: [Strategy; 10] = [
     Strategy::Random(Level::Low),
     Strategy::Random(Level::High),
     Strategy::Shuffle(Level::Low),
@@ -27,6 +27,8 @@ const STRATEGY_ORDER: [Strategy; 8] = [
     Strategy::Semantic(Level::Low),
     Strategy::Semantic(Level::High),
     Strategy::Normalise,
+    Strategy::Ocr(Level::Low),
+    Strategy::Ocr(Level::High),
     Strategy::Verbatim,
 ];
 

@@ -397,3 +397,40 @@ fn a_text_that_is_not_utf8_is_named_and_leaves_no_partial_corpus() {
     assert!(message.contains(&expected), "{message}");
     assert!(!out.exists(), "the partial corpus should be removed");
 }
+
+#[test]
+fn an_ocr_corpus_has_verbatim_and_ocr_noised_cases_that_pass_its_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ocr");
+    let texts = texts();
+    let output = run(&[
+        "corpus",
+        "--texts",
+        texts.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "4",
+        "--doc-chars",
+        "3000..9000",
+        "--sources",
+        "6",
+        "--suspicious",
+        "6",
+        "--obfuscation",
+        "ocr",
+        "--quiet",
+    ]);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let cases = cases(&out);
+    assert!(cases.len() >= 4, "{cases:?}");
+    for case in &cases {
+        let labels = (case["strategy"].as_str(), case["obfuscation"].as_str());
+        assert!(matches!(labels, ("verbatim", "none") | ("ocr", "low" | "high")), "{case:?}");
+    }
+    assert!(cases.iter().any(|case| case["strategy"] == "ocr"));
+    let readme = fs::read_to_string(out.join("README.txt")).unwrap();
+    assert!(readme.contains("/ocr "), "{readme}");
+    let check = run(&["corpus", "--check", out.to_str().unwrap()]);
+    assert!(check.status.success(), "stderr: {}", stderr(&check));
+}
