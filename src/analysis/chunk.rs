@@ -5,8 +5,20 @@
 //! are joined by one space and hashed with MD5 (or XXH3, see [`ChunkHash`]), of
 //! which the top `hash_bits` bits are kept. MD5 runs on [`MD5_BATCH`] chunks at
 //! once, one per SIMD lane (`md5-many`): one chunk is one 64-byte MD5 block,
-//! and a block's rounds depend on each other, so lanes are the only parallelism. A chunk's sequence number is its first word's; it covers the
-//! characters from its first word's start to its last word's end.
+//! and a block's rounds depend on each other, so lanes are the only parallelism.
+//! A chunk's sequence number is its first word's; it covers the characters from
+//! its first word's start to its last word's end.
+//!
+//! **Interleaved chunks** (`--hashing interleaved`, after the dupi design's
+//! interleaved k-circular hash) take every other word: the chunk at word `i`
+//! holds words `i, i+2, …, i+2(n-1)`, so the chunks of even words and those of
+//! odd words form two streams, and a passage still matches on one of them when
+//! noise (OCR errors, a different tokenisation) changed every other word. A
+//! changed word costs `n` chunks either way, but interleaved chunks lose every
+//! other one over `2n-1` positions instead of `n` in a row. dupi hashes a
+//! window as the XOR of its words' hashes, which is blind to their order; the
+//! sorted words hashed here are blind to it too, and a word repeated in the
+//! window does not cancel out as it does under XOR.
 
 use md5_many::{Md5Digest, Md5Many};
 use xxhash_rust::xxh3::xxh3_64;
@@ -35,6 +47,9 @@ pub struct ChunkParams {
     pub hash_bits: u32,
     /// The hash function.
     pub hash: ChunkHash,
+    /// Every other word in a chunk instead of consecutive words (see the module
+    /// documentation).
+    pub interleaved: bool,
 }
 
 /// The hash function of chunks.
@@ -51,7 +66,13 @@ pub enum ChunkHash {
 
 impl Default for ChunkParams {
     fn default() -> Self {
-        ChunkParams { words: DEFAULT_CHUNK_WORDS, sorted: true, hash_bits: DEFAULT_HASH_BITS, hash: ChunkHash::Md5 }
+        ChunkParams {
+            words: DEFAULT_CHUNK_WORDS,
+            sorted: true,
+            hash_bits: DEFAULT_HASH_BITS,
+            hash: ChunkHash::Md5,
+            interleaved: false,
+        }
     }
 }
 
@@ -96,16 +117,18 @@ impl Chunker {
         out.hashes.clear();
         out.ranges.clear();
         let n = self.params.words;
-        if tokens.len() < n {
+        let step = if self.params.interleaved { 2 } else { 1 };
+        let span = step * (n - 1) + 1;
+        if tokens.len() < span {
             return;
         }
-        let count = tokens.len() - n + 1;
+        let count = tokens.len() - span + 1;
         out.hashes.reserve(count);
         out.ranges.reserve(count);
         let mut order = [0usize; MAX_CHUNK_WORDS];
         for first in 0..count {
             let order = &mut order[..n];
-            for (slot, seq) in order.iter_mut().zip(first..) {
+            for (slot, seq) in order.iter_mut().zip((first..).step_by(step)) {
                 *slot = seq;
             }
             if self.params.sorted {
@@ -125,7 +148,7 @@ impl Chunker {
                     out.hashes.push(xxh3_64(&self.joined) >> (64 - bits));
                 }
             }
-            out.ranges.push(CharRange::new(tokens.range(first).start, tokens.range(first + n - 1).end));
+            out.ranges.push(CharRange::new(tokens.range(first).start, tokens.range(first + span - 1).end));
         }
         self.md5.flush(self.params.hash_bits, &mut out.hashes);
     }
@@ -312,6 +335,21 @@ mod tests {
         }
 
         #[test]
+        fn interleaved_chunks_are_the_chunks_of_every_other_word(words in proptest::collection::vec("[a-c]{3,6}|[a-z]{12,20}", 0..16), sorted: bool, n in 1usize..5) {
+            let params = ChunkParams { words: n, sorted, hash_bits: 64, ..ChunkParams::default() };
+            let chunks = chunks_of(&words.join(" "), ChunkParams { interleaved: true, ..params });
+            proptest::prop_assert_eq!(chunks.len(), (words.len() + 2).saturating_sub(2 * n));
+            let starts: Vec<u32> = words.iter().scan(0, |at, word| { let start = *at; *at += word.len() as u32 + 1; Some(start) }).collect();
+            for (first, (&hash, range)) in chunks.hashes.iter().zip(&chunks.ranges).enumerate() {
+                let every_other: Vec<&str> = words[first..].iter().step_by(2).take(n).map(String::as_str).collect();
+                let reference = chunks_of(&every_other.join(" "), params);
+                proptest::prop_assert_eq!(&reference.hashes, &vec![hash]);
+                let last = first + 2 * (n - 1);
+                proptest::prop_assert_eq!(*range, CharRange::new(starts[first], starts[last] + words[last].len() as u32));
+            }
+        }
+
+        #[test]
         fn xxh3_hashes_are_the_top_bits_of_xxh3_of_the_sorted_joined_words(words in proptest::collection::vec("[a-c]{3,9}|[a-z]{12,20}", 5..12)) {
             let text = words.join(" ");
             let params = ChunkParams { hash_bits: 40, hash: ChunkHash::Xxh3, ..ChunkParams::default() };
@@ -354,5 +392,19 @@ mod tests {
     fn chunk_ranges_count_characters() {
         let chunks = chunks_of("Žluťoučký kůň úpěl ďábelské ódy dnes", ChunkParams::default());
         assert_eq!(chunks.ranges, vec![CharRange::new(0, 31), CharRange::new(10, 36)]);
+    }
+
+    #[test]
+    fn interleaved_chunks_survive_a_change_of_every_other_word() {
+        let original = "alpha beta gamma delta epsilon zeta theta iota kappa lambda";
+        let noisy = "alpha betx gamma deltx epsilon zetx theta iotx kappa lambdx";
+        let interleaved = ChunkParams { words: 3, interleaved: true, ..ChunkParams::default() };
+        let (a, b) = (chunks_of(original, interleaved), chunks_of(noisy, interleaved));
+        // The even-word stream is untouched: chunks 0, 2 and 4 match.
+        let shared: Vec<usize> = (0..a.len()).filter(|&i| a.hashes[i] == b.hashes[i]).collect();
+        assert_eq!(shared, vec![0, 2, 4]);
+        let contiguous = ChunkParams { words: 3, ..ChunkParams::default() };
+        let (a, b) = (chunks_of(original, contiguous), chunks_of(noisy, contiguous));
+        assert!(a.hashes.iter().all(|hash| !b.hashes.contains(hash)));
     }
 }

@@ -115,8 +115,13 @@ impl<'a> Analyzer<'a> {
         let candidate_words =
             CandidateWords::new(candidates.prefix, params.tokenizer.min_word_len, candidates.synonyms);
         let structure = (candidates.structure_words > 0).then(|| {
-            let chunks =
-                ChunkParams { words: candidates.structure_words, sorted: false, hash_bits, hash: ChunkHash::Xxh3 };
+            let chunks = ChunkParams {
+                words: candidates.structure_words,
+                sorted: false,
+                hash_bits,
+                hash: ChunkHash::Xxh3,
+                interleaved: false,
+            };
             (Chunker::new(chunks), Tokens::default(), Chunks::default(), hash_bits)
         });
         // Structure chunks need the short function words; content words are

@@ -237,7 +237,13 @@ impl Settings {
     /// The chunker parameters (of the content chunks, with candidate chunks).
     pub fn chunks(&self) -> ChunkParams {
         let hash = if self.candidates.is_some() { ChunkHash::Xxh3 } else { ChunkHash::Md5 };
-        ChunkParams { words: self.chunk_words, sorted: self.sorted, hash_bits: self.hash_bits, hash }
+        ChunkParams {
+            words: self.chunk_words,
+            sorted: self.sorted,
+            hash_bits: self.hash_bits,
+            hash,
+            interleaved: false,
+        }
     }
 
     /// Checks the values with the detector's validation.

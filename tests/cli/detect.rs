@@ -4,7 +4,7 @@ use std::fs;
 
 use pan_detect::report::pan_xml::PanDocument;
 
-use crate::{detect, path_str, prose, read_report};
+use crate::{detect, path_str, prose, read_report, report_passages};
 
 fn char_len(text: &str) -> u64 {
     text.chars().count() as u64
@@ -356,4 +356,48 @@ fn taboo_text_is_never_reported_but_a_copy_beside_it_is() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && stderr.contains("no-such-template.txt: cannot use as taboo text"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+/// `text` with every other word (the odd ones) changed the way OCR misreads
+/// letters: each `e` read as `c`, or an `x` before it when it has none.
+fn misread_every_other_word(text: &str) -> String {
+    let misread = |word: &str| if word.contains('e') { word.replace('e', "c") } else { format!("x{word}") };
+    let words = text.split(' ').enumerate();
+    words.map(|(i, word)| if i % 2 == 1 { misread(word) } else { word.to_string() }).collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn interleaved_chunks_find_a_copy_whose_every_other_word_was_misread() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = (dir.path().join("src"), dir.path().join("susp"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    let passage = prose(12, 200).trim_end().to_string();
+    let source_before = prose(11, 150);
+    fs::write(src.join("source-a.txt"), format!("{source_before}{passage} {}", prose(13, 100))).unwrap();
+    let suspicious_before = prose(14, 100);
+    let noisy = misread_every_other_word(&passage);
+    fs::write(susp.join("suspicious-a.txt"), format!("{suspicious_before}{noisy} {}", prose(15, 100))).unwrap();
+
+    let found = |hashing: &str| {
+        let out = dir.path().join(format!("out-{hashing}"));
+        let flags = ["--quiet", "--preset", "pan09", "--chunk-words", "4", "--min-chunks", "12", "--min-common", "12"];
+        let output = detect(&src, &susp, &out, &[&flags[..], &["--hashing", hashing]].concat());
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        report_passages(&out.join("suspicious-a.xml"))
+    };
+    // Every run of two consecutive words holds a misread one: no contiguous chunk survives.
+    assert_eq!(found("contiguous"), vec![]);
+    let passages = found("interleaved");
+    assert_eq!(passages.len(), 1, "{passages:?}");
+    let (start, end, source, source_start, source_end) = &passages[0];
+    assert_eq!(source, "source-a.txt");
+    let (expected_start, expected_source) = (char_len(&suspicious_before), char_len(&source_before));
+    assert!(
+        start.abs_diff(expected_start) < 40 && end.abs_diff(expected_start + char_len(&noisy)) < 40,
+        "{passages:?}"
+    );
+    assert!(
+        source_start.abs_diff(expected_source) < 40 && source_end.abs_diff(expected_source + char_len(&passage)) < 40
+    );
 }

@@ -46,6 +46,15 @@ impl From<Overlap> for OverlapPolicy {
     }
 }
 
+/// `--hashing` values: which words make a chunk.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HashingArg {
+    /// Consecutive words (the papers' chunks).
+    Contiguous,
+    /// Every other word: two streams, of even and of odd words (dupi).
+    Interleaved,
+}
+
 /// `--threads`, for the commands that run in parallel.
 #[derive(clap::Args)]
 pub struct ThreadsArg {

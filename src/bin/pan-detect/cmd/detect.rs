@@ -24,7 +24,7 @@ use pan_detect::report::{
     DetectionSink, PanXmlDirectory, PanXmlPairDirectory, ReadableFormat, ReadableReports, ReadableSink,
 };
 
-use super::args::{Overlap, PresetArg, StrictArg, ThreadsArg};
+use super::args::{HashingArg, Overlap, PresetArg, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
@@ -90,6 +90,12 @@ pub struct Args {
     no_sort: bool,
     #[arg(long, value_name = "BITS", help = defaulted("Bits of a chunk's hash kept (24..=64): MD5 with pan09, XXH3 for best's candidate chunks.", DEFAULT_HASH_BITS))]
     hash_bits: Option<u32>,
+    /// Which words make a chunk (pan09's chunks, best's candidate chunks):
+    /// `contiguous` (consecutive words, the papers') or `interleaved` (every
+    /// other word, dupi's two streams of even and odd words: robust to OCR
+    /// noise and tokenisation differences that change scattered words).
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = HashingArg::Contiguous)]
+    hashing: HashingArg,
     #[arg(long, value_name = "N", help = defaulted("pan09: source documents sharing fewer chunks with a suspicious document are not compared further.", DEFAULT_MIN_COMMON))]
     min_common: Option<usize>,
     #[arg(long, value_name = "N", help = defaulted("pan09: a valid interval holds at least this many matching chunks.", DEFAULT_MIN_CHUNKS))]
@@ -285,6 +291,7 @@ impl Args {
         set(&mut params.chunks.words, self.chunk_words);
         params.chunks.sorted = !self.no_sort;
         set(&mut params.chunks.hash_bits, self.hash_bits);
+        params.chunks.interleaved = self.hashing == HashingArg::Interleaved;
         set(&mut params.min_common, self.min_common);
         set(&mut params.intervals.min_chunks, self.min_chunks);
         set(&mut params.intervals.max_gap, self.max_gap);
