@@ -40,24 +40,16 @@ fn texts() -> PathBuf {
     fixtures().join("texts")
 }
 
-/// Builds a small corpus from the fixture texts into `out`.
+/// Builds a small corpus (5 + 5 documents) from the fixture texts into `out`.
 fn build_small(out: &Path, seed: &str) -> std::process::Output {
-    run(&[
-        "corpus",
-        "--texts",
-        texts().to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--seed",
-        seed,
-        "--doc-chars",
-        "3000..9000",
-        "--sources",
-        "5",
-        "--suspicious",
-        "5",
-        "--quiet",
-    ])
+    build_small_with(out, seed, &[])
+}
+
+/// [`build_small`] with `extra` flags.
+fn build_small_with(out: &Path, seed: &str, extra: &[&str]) -> std::process::Output {
+    let texts = texts();
+    let flags = ["--seed", seed, "--doc-chars", "3000..9000", "--sources", "5", "--suspicious", "5", "--quiet"];
+    run(&[&["corpus", "--texts", texts.to_str().unwrap(), "--out", out.to_str().unwrap()], &flags[..], extra].concat())
 }
 
 fn stdout(output: &std::process::Output) -> String {
@@ -159,24 +151,7 @@ fn target_size_recombines_sentences_when_the_texts_are_too_small() {
 
 /// Builds a small reuse-heavy corpus (a pool of 300 fixture sentences) into `out`.
 fn build_reuse_heavy(out: &Path, pool: &str) -> std::process::Output {
-    run(&[
-        "corpus",
-        "--texts",
-        texts().to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--seed",
-        "4",
-        "--doc-chars",
-        "3000..9000",
-        "--sources",
-        "5",
-        "--suspicious",
-        "5",
-        "--reuse-pool",
-        pool,
-        "--quiet",
-    ])
+    build_small_with(out, "4", &["--reuse-pool", pool])
 }
 
 #[test]
@@ -402,25 +377,7 @@ fn a_text_that_is_not_utf8_is_named_and_leaves_no_partial_corpus() {
 fn an_ocr_corpus_has_verbatim_and_ocr_noised_cases_that_pass_its_check() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ocr");
-    let texts = texts();
-    let output = run(&[
-        "corpus",
-        "--texts",
-        texts.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--seed",
-        "4",
-        "--doc-chars",
-        "3000..9000",
-        "--sources",
-        "6",
-        "--suspicious",
-        "6",
-        "--obfuscation",
-        "ocr",
-        "--quiet",
-    ]);
+    let output = build_small_with(&out, "4", &["--obfuscation", "ocr"]);
     assert!(output.status.success(), "stderr: {}", stderr(&output));
     let cases = cases(&out);
     assert!(cases.len() >= 4, "{cases:?}");
