@@ -14,7 +14,7 @@
 #   covered in one report and not in the other (the suspicious side mapped onto
 #   the original through the same character alignment, the source side as is),
 #   in % of those the original's report covers.
-# Then the extraction speed: `pan-detect extract` of 200 copies of each PDF.
+# Then the extraction speed: `pan-detect text` of 200 copies of each PDF.
 # The target is at most 1 % everywhere; tests/cli/documents.rs asserts it too.
 # About 10 s after the release build.
 set -euo pipefail
@@ -34,7 +34,7 @@ mkdir -p "$tmp/plain"
 for doc in suspicious-document00001 suspicious-document00007; do
     cp "$fixtures/pan/suspicious-documents/$doc.txt" "$tmp/plain/"
 done
-"$binary" extract "$fixtures"/documents/suspicious-document*.* --out "$tmp/texts" 2>/dev/null
+"$binary" text "$fixtures"/documents/suspicious-document*.* --out "$tmp/texts" 2>/dev/null
 for preset in best pan09; do
     "$binary" detect --source-dir "$fixtures/pan/source-documents" --suspicious-dir "$tmp/plain" \
         --out "$tmp/plain-$preset" --preset "$preset" --quiet 2>/dev/null
@@ -107,7 +107,7 @@ for pdf in "$fixtures"/documents/*.pdf; do
 done
 bytes=$(du -cb "$tmp"/speed/*.pdf | tail -1 | cut -f1)
 start=$(date +%s.%N)
-"$binary" extract "$tmp"/speed/*.pdf --out "$tmp/speed-texts" --quiet 2>/dev/null
+"$binary" text "$tmp"/speed/*.pdf --out "$tmp/speed-texts" --quiet 2>/dev/null
 end=$(date +%s.%N)
 chars=$(cat "$tmp"/speed-texts/*.txt | wc -m)
-python3 -c "import sys; s = $end - $start; print(f'extract: 400 PDFs, {$bytes / 1e6:.1f} MB of PDF, {$chars / 1e6:.1f} M characters in {s:.2f} s: {$bytes / 1e6 / s:.1f} MB/s of PDF, {$chars / 1e6 / s:.2f} M characters/s')"
+python3 -c "import sys; s = $end - $start; print(f'text: 400 PDFs, {$bytes / 1e6:.1f} MB of PDF, {$chars / 1e6:.1f} M characters in {s:.2f} s: {$bytes / 1e6 / s:.1f} MB/s of PDF, {$chars / 1e6 / s:.2f} M characters/s')"

@@ -24,11 +24,13 @@
 //! [`detect::detect`] runs the whole pipeline over two directories ([`pairs`],
 //! when only listed document pairs are to be aligned); [`archive`] keeps a
 //! persistent index, with the table of its documents' similarities in
-//! SQLite, and checks documents against it. Offsets are character
-//! offsets everywhere ([`analysis::span`]), as PAN's Python scripts count them.
-//! Beside the pipeline, [`eval`] computes PAN's measures and [`corpus_builder`]
-//! makes PAN-style corpora with known cases, and [`screening`] finds likely
-//! near-duplicates from MinHash signatures banded by LSH.
+//! SQLite, and checks documents against it; [`extraction`] finds every
+//! passage duplicated inside one collection (no suspicious/source split).
+//! Offsets are character offsets everywhere ([`analysis::span`]), as PAN's
+//! Python scripts count them. Beside the pipeline, [`eval`] computes PAN's
+//! measures and [`corpus_builder`] makes PAN-style corpora with known cases,
+//! and [`screening`] finds likely near-duplicates from MinHash signatures
+//! banded by LSH.
 //!
 //! ```
 //! use std::sync::Mutex;
@@ -72,6 +74,7 @@ pub mod align;
 pub mod passages;
 pub mod report;
 pub mod detect;
+pub mod extraction;
 pub mod pairs;
 pub mod screening;
 pub mod archive;

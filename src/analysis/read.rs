@@ -57,7 +57,7 @@ pub fn is_document_name(path: &Path) -> bool {
 /// The name a document's outputs are named after (its report `STEM.xml`,
 /// its extracted text `STEM.txt`): the file name without `.txt`, other
 /// extensions kept, so that `a.txt` and `a.pdf` never share a report, and
-/// the text `pan-detect extract` writes of `a.pdf` (`a.pdf.txt`) is
+/// the text `pan-detect text` writes of `a.pdf` (`a.pdf.txt`) is
 /// reported as `a.pdf` is.
 pub fn output_stem(name: &str) -> &str {
     name.strip_suffix(".txt").unwrap_or(name)

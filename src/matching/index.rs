@@ -205,6 +205,12 @@ impl<K: ChunkKey> ChunkIndex<K> {
         self.hash_bits
     }
 
+    /// The postings of each distinct chunk, in hash order; each slice is
+    /// ordered by (document, sequence), as [`lookup`](Self::lookup) returns it.
+    pub fn distinct_chunks(&self) -> impl Iterator<Item = &[Posting<K>]> + '_ {
+        self.postings.chunk_by(|a, b| a.key == b.key)
+    }
+
     /// Number of postings (chunk occurrences) in the index.
     pub fn len(&self) -> usize {
         self.postings.len()

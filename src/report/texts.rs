@@ -1,4 +1,4 @@
-//! Extracted texts written out (`pan-detect extract`): for each document, the
+//! Extracted texts written out (`pan-detect text`): for each document, the
 //! text whose characters the offsets of its reports count, so that they can be
 //! checked (`text[offset..offset + length]` in Python is the passage).
 //!

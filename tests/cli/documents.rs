@@ -36,11 +36,11 @@ fn original(document: &str) -> String {
     fs::read_to_string(fixtures().join("pan/suspicious-documents").join(format!("{document}.txt"))).unwrap()
 }
 
-/// The texts `pan-detect extract` writes of `files`, in order.
+/// The texts `pan-detect text` writes of `files`, in order.
 fn extract(files: &[PathBuf]) -> Vec<String> {
     let out = tempfile::tempdir().unwrap();
     let args: Vec<&str> = files.iter().map(|f| s(f)).collect();
-    ok(run(&[&["extract", "--out", s(out.path())][..], &args].concat()));
+    ok(run(&[&["text", "--out", s(out.path())][..], &args].concat()));
     files
         .iter()
         .map(|file| {
@@ -234,11 +234,11 @@ fn documents_that_would_share_a_report_are_refused_before_anything_is_written() 
 }
 
 #[test]
-fn extract_reruns_leave_its_texts_and_never_replace_another_file() {
+fn text_reruns_leave_its_texts_and_never_replace_another_file() {
     let dir = tempfile::tempdir().unwrap();
     let pdf = documents().join("suspicious-document00007.pdf");
     let out = dir.path().join("texts");
-    let args = ["extract", s(&pdf), "--out", s(&out)];
+    let args = ["text", s(&pdf), "--out", s(&out)];
     ok(run(&args));
     let output = run(&args);
     assert!(String::from_utf8_lossy(&output.stderr).contains("1 unchanged"));

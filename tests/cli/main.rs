@@ -13,6 +13,7 @@ mod html_report;
 mod minhash;
 mod pipes;
 mod eval;
+mod extract;
 mod pairs;
 mod reports;
 mod serve;

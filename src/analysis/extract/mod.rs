@@ -7,7 +7,7 @@
 //! module, and [`repair`] mends what extraction breaks (words hyphenated at line
 //! ends, ligatures, running headers and page numbers, soft hyphens and
 //! zero-width characters). The character offsets of every report count the
-//! characters of the text returned here, which `pan-detect extract` writes out,
+//! characters of the text returned here, which `pan-detect text` writes out,
 //! and [`cache`] keeps it by the file's content hash.
 //!
 //! Decompression is bounded ([`ExpansionBudget`]), so that a zip bomb, or a PDF

@@ -29,6 +29,9 @@ enum Command {
     Eval(cmd::eval::Args),
     /// Write the text of each document (PDF, DOCX, ODT, HTML, text): the text
     /// whose characters the offsets of its reports count.
+    Text(cmd::text::Args),
+    /// Find every passage duplicated inside one collection of documents (no
+    /// suspicious/source split), grouped by the documents that share it.
     Extract(cmd::extract::Args),
     /// Build a PAN-style corpus with known plagiarism cases.
     Corpus(cmd::corpus::Args),
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Detect(args) => cmd::detect::run(*args),
         Command::Eval(args) => cmd::eval::run(args),
+        Command::Text(args) => cmd::text::run(args),
         Command::Extract(args) => cmd::extract::run(args),
         Command::Corpus(args) => cmd::corpus::run(args),
         Command::Index(args) => cmd::index::run(args),

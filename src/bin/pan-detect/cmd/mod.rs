@@ -9,3 +9,4 @@ pub mod extract;
 pub mod index;
 pub mod serve;
 pub mod similar;
+pub mod text;
