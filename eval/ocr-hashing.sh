@@ -30,7 +30,7 @@
 #   TEXTS  directory of .txt texts for the corpus (see above)
 #   SEED   corpus seed (default 2026)
 #   KEEP=1 keep the corpus and the table in the temporary directory (printed)
-# About a minute on 2 cores for the independent texts.
+# About two minutes on 2 cores for the independent texts.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -80,7 +80,7 @@ run() {
 : >"$tmp/runs"
 for hashing in contiguous interleaved; do
     for words in 3 4 5; do
-        for least in 5 8 10 12 15 20 25 30 40; do
+        for least in 5 6 8 10 12 15 18 20 25 30 35 40; do
             run "pan09:$hashing:k$words:m$least" --preset pan09 --hashing "$hashing" --chunk-words "$words" \
                 --min-chunks "$least" --min-common "$least"
         done
