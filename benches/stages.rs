@@ -1,14 +1,14 @@
-//! Per-stage throughput on synthetic English-like text: tokenize, chunk (MD5),
-//! index build, lookups, valid intervals. `cargo bench` prints MB/s per stage;
-//! end-to-end figures come from `eval/bench.sh`.
+//! Per-stage throughput on synthetic English-like text: tokenize (and the
+//! other tokenizers), chunk (MD5), index build, lookups, valid intervals.
+//! `cargo bench` prints MB/s per stage; end-to-end figures come from
+//! `eval/bench.sh`.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pan_detect::analysis::chunk::ChunkParams;
 use pan_detect::analysis::chunk::{Chunker, Chunks};
-use pan_detect::analysis::tokenize::TokenizerParams;
-use pan_detect::analysis::tokenize::{Tokenizer, Tokens};
+use pan_detect::analysis::tokenize::{AnyTokenizer, Tokenize, Tokenizer, TokenizerKind, TokenizerParams, Tokens};
 use pan_detect::matching::index::IndexBuilder;
 use pan_detect::matching::intervals::IntervalParams;
 use pan_detect::matching::intervals::{ChunkMatch, valid_intervals};
@@ -69,6 +69,12 @@ fn stages(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.bench_function("tokenize", |b| b.iter(|| tokenizer.tokenize(black_box(&text), &mut tokens)));
+    // The other tokenizers, and words through the enum every stage calls.
+    for kind in [TokenizerKind::Words, TokenizerKind::Chars(3), TokenizerKind::Code] {
+        let any = AnyTokenizer::new(TokenizerParams { kind, ..TokenizerParams::default() });
+        let name = format!("tokenize (any {kind})");
+        group.bench_function(name, |b| b.iter(|| any.tokenize(black_box(&text), &mut tokens)));
+    }
 
     tokenizer.tokenize(&text, &mut tokens);
     let mut chunker = Chunker::new(ChunkParams::default());

@@ -18,7 +18,7 @@ use crate::analysis::read::{self, DocumentFile, TextReader, content_hash};
 use crate::analysis::span::CharRange;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks};
-use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
+use crate::analysis::tokenize::{AnyTokenizer, Tokenize, TokenizerParams, Tokens};
 use crate::error::Warning;
 use crate::progress::Progress;
 
@@ -94,7 +94,7 @@ impl Document {
 
 /// One thread's tokenizer, chunkers and buffers.
 pub struct Analyzer<'a> {
-    tokenizer: Tokenizer,
+    tokenizer: AnyTokenizer,
     chunker: Chunker,
     tokens: Tokens,
     chunks: Chunks,
@@ -109,7 +109,7 @@ impl<'a> Analyzer<'a> {
     /// An analyzer for `params`.
     pub fn new(params: &AnalysisParams<'a>) -> Self {
         let Some(candidates) = params.candidates else {
-            return Analyzer::with(Tokenizer::new(params.tokenizer), params.chunks, None, None);
+            return Analyzer::with(AnyTokenizer::new(params.tokenizer), params.chunks, None, None);
         };
         let hash_bits = params.chunks.hash_bits;
         let candidate_words =
@@ -126,12 +126,12 @@ impl<'a> Analyzer<'a> {
         });
         // Structure chunks need the short function words; content words are
         // held to the minimum length when they are derived.
-        let tokenizer = Tokenizer::new(TokenizerParams { min_word_len: 1, ..params.tokenizer });
+        let tokenizer = AnyTokenizer::new(TokenizerParams { min_word_len: 1, ..params.tokenizer });
         Analyzer::with(tokenizer, params.chunks, Some((candidate_words, Tokens::default())), structure)
     }
 
     fn with(
-        tokenizer: Tokenizer,
+        tokenizer: AnyTokenizer,
         chunks: ChunkParams,
         candidate_words: Option<(CandidateWords<'a>, Tokens)>,
         structure: Option<(Chunker, Tokens, Chunks, u32)>,
@@ -302,7 +302,7 @@ mod tests {
         let mut analyzer = Analyzer::new(&params);
         let document = analyzer.analyse_text(TEXT.to_string(), TEXT.len() as u64, content_hash(TEXT.as_bytes()));
         let mut tokens = Tokens::default();
-        Tokenizer::new(TokenizerParams::default()).tokenize(TEXT, &mut tokens);
+        crate::analysis::tokenize::Tokenizer::new(TokenizerParams::default()).tokenize(TEXT, &mut tokens);
         let mut expected = Chunks::default();
         Chunker::new(ChunkParams::default()).chunk(&tokens, &mut expected);
         assert_eq!((&document.chunks.hashes, &document.chunks.ranges), (&expected.hashes, &expected.ranges));

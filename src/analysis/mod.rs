@@ -5,7 +5,9 @@
 //! 1. [`read`] lists the documents and turns them into text: plain text
 //!    decoded, PDF, DOCX, ODT and HTML extracted and repaired ([`extract`]);
 //! 2. [`tokenize`] cuts a text into folded words with character offsets
-//!    ([`span`]), and [`stem`] reduces words to stems for the alignment stage;
+//!    ([`span`]) — or into character n-grams, or into source code tokens
+//!    ([`code`]), behind one trait ([`tokenize::Tokenize`]) — and [`stem`]
+//!    reduces words to stems for the alignment stage;
 //! 3. [`chunk`] hashes every run of consecutive words (sorted) with MD5;
 //!    — or, for the alignment stage, chunks of stop-word-free word prefixes
 //!    and of function words ([`candidates`], with [`synonyms`] as one word);
@@ -16,6 +18,7 @@
 
 pub mod candidates;
 pub mod chunk;
+pub mod code;
 pub mod document;
 pub mod extract;
 pub mod minhash;

@@ -48,7 +48,7 @@ impl Synonyms {
     /// the tokenizer's folding, digits kept, any length) are ignored; a word of
     /// several groups belongs to the first.
     pub fn parse(text: &str) -> Synonyms {
-        let tokenizer = Tokenizer::new(TokenizerParams { digits: true, min_word_len: 1 });
+        let tokenizer = Tokenizer::new(TokenizerParams { digits: true, min_word_len: 1, ..TokenizerParams::default() });
         let mut tokens = Tokens::default();
         let mut canonical = HashMap::new();
         for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {

@@ -35,16 +35,131 @@ pub const DEFAULT_DIGITS: bool = true;
 /// How words are cut out of a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TokenizerParams {
-    /// Digits count as word characters (`--digits`).
+    /// Digits count as word characters (`--digits`; words and `chars:N`).
     pub digits: bool,
     /// Words with fewer characters (after folding) are ignored; Han ideographs
-    /// are kept however short.
+    /// are kept however short. Applies to words only.
     pub min_word_len: usize,
+    /// What a token is (`--tokenizer`).
+    pub kind: TokenizerKind,
 }
 
 impl Default for TokenizerParams {
     fn default() -> Self {
-        TokenizerParams { digits: DEFAULT_DIGITS, min_word_len: DEFAULT_MIN_WORD_LEN }
+        TokenizerParams { digits: DEFAULT_DIGITS, min_word_len: DEFAULT_MIN_WORD_LEN, kind: TokenizerKind::Words }
+    }
+}
+
+/// Accepted `N` of `--tokenizer chars:N`: one character is as many tokens as
+/// the text has letters; beyond 8 a token is longer than most Chinese and
+/// Japanese words and a changed character breaks too many of them.
+pub const CHARS_RANGE: std::ops::RangeInclusive<usize> = 1..=8;
+
+/// What a token is: the `--tokenizer` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TokenizerKind {
+    /// Words ([`Tokenizer`]): the paper's tokens.
+    #[default]
+    Words,
+    /// Every run of this many consecutive word characters ([`CharTokenizer`]),
+    /// for scripts written without spaces.
+    Chars(usize),
+    /// Source code tokens ([`crate::analysis::code`]).
+    Code,
+}
+
+impl TokenizerKind {
+    /// True for [`TokenizerKind::Words`].
+    pub fn is_words(&self) -> bool {
+        *self == TokenizerKind::Words
+    }
+}
+
+impl std::fmt::Display for TokenizerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenizerKind::Words => f.write_str("words"),
+            TokenizerKind::Chars(n) => write!(f, "chars:{n}"),
+            TokenizerKind::Code => f.write_str("code"),
+        }
+    }
+}
+
+impl std::str::FromStr for TokenizerKind {
+    type Err = String;
+
+    /// Parses `words`, `chars:N` (N in [`CHARS_RANGE`]) or `code`.
+    fn from_str(value: &str) -> Result<Self, String> {
+        let (lo, hi) = (CHARS_RANGE.start(), CHARS_RANGE.end());
+        match value {
+            "words" => Ok(TokenizerKind::Words),
+            "code" => Ok(TokenizerKind::Code),
+            _ => match value.strip_prefix("chars:") {
+                Some(n) => match n.parse::<usize>() {
+                    Ok(n) if CHARS_RANGE.contains(&n) => Ok(TokenizerKind::Chars(n)),
+                    _ => Err(format!("N of chars:N must be a number from {lo} to {hi}")),
+                },
+                None => Err(format!("expected words, chars:N with N from {lo} to {hi}, or code")),
+            },
+        }
+    }
+}
+
+impl serde::Serialize for TokenizerKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TokenizerKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Cuts a text into tokens: one trait for words, character n-grams and code
+/// tokens, so that every stage that reads tokens reads them one way.
+pub trait Tokenize {
+    /// Tokenizes `text` into `out`, replacing its previous content; every
+    /// token keeps its character range in `text`.
+    fn tokenize(&self, text: &str, out: &mut Tokens);
+}
+
+/// The tokenizer of a [`TokenizerKind`]; reuse one per thread. An enum rather
+/// than a trait object, so that the words tokenizer's hot loop is called
+/// directly (see `benches/stages.rs`, `tokenize` and `tokenize (any words)`).
+// The words tokenizer's tables make its variant large; there is one value per
+// thread, never moved in a loop, and a box would add a load to every call.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+pub enum AnyTokenizer {
+    /// Words.
+    Words(Tokenizer),
+    /// Character n-grams.
+    Chars(CharTokenizer),
+    /// Code tokens.
+    Code(crate::analysis::code::CodeTokenizer),
+}
+
+impl AnyTokenizer {
+    /// The tokenizer `params.kind` names, with validated parameters.
+    pub fn new(params: TokenizerParams) -> Self {
+        match params.kind {
+            TokenizerKind::Words => AnyTokenizer::Words(Tokenizer::new(params)),
+            TokenizerKind::Chars(n) => AnyTokenizer::Chars(CharTokenizer::new(n, params.digits)),
+            TokenizerKind::Code => AnyTokenizer::Code(crate::analysis::code::CodeTokenizer),
+        }
+    }
+}
+
+impl Tokenize for AnyTokenizer {
+    fn tokenize(&self, text: &str, out: &mut Tokens) {
+        match self {
+            AnyTokenizer::Words(words) => words.tokenize(text, out),
+            AnyTokenizer::Chars(chars) => chars.tokenize(text, out),
+            AnyTokenizer::Code(code) => code.tokenize(text, out),
+        }
     }
 }
 
@@ -135,6 +250,24 @@ impl Tokens {
         self.folded.extend(std::iter::repeat_n('\0', WORD_WINDOW));
     }
 
+    /// Starts a new text: drops the previous content (for the tokenizers
+    /// outside this module, with [`push`](Self::push) and [`end`](Self::end)).
+    pub(crate) fn begin(&mut self) {
+        self.clear();
+    }
+
+    /// Appends a token whose folded form is `token` (an empty one is dropped).
+    pub(crate) fn push(&mut self, token: &str, range: CharRange) {
+        let folded_start = self.folded.len();
+        self.folded.push_str(token);
+        self.finish_word(folded_start, range, 1);
+    }
+
+    /// Ends the text: pads the folded buffer for [`word_window`](Self::word_window).
+    pub(crate) fn end(&mut self) {
+        self.folded.extend(std::iter::repeat_n('\0', WORD_WINDOW));
+    }
+
     fn clear(&mut self) {
         self.folded.clear();
         self.folded_ends.clear();
@@ -199,6 +332,7 @@ impl Tokenizer {
     }
 
     /// Tokenizes `text` into `out`, replacing its previous content.
+    #[inline]
     pub fn tokenize(&self, text: &str, out: &mut Tokens) {
         out.clear();
         let bytes = text.as_bytes();
@@ -275,6 +409,82 @@ impl Tokenizer {
 
     fn is_word_char(&self, c: char) -> bool {
         c.is_alphabetic() || (self.params.digits && c.is_numeric())
+    }
+}
+
+impl Tokenize for Tokenizer {
+    #[inline]
+    fn tokenize(&self, text: &str, out: &mut Tokens) {
+        Tokenizer::tokenize(self, text, out);
+    }
+}
+
+/// Splits texts into character n-grams (`--tokenizer chars:N`), for scripts
+/// written without spaces, where a word segmenter would need a dictionary.
+///
+/// A token is every run of `n` consecutive word characters (letters, and
+/// digits unless `--no-digits`), folded as words are ([`fold_char`]); the
+/// characters between them (white space, punctuation, symbols) are skipped, so
+/// a run may span them and a changed comma or line break changes no token.
+/// The stride is one character: a token starts at every word character, so
+/// that an inserted or deleted character shifts nothing after it and breaks
+/// only the `n` tokens that contain it (tokens cut end to end would all change
+/// after it). A combining mark belongs to the word character before it (and
+/// is skipped after any other character); a letter that folds to nothing
+/// (tatweel) is skipped like punctuation. A token's range runs from its first
+/// character's start to its last character's end.
+/// The minimum word length does not apply.
+#[derive(Debug, Clone)]
+pub struct CharTokenizer {
+    n: usize,
+    digits: bool,
+}
+
+impl CharTokenizer {
+    /// Tokens of `n` characters (`n` in [`CHARS_RANGE`]); digits count with `digits`.
+    pub fn new(n: usize, digits: bool) -> Self {
+        CharTokenizer { n, digits }
+    }
+}
+
+impl CharTokenizer {
+    /// The word characters of `text`: per character its start and end in the
+    /// text (in characters, the end past the combining marks that follow it)
+    /// and the end of its folded form in the returned string, which holds
+    /// their folded forms one after another.
+    fn units(&self, text: &str) -> (Vec<(u32, u32, u32)>, String) {
+        let mut units: Vec<(u32, u32, u32)> = Vec::new();
+        let mut folded = String::new();
+        for (pos, c) in (0u32..).zip(text.chars()) {
+            if is_combining_mark(c) {
+                if let Some(last) = units.last_mut().filter(|last| last.1 == pos) {
+                    last.1 = pos + 1;
+                }
+            } else if c.is_alphabetic() || (self.digits && c.is_numeric()) {
+                let before = folded.len();
+                fold_char(c, &mut folded);
+                // A letter that folds to nothing (tatweel) is skipped as punctuation is.
+                if folded.len() > before {
+                    units.push((pos, pos + 1, folded.len() as u32));
+                }
+            }
+        }
+        (units, folded)
+    }
+}
+
+impl Tokenize for CharTokenizer {
+    fn tokenize(&self, text: &str, out: &mut Tokens) {
+        out.begin();
+        let (units, folded) = self.units(text);
+        let n = self.n.max(1);
+        for first in 0..units.len().saturating_sub(n - 1) {
+            let last = first + n - 1;
+            let folded_start = if first == 0 { 0 } else { units[first - 1].2 as usize };
+            let token = &folded[folded_start..units[last].2 as usize];
+            out.push(token, CharRange::new(units[first].0, units[last].1));
+        }
+        out.end();
     }
 }
 
@@ -419,7 +629,109 @@ mod tests {
         assert_eq!((tokens.word(0), tokens.word(1)), ("ccc", "eeee"));
     }
 
+    fn char_tokens(text: &str, n: usize, digits: bool) -> Vec<(String, u32, u32)> {
+        let mut tokens = Tokens::default();
+        CharTokenizer::new(n, digits).tokenize(text, &mut tokens);
+        (0..tokens.len()).map(|i| (tokens.word(i).to_string(), tokens.range(i).start, tokens.range(i).end)).collect()
+    }
+
+    fn expect(expected: &[(&str, u32, u32)]) -> Vec<(String, u32, u32)> {
+        expected.iter().map(|&(t, s, e)| (t.to_string(), s, e)).collect()
+    }
+
+    #[test]
+    fn character_ngrams_count_characters_and_span_punctuation() {
+        // 東0 京1 の2 天3 気4 、5 晴6 れ7 。8
+        let found = char_tokens("東京の天気、晴れ。", 2, true);
+        let expected = [("東京", 0, 2), ("京の", 1, 3), ("の天", 2, 4), ("天気", 3, 5), ("気晴", 4, 7), ("晴れ", 6, 8)];
+        assert_eq!(found, expect(&expected));
+        assert_eq!(char_tokens("東京の天気", 5, true), expect(&[("東京の天気", 0, 5)]));
+        assert!(char_tokens("東京", 3, true).is_empty());
+        assert!(char_tokens("", 1, true).is_empty());
+    }
+
+    #[test]
+    fn character_ngrams_fold_and_keep_marks_with_their_letter() {
+        // C0 a1 f2 e3 U+0301 4, space 5, A6 u7: the mark widens the e's range.
+        let found = char_tokens("Cafe\u{301} Au", 3, true);
+        assert_eq!(found, expect(&[("caf", 0, 3), ("afe", 1, 5), ("fea", 2, 7), ("eau", 3, 8)]));
+        // ß folds to two letters but is one character of the range.
+        assert_eq!(char_tokens("Maß", 2, true), expect(&[("ma", 0, 2), ("ass", 1, 3)]));
+        // Tatweel folds to nothing and is skipped; so are digits without --digits.
+        assert_eq!(char_tokens("كـتب", 2, true), expect(&[("كت", 0, 3), ("تب", 2, 4)]));
+        assert_eq!(char_tokens("a1b", 2, false), expect(&[("ab", 0, 3)]));
+        assert_eq!(char_tokens("a1b", 2, true), expect(&[("a1", 0, 2), ("1b", 1, 3)]));
+    }
+
+    #[test]
+    fn tokenizer_kinds_parse_what_they_print() {
+        for kind in [TokenizerKind::Words, TokenizerKind::Chars(1), TokenizerKind::Chars(8), TokenizerKind::Code] {
+            assert_eq!(kind.to_string().parse::<TokenizerKind>(), Ok(kind));
+        }
+        assert_eq!("chars:3".parse::<TokenizerKind>(), Ok(TokenizerKind::Chars(3)));
+        for bad in ["chars:0", "chars:9", "chars:", "chars:x"] {
+            assert_eq!(bad.parse::<TokenizerKind>().unwrap_err(), "N of chars:N must be a number from 1 to 8");
+        }
+        let unknown = "ngrams".parse::<TokenizerKind>().unwrap_err();
+        assert_eq!(unknown, "expected words, chars:N with N from 1 to 8, or code");
+    }
+
+    #[test]
+    fn any_tokenizer_gives_what_its_kind_gives() {
+        let text = "Žluťoučký kůň; x = y + 1;";
+        let tokens_of = |params: TokenizerParams| {
+            let mut tokens = Tokens::default();
+            AnyTokenizer::new(params).tokenize(text, &mut tokens);
+            (0..tokens.len())
+                .map(|i| (tokens.word(i).to_string(), tokens.range(i).start, tokens.range(i).len()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(tokens_of(TokenizerParams::default()), default_words(text));
+        let chars = TokenizerParams { kind: TokenizerKind::Chars(4), ..TokenizerParams::default() };
+        let expected: Vec<_> = char_tokens(text, 4, true).into_iter().map(|(t, s, e)| (t, s, e - s)).collect();
+        assert_eq!(tokens_of(chars), expected);
+        let code = tokens_of(TokenizerParams { kind: TokenizerKind::Code, ..TokenizerParams::default() });
+        let code: Vec<&str> = code.iter().map(|t| t.0.as_str()).collect();
+        assert_eq!(code.join(" "), "$id $id ; $id = $id + $num ;");
+    }
+
+    /// The n-grams as a plain reading of their definition: the word characters
+    /// (not combining marks, not folding to nothing) with their positions, every
+    /// window of `n` of them folded, its range widened over the marks after it.
+    fn reference_ngrams(text: &str, n: usize, digits: bool) -> Vec<(String, u32, u32)> {
+        let chars: Vec<char> = text.chars().collect();
+        let folded = |c: char| {
+            let mut out = String::new();
+            fold_char(c, &mut out);
+            out
+        };
+        let word_chars: Vec<usize> = (0..chars.len())
+            .filter(|&i| {
+                let c = chars[i];
+                !is_combining_mark(c) && (c.is_alphabetic() || (digits && c.is_numeric())) && !folded(c).is_empty()
+            })
+            .collect();
+        word_chars
+            .windows(n)
+            .map(|window| {
+                let token: String = window.iter().map(|&i| folded(chars[i])).collect();
+                let last = window[n - 1];
+                let end = last + 1 + chars[last + 1..].iter().take_while(|&&c| is_combining_mark(c)).count();
+                (token, window[0] as u32, end as u32)
+            })
+            .collect()
+    }
+
     proptest::proptest! {
+        #[test]
+        fn character_ngrams_agree_with_the_reference(
+            text in "[a-zA-Zčßá \u{301}\u{64E},.1-9漢字のカـ]{0,40}",
+            n in 1usize..=8,
+            digits: bool,
+        ) {
+            proptest::prop_assert_eq!(char_tokens(&text, n, digits), reference_ngrams(&text, n, digits));
+        }
+
         #[test]
         fn slicing_a_word_range_gives_the_word(text in "[a-zA-Zčřžýáíéůú ,.'\\-\u{301}0-9أإآٱىةکیـًٌَُِّْ漢字の]{0,80}") {
             let mut tokens = Tokens::default();

@@ -79,7 +79,7 @@ use super::failpoints::crash_point;
 use crate::align::params::AlignParams;
 use crate::analysis::chunk::{ChunkHash, ChunkParams};
 use crate::analysis::document::AnalysisParams;
-use crate::analysis::tokenize::TokenizerParams;
+use crate::analysis::tokenize::{TokenizerKind, TokenizerParams};
 use crate::detect::params::{DetectParams, Preset};
 use crate::matching::index::KeyWidth;
 use crate::report::output::write_atomically;
@@ -90,8 +90,13 @@ pub const MAGIC: &str = "pan-detect archive index";
 /// version 3 the `best` preset's candidate chunks (`Settings::candidates`)
 /// and the structure chunks of a document record, version 4 the similarity
 /// table (`Header::similarity`), version 5 the postings per segment (one
-/// postings file for the whole index before).
-pub const FORMAT_VERSION: u32 = 5;
+/// postings file for the whole index before), version 6 the tokenizer
+/// (`Settings::tokenizer`; absent, as in version 5, means words).
+///
+/// Version 5 indexes are read as they are (their tokens are words); a build
+/// that reads version 5 only refuses a version 6 index with the version
+/// error, instead of reading code or character tokens as words.
+pub const FORMAT_VERSION: u32 = 6;
 /// The oldest format version this build reads: an index of version 4 or
 /// older keeps all its postings in one file, which this build does not read;
 /// `index create` makes it again.
@@ -158,6 +163,10 @@ pub struct Settings {
     /// does. `None` (the paper's chunks) in indexes before version 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidates: Option<CandidateSettings>,
+    /// What a token is (`--tokenizer`); absent (words) before version 6, and
+    /// left out when it is words.
+    #[serde(default, skip_serializing_if = "TokenizerKind::is_words")]
+    pub tokenizer: TokenizerKind,
 }
 
 /// The candidate chunks of an index made with the `best` preset.
@@ -185,7 +194,7 @@ impl Settings {
     /// The detector's parameters that find what `check` finds: the preset's,
     /// with this index's tokenizer and chunks.
     pub fn detect_params(&self) -> DetectParams {
-        let preset = DetectParams::preset(self.preset());
+        let preset = DetectParams::preset(self.preset()).with_tokenizer(self.tokenizer);
         let chunks = ChunkParams { hash_bits: self.hash_bits, ..preset.chunks };
         let align = preset.align.zip(self.candidates).map(|(align, candidates)| AlignParams {
             candidate_words: self.chunk_words,
@@ -213,13 +222,21 @@ impl Settings {
             sorted: chunks.sorted,
             hash_bits: chunks.hash_bits,
             candidates: None,
+            tokenizer: tokenizer.kind,
         }
     }
 
     /// The defaults of `preset`: the paper's chunks, or the candidate chunks
     /// of the alignment stage.
     pub fn of_preset(preset: Preset) -> Self {
-        let params = DetectParams::preset(preset);
+        Settings::of_preset_and_tokenizer(preset, TokenizerKind::Words)
+    }
+
+    /// The defaults of `preset` with the tokenizer `kind` (and its defaults,
+    /// [`DetectParams::with_tokenizer`]: the paper's chunks with any preset
+    /// when `kind` is not words).
+    pub fn of_preset_and_tokenizer(preset: Preset, kind: TokenizerKind) -> Self {
+        let params = DetectParams::preset(preset).with_tokenizer(kind);
         let mut settings = Settings::from_params(params.tokenizer, params.chunks);
         if let Some(align) = params.align {
             settings.chunk_words = align.candidate_words;
@@ -231,7 +248,7 @@ impl Settings {
 
     /// The tokenizer parameters.
     pub fn tokenizer(&self) -> TokenizerParams {
-        TokenizerParams { digits: self.digits, min_word_len: self.min_word_len }
+        TokenizerParams { digits: self.digits, min_word_len: self.min_word_len, kind: self.tokenizer }
     }
 
     /// The chunker parameters (of the content chunks, with candidate chunks).
@@ -274,12 +291,15 @@ pub struct SettingsOverride {
     pub hash_bits: Option<u32>,
     /// `--preset`.
     pub preset: Option<Preset>,
+    /// `--tokenizer`.
+    pub tokenizer: Option<TokenizerKind>,
 }
 
 impl SettingsOverride {
     /// The settings to create an index with: the given values, defaults for the others.
     pub fn or_defaults(&self) -> Settings {
-        let d = Settings::of_preset(self.preset.unwrap_or(Preset::Pan09));
+        let tokenizer = self.tokenizer.unwrap_or_default();
+        let d = Settings::of_preset_and_tokenizer(self.preset.unwrap_or(Preset::Pan09), tokenizer);
         Settings {
             digits: self.digits.unwrap_or(d.digits),
             min_word_len: self.min_word_len.unwrap_or(d.min_word_len),
@@ -287,6 +307,7 @@ impl SettingsOverride {
             sorted: self.sorted.unwrap_or(d.sorted),
             hash_bits: self.hash_bits.unwrap_or(d.hash_bits),
             candidates: d.candidates,
+            tokenizer,
         }
     }
 
@@ -313,6 +334,7 @@ impl SettingsOverride {
         same("--chunk-words", self.chunk_words, stored.chunk_words, index)?;
         same("--sort", self.sorted, stored.sorted, index)?;
         same("--hash-bits", self.hash_bits, stored.hash_bits, index)?;
+        same("--tokenizer", self.tokenizer, stored.tokenizer, index)?;
         same("--preset", self.preset.map(preset_name), preset_name(stored.preset()), index)
     }
 }
@@ -955,17 +977,16 @@ mod tests {
         let path = Path::new("idx/header.json");
         let text = serde_json::to_string(&header()).unwrap();
         assert_eq!(Header::parse(&text, path).unwrap(), header());
-        let old = text.replace("\"format_version\":5", "\"format_version\":4");
-        let error = Header::parse(&old, path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { oldest: 5, newest: 5, got: 4, .. }), "{error:?}");
+        let version = |v: u32| text.replace("\"format_version\":6", &format!("\"format_version\":{v}"));
+        let error = Header::parse(&version(4), path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { oldest: 5, newest: 6, got: 4, .. }), "{error:?}");
         assert_eq!(
             error.to_string(),
-            "idx/header.json: index format version 4, this pan-detect reads versions 5 to 5 \
+            "idx/header.json: index format version 4, this pan-detect reads versions 5 to 6 \
              (make the index again with `pan-detect index create`)"
         );
-        let newer = text.replace("\"format_version\":5", "\"format_version\":6");
-        let error = Header::parse(&newer, path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { got: 6, .. }), "{error:?}");
+        let error = Header::parse(&version(7), path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { got: 7, .. }), "{error:?}");
         assert!(!error.to_string().contains("index create"), "{error}");
         let foreign = text.replace(MAGIC, "something else");
         assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));
@@ -1064,6 +1085,38 @@ mod tests {
         assert!(error.to_string().starts_with("idx/header.json: checksum mismatch"), "{error}");
         // A header written before the field existed is read unchecked.
         assert_eq!(Header::parse(&header().to_text().replace("/docs", "/d:cs"), path).unwrap().docs_root, "/d:cs");
+    }
+
+    #[test]
+    fn the_tokenizer_is_stored_unless_words_and_absent_reads_as_words() {
+        let path = Path::new("idx/header.json");
+        let words = serde_json::to_string(&header()).unwrap();
+        assert!(!words.contains("tokenizer"), "{words}");
+        // A version 5 header has no tokenizer: its tokens are words.
+        let version_5 = words.replace("\"format_version\":6", "\"format_version\":5");
+        assert_eq!(Header::parse(&version_5, path).unwrap().settings.tokenizer, TokenizerKind::Words);
+        for kind in [TokenizerKind::Chars(3), TokenizerKind::Code] {
+            let stored = Header { settings: Settings { tokenizer: kind, ..Settings::default() }, ..header() };
+            let text = serde_json::to_string(&stored).unwrap();
+            assert!(text.contains(&format!("\"tokenizer\":\"{kind}\"")), "{text}");
+            assert_eq!(Header::parse(&text, path).unwrap(), stored);
+        }
+        let unknown = words.replace("\"hash_bits\":32", "\"hash_bits\":32,\"tokenizer\":\"chars:99\"");
+        assert!(matches!(Header::parse(&unknown, path), Err(ArchiveError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn a_different_tokenizer_is_refused_naming_both() {
+        let given = SettingsOverride { tokenizer: Some(TokenizerKind::Code), ..Default::default() };
+        let error = given.check_against(&Settings::default(), Path::new("idx")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "idx: --tokenizer code differs from the index's words; the index must be rebuilt to change it"
+        );
+        let stored = Settings { tokenizer: TokenizerKind::Chars(2), ..Settings::default() };
+        let same = SettingsOverride { tokenizer: Some(TokenizerKind::Chars(2)), ..Default::default() };
+        assert!(same.check_against(&stored, Path::new("idx")).is_ok());
+        assert!(SettingsOverride::default().check_against(&stored, Path::new("idx")).is_ok());
     }
 
     #[test]

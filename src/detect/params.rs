@@ -9,9 +9,10 @@
 
 use crate::align::params::AlignParams;
 use crate::analysis::chunk::{ChunkHash, ChunkParams, HASH_BITS_RANGE, MAX_CHUNK_WORDS};
+use crate::analysis::code::CodeDefaults;
 use crate::analysis::document::{AnalysisParams, CandidateChunks};
 use crate::analysis::synonyms::Synonyms;
-use crate::analysis::tokenize::TokenizerParams;
+use crate::analysis::tokenize::{CHARS_RANGE, TokenizerKind, TokenizerParams};
 use crate::error::ParamError;
 use crate::matching::intervals::IntervalParams;
 use crate::matching::overlap::OverlapPolicy;
@@ -29,7 +30,8 @@ pub enum Preset {
 /// Every parameter of a detection run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DetectParams {
-    /// Tokenizer settings.
+    /// Tokenizer settings. With a tokenizer other than words, `align` is
+    /// `None` (see [`DetectParams::with_tokenizer`]).
     pub tokenizer: TokenizerParams,
     /// Chunker settings.
     pub chunks: ChunkParams,
@@ -70,6 +72,33 @@ impl DetectParams {
         AnalysisParams { tokenizer: self.tokenizer, chunks, candidates: Some(candidates) }
     }
 
+    /// These parameters with the tokenizer `kind` and its defaults.
+    ///
+    /// Words change nothing. Character n-grams and code tokens run the
+    /// chunk method (valid intervals) whatever the preset: the alignment
+    /// stage's candidate chunks drop stop words and keep word prefixes, and
+    /// its sentences are bags of stemmed words, none of which mean anything
+    /// for n-grams or code tokens; `best` with them is the chunk method with
+    /// `best`'s overlap policy. Code tokens also take their own chunk and
+    /// interval defaults ([`crate::analysis::code::CodeDefaults`]): chunks of
+    /// code tokens in text order, since order is what code is made of.
+    pub fn with_tokenizer(self, kind: TokenizerKind) -> Self {
+        let mut params = DetectParams { tokenizer: TokenizerParams { kind, ..self.tokenizer }, ..self };
+        if kind.is_words() {
+            return params;
+        }
+        params.align = None;
+        if kind == TokenizerKind::Code {
+            let code = CodeDefaults::default();
+            params.chunks.words = code.chunk_tokens;
+            params.chunks.sorted = false;
+            params.min_common = code.min_common;
+            params.intervals.min_chunks = code.min_chunks;
+            params.intervals.max_gap = code.max_gap;
+        }
+        params
+    }
+
     /// The parameters of a preset: [`Preset::Pan09`] is [`DetectParams::default`].
     pub fn preset(preset: Preset) -> Self {
         match preset {
@@ -95,6 +124,9 @@ impl DetectParams {
     /// Checks every value once, so that later stages can rely on them.
     pub fn validate(&self) -> Result<(), ParamError> {
         check("--min-word-len", self.tokenizer.min_word_len as u64, 1..=64)?;
+        if let TokenizerKind::Chars(n) = self.tokenizer.kind {
+            check("--tokenizer chars:N", n as u64, *CHARS_RANGE.start() as u64..=*CHARS_RANGE.end() as u64)?;
+        }
         check("--chunk-words", self.chunks.words as u64, 1..=MAX_CHUNK_WORDS as u64)?;
         check(
             "--hash-bits",

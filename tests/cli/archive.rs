@@ -253,10 +253,10 @@ fn truncated_or_corrupted_files_are_reported_with_their_path() {
     ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
     let header = generation_dir(&index).join("header.json");
     let text = fs::read_to_string(&header).unwrap();
-    fs::write(&header, text.replace("\"format_version\": 5", "\"format_version\": 7")).unwrap();
+    fs::write(&header, text.replace("\"format_version\": 6", "\"format_version\": 7")).unwrap();
     fails_with(
         run(&["index", "stats", "--index", s(&index)]),
-        "index format version 7, this pan-detect reads versions 5 to 5",
+        "index format version 7, this pan-detect reads versions 5 to 6",
     );
     fs::write(&header, &text[..text.len() / 2]).unwrap();
     fails_with(run(&["index", "stats", "--index", s(&index)]), &format!("{}: corrupt index", header.display()));
@@ -692,7 +692,7 @@ fn an_index_of_an_older_format_is_refused_with_the_remedy() {
     value["format_version"] = 4.into();
     value.as_object_mut().unwrap().remove("header_crc32");
     fs::write(&header, serde_json::to_string_pretty(&value).unwrap()).unwrap();
-    let message = "index format version 4, this pan-detect reads versions 5 to 5 \
+    let message = "index format version 4, this pan-detect reads versions 5 to 6 \
                    (make the index again with `pan-detect index create`)";
     fails_with(run(&["check", "--index", s(&index), s(&archive.probe)]), message);
     fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index)]), message);

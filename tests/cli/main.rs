@@ -18,6 +18,7 @@ mod pairs;
 mod reports;
 mod serve;
 mod similarity;
+mod tokenizers;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -3,6 +3,7 @@
 use clap::ValueEnum;
 
 use crate::messages::count;
+use pan_detect::analysis::tokenize::TokenizerKind;
 use pan_detect::archive::SettingsOverride;
 use pan_detect::detect::params::Preset;
 use pan_detect::matching::overlap::OverlapPolicy;
@@ -125,11 +126,36 @@ pub struct SettingsArgs {
     /// paraphrased passages are found too.
     #[arg(long, value_enum, value_name = "PRESET")]
     preset: Option<PresetArg>,
+    /// What a token is: `words`, `chars:N` (every N consecutive letters, for
+    /// scripts without spaces) or `code` (source code tokens, identifiers and
+    /// literals normalised; chunks of 10 tokens in text order by default)
+    /// (default when creating: words). `chars:N` and `code` work with the
+    /// pan09 preset only.
+    #[arg(long, value_name = "KIND", value_parser = parse_tokenizer)]
+    tokenizer: Option<TokenizerKind>,
+}
+
+/// Parses a `--tokenizer` value (the library's parser; its message is the error).
+pub fn parse_tokenizer(value: &str) -> Result<TokenizerKind, String> {
+    value.parse()
+}
+
+/// Refuses `--preset best` with a tokenizer other than words: the alignment
+/// stage reads words (stop words, stems, sentences).
+pub fn check_tokenizer_preset(tokenizer: Option<TokenizerKind>, preset: Option<PresetArg>) -> anyhow::Result<()> {
+    match (tokenizer, preset) {
+        (Some(kind), Some(PresetArg::Best)) if !kind.is_words() => anyhow::bail!(
+            "--tokenizer {kind} works with --preset pan09 only (the best preset's sentence alignment reads words)"
+        ),
+        _ => Ok(()),
+    }
 }
 
 impl SettingsArgs {
-    /// The flags given, as the library's override.
-    pub fn to_override(&self) -> SettingsOverride {
+    /// The flags given, as the library's override; `--preset best` with a
+    /// tokenizer other than words is refused.
+    pub fn to_override(&self) -> anyhow::Result<SettingsOverride> {
+        check_tokenizer_preset(self.tokenizer, self.preset)?;
         let flag = |yes: bool, no: bool| {
             if yes {
                 Some(true)
@@ -139,13 +165,14 @@ impl SettingsArgs {
                 None
             }
         };
-        SettingsOverride {
+        Ok(SettingsOverride {
             digits: flag(self.digits, self.no_digits),
             min_word_len: self.min_word_len,
             chunk_words: self.chunk_words,
             sorted: flag(self.sort, self.no_sort),
             hash_bits: self.hash_bits,
             preset: self.preset.map(Preset::from),
-        }
+            tokenizer: self.tokenizer,
+        })
     }
 }

@@ -176,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let progress = TerminalProgress::new(true);
     let mut output = Output::create(&args, &progress)?;
     let index = ArchiveIndex::open(&args.index)?;
-    args.settings.to_override().check_against(index.settings(), &args.index)?;
+    args.settings.to_override()?.check_against(index.settings(), &args.index)?;
     if args.verify {
         index.verify()?;
     }

@@ -13,7 +13,7 @@ use pan_detect::analysis::read::TextReader;
 use pan_detect::analysis::stem::{Language, LanguageSetting};
 use pan_detect::analysis::synonyms::Synonyms;
 use pan_detect::analysis::taboo::TabooTexts;
-use pan_detect::analysis::tokenize::DEFAULT_MIN_WORD_LEN;
+use pan_detect::analysis::tokenize::{DEFAULT_MIN_WORD_LEN, TokenizerKind};
 use pan_detect::detect::params::DetectParams;
 use pan_detect::detect::{Scope, Summary, detect_with};
 use pan_detect::error::Error;
@@ -24,7 +24,7 @@ use pan_detect::report::{
     DetectionSink, PanXmlDirectory, PanXmlPairDirectory, ReadableFormat, ReadableReports, ReadableSink,
 };
 
-use super::args::{HashingArg, Overlap, PresetArg, StrictArg, ThreadsArg};
+use super::args::{HashingArg, Overlap, PresetArg, StrictArg, ThreadsArg, check_tokenizer_preset, parse_tokenizer};
 use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
@@ -72,9 +72,19 @@ pub struct Args {
     layout: Layout,
     /// Method: `best` (candidate pairs from the chunk index, then sentence
     /// alignment; finds paraphrases) or `pan09` (the paper's method exactly). The
-    /// flags below override the preset's values; a flag of the other preset is refused.
-    #[arg(long, value_enum, default_value_t = PresetArg::Best)]
-    preset: PresetArg,
+    /// flags below override the preset's values; a flag of the other preset is refused
+    /// [default: best; pan09 with --tokenizer chars:N or code].
+    #[arg(long, value_enum)]
+    preset: Option<PresetArg>,
+    /// What a token is: `words`; `chars:N`, every run of N consecutive letters
+    /// (1..=8), for scripts written without spaces; or `code`, source code
+    /// tokens (C-like and Python-like: identifiers and literals normalised,
+    /// keywords and operators kept, comments dropped), chunked 10 tokens at a
+    /// time in text order, with --min-common 30, --min-chunks 30 and --max-gap 15
+    /// by default.
+    /// `chars:N` and `code` run the pan09 preset's method only.
+    #[arg(long, value_name = "KIND", default_value = "words", value_parser = parse_tokenizer)]
+    tokenizer: TokenizerKind,
     /// Count digits as word characters (the default; scores best on PAN corpora).
     #[arg(long, conflicts_with = "no_digits")]
     digits: bool,
@@ -269,9 +279,20 @@ impl Args {
         ]
     }
 
+    /// The preset: `--preset`, else best with words and pan09 with the
+    /// other tokenizers.
+    fn preset(&self) -> PresetArg {
+        match self.preset {
+            Some(preset) => preset,
+            None if self.tokenizer.is_words() => PresetArg::Best,
+            None => PresetArg::Pan09,
+        }
+    }
+
     /// Refuses a flag that the chosen preset would ignore.
     fn check_flags_apply(&self) -> anyhow::Result<()> {
-        let (preset, other, foreign) = match self.preset {
+        check_tokenizer_preset(Some(self.tokenizer), self.preset)?;
+        let (preset, other, foreign) = match self.preset() {
             PresetArg::Best => ("best", "pan09", &self.pan09_flags()[..]),
             PresetArg::Pan09 => ("pan09", "best", &self.best_flags()[..]),
         };
@@ -285,11 +306,13 @@ impl Args {
 
     fn params(&self) -> anyhow::Result<DetectParams> {
         self.check_flags_apply()?;
-        let mut params = DetectParams::preset(self.preset.into());
+        let mut params = DetectParams::preset(self.preset().into()).with_tokenizer(self.tokenizer);
         params.tokenizer.digits = !self.no_digits;
         set(&mut params.tokenizer.min_word_len, self.min_word_len);
         set(&mut params.chunks.words, self.chunk_words);
-        params.chunks.sorted = !self.no_sort;
+        if self.no_sort {
+            params.chunks.sorted = false;
+        }
         set(&mut params.chunks.hash_bits, self.hash_bits);
         params.chunks.interleaved = self.hashing == HashingArg::Interleaved;
         set(&mut params.min_common, self.min_common);

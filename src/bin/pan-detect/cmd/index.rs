@@ -148,7 +148,7 @@ fn table_note(table: &TableSummary) -> String {
 
 fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
     args.threads.configure()?;
-    let settings = args.settings.to_override().or_defaults();
+    let settings = args.settings.to_override()?.or_defaults();
     let taboo = taboo_files(&args.taboo)?;
     let progress = TerminalProgress::new(args.quiet);
     let s = archive::create(&args.docs, &args.index, &settings, taboo.as_ref(), &progress)
@@ -182,7 +182,7 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     };
     let progress = TerminalProgress::new(args.quiet);
     let options = UpdateOptions { rehash: args.rehash, taboo };
-    let s = archive::update(&args.docs, &args.index, &args.settings.to_override(), &options, &progress)
+    let s = archive::update(&args.docs, &args.index, &args.settings.to_override()?, &options, &progress)
         .context("index update stopped")?;
     let what = if s.committed { "updated" } else { "up to date" };
     let taboo = if s.taboo_changed {
