@@ -91,7 +91,8 @@ pub const MAGIC: &str = "pan-detect archive index";
 /// and the structure chunks of a document record, version 4 the similarity
 /// table (`Header::similarity`), version 5 the postings per segment (one
 /// postings file for the whole index before), version 6 the tokenizer
-/// (`Settings::tokenizer`; absent, as in version 5, means words).
+/// (`Settings::tokenizer`; absent, as in version 5, means words) and
+/// interleaved chunks (`Settings::interleaved`; absent means contiguous).
 ///
 /// Version 5 indexes are read as they are (their tokens are words); a build
 /// that reads version 5 only refuses a version 6 index with the version
@@ -167,6 +168,10 @@ pub struct Settings {
     /// left out when it is words.
     #[serde(default, skip_serializing_if = "TokenizerKind::is_words")]
     pub tokenizer: TokenizerKind,
+    /// Chunks of every other word (`--hashing interleaved`); absent
+    /// (contiguous) before version 6, and left out when contiguous.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interleaved: bool,
 }
 
 /// The candidate chunks of an index made with the `best` preset.
@@ -195,7 +200,7 @@ impl Settings {
     /// with this index's tokenizer and chunks.
     pub fn detect_params(&self) -> DetectParams {
         let preset = DetectParams::preset(self.preset()).with_tokenizer(self.tokenizer);
-        let chunks = ChunkParams { hash_bits: self.hash_bits, ..preset.chunks };
+        let chunks = ChunkParams { hash_bits: self.hash_bits, interleaved: self.interleaved, ..preset.chunks };
         let align = preset.align.zip(self.candidates).map(|(align, candidates)| AlignParams {
             candidate_words: self.chunk_words,
             candidate_prefix: candidates.prefix,
@@ -223,6 +228,7 @@ impl Settings {
             hash_bits: chunks.hash_bits,
             candidates: None,
             tokenizer: tokenizer.kind,
+            interleaved: chunks.interleaved,
         }
     }
 
@@ -259,7 +265,7 @@ impl Settings {
             sorted: self.sorted,
             hash_bits: self.hash_bits,
             hash,
-            interleaved: false,
+            interleaved: self.interleaved,
         }
     }
 
@@ -293,6 +299,8 @@ pub struct SettingsOverride {
     pub preset: Option<Preset>,
     /// `--tokenizer`.
     pub tokenizer: Option<TokenizerKind>,
+    /// `--hashing`: `Some(true)` for interleaved chunks.
+    pub interleaved: Option<bool>,
 }
 
 impl SettingsOverride {
@@ -308,6 +316,7 @@ impl SettingsOverride {
             hash_bits: self.hash_bits.unwrap_or(d.hash_bits),
             candidates: d.candidates,
             tokenizer,
+            interleaved: self.interleaved.unwrap_or(d.interleaved),
         }
     }
 
@@ -335,6 +344,7 @@ impl SettingsOverride {
         same("--sort", self.sorted, stored.sorted, index)?;
         same("--hash-bits", self.hash_bits, stored.hash_bits, index)?;
         same("--tokenizer", self.tokenizer, stored.tokenizer, index)?;
+        same("--hashing", self.interleaved.map(hashing_name), hashing_name(stored.interleaved), index)?;
         same("--preset", self.preset.map(preset_name), preset_name(stored.preset()), index)
     }
 }
@@ -345,6 +355,11 @@ pub(crate) fn preset_name(preset: Preset) -> &'static str {
         Preset::Pan09 => "pan09",
         Preset::Best => "best",
     }
+}
+
+/// The `--hashing` value of interleaved or contiguous chunks.
+pub fn hashing_name(interleaved: bool) -> &'static str {
+    if interleaved { "interleaved" } else { "contiguous" }
 }
 
 /// One body file's name, length and checksum, as recorded in the header.
@@ -1103,6 +1118,26 @@ mod tests {
         }
         let unknown = words.replace("\"hash_bits\":32", "\"hash_bits\":32,\"tokenizer\":\"chars:99\"");
         assert!(matches!(Header::parse(&unknown, path), Err(ArchiveError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn interleaved_chunks_are_stored_when_chosen_and_reach_the_chunker() {
+        let path = Path::new("idx/header.json");
+        let contiguous = serde_json::to_string(&header()).unwrap();
+        assert!(!contiguous.contains("interleaved"), "{contiguous}");
+        let stored = Header { settings: Settings { interleaved: true, ..Settings::default() }, ..header() };
+        let text = serde_json::to_string(&stored).unwrap();
+        assert!(text.contains("\"interleaved\":true"), "{text}");
+        assert_eq!(Header::parse(&text, path).unwrap(), stored);
+        assert!(stored.settings.chunks().interleaved && stored.settings.detect_params().chunks.interleaved);
+        let best = Settings { interleaved: true, ..Settings::of_preset(Preset::Best) };
+        assert!(best.analysis().chunks.interleaved, "best's candidate chunks are interleaved too");
+        let given = SettingsOverride { interleaved: Some(false), ..Default::default() };
+        let error = given.check_against(&stored.settings, Path::new("idx")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "idx: --hashing contiguous differs from the index's interleaved; the index must be rebuilt to change it"
+        );
     }
 
     #[test]

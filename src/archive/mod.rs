@@ -42,7 +42,7 @@ pub mod update;
 
 pub use builder::{CreateSummary, create};
 pub use error::ArchiveError;
-pub use format::{Settings, SettingsOverride};
+pub use format::{Settings, SettingsOverride, hashing_name};
 pub use reader::ArchiveIndex;
 pub use taboo::TabooFiles;
 pub use update::{MergeSummary, TabooChange, UpdateOptions, UpdateSummary, merge, update};

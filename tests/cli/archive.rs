@@ -6,6 +6,7 @@ use std::process::Output;
 
 use pan_detect::report::pan_xml::PanDocument;
 
+use crate::detect::misread_every_other_word;
 use crate::{pan_detect, prose, run};
 
 /// Characters of `text`.
@@ -696,4 +697,32 @@ fn an_index_of_an_older_format_is_refused_with_the_remedy() {
                    (make the index again with `pan-detect index create`)";
     fails_with(run(&["check", "--index", s(&index), s(&archive.probe)]), message);
     fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index)]), message);
+}
+
+#[test]
+fn an_interleaved_index_finds_a_copy_whose_every_other_word_was_misread_and_keeps_its_hashing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (docs, index, probe) = (dir.path().join("docs"), dir.path().join("idx"), dir.path().join("probe.txt"));
+    fs::create_dir_all(&docs).unwrap();
+    let passage = prose(12, 200).trim_end().to_string();
+    write(&docs.join("source-a.txt"), &format!("{}{passage} {}", prose(11, 150), prose(13, 100)));
+    write(&docs.join("unrelated.txt"), &prose(16, 300));
+    write(&probe, &format!("{}{} {}", prose(14, 100), misread_every_other_word(&passage), prose(15, 100)));
+    let create = ["index", "create", "--docs", s(&docs), "--index", s(&index), "--chunk-words", "4"];
+    ok(run(&[&create[..], &["--hashing", "interleaved"]].concat()));
+    assert!(stats(&index).contains("hashing=interleaved"), "{}", stats(&index));
+    let check = |index: &Path| {
+        let args = ["check", "--index", s(index), "--format", "json", "--min-common", "12", "--min-chunks", "12"];
+        ok(run(&[&args[..], &[s(&probe)]].concat()))
+    };
+    let found = check(&index);
+    assert!(found.contains("source-a.txt") && !found.contains("unrelated.txt"), "{found}");
+    fails_with(
+        run(&["check", "--index", s(&index), "--hashing", "contiguous", s(&probe)]),
+        "--hashing contiguous differs from the index's interleaved",
+    );
+    // Contiguous chunks of the same length find nothing: every two neighbouring words hold a misread one.
+    let contiguous = dir.path().join("contiguous");
+    ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&contiguous), "--chunk-words", "4"]));
+    assert!(!check(&contiguous).contains("source-a.txt"));
 }

@@ -360,7 +360,7 @@ fn taboo_text_is_never_reported_but_a_copy_beside_it_is() {
 
 /// `text` with every other word (the odd ones) changed the way OCR misreads
 /// letters: each `e` read as `c`, or an `x` before it when it has none.
-fn misread_every_other_word(text: &str) -> String {
+pub(crate) fn misread_every_other_word(text: &str) -> String {
     let misread = |word: &str| if word.contains('e') { word.replace('e', "c") } else { format!("x{word}") };
     let words = text.split(' ').enumerate();
     words.map(|(i, word)| if i % 2 == 1 { misread(word) } else { word.to_string() }).collect::<Vec<_>>().join(" ")

@@ -133,6 +133,11 @@ pub struct SettingsArgs {
     /// pan09 preset only.
     #[arg(long, value_name = "KIND", value_parser = parse_tokenizer)]
     tokenizer: Option<TokenizerKind>,
+    /// Which words make a chunk: `contiguous` (consecutive words) or
+    /// `interleaved` (every other word: robust to OCR noise) (default when
+    /// creating: contiguous).
+    #[arg(long, value_enum, value_name = "KIND")]
+    hashing: Option<HashingArg>,
 }
 
 /// Parses a `--tokenizer` value (the library's parser; its message is the error).
@@ -173,6 +178,7 @@ impl SettingsArgs {
             hash_bits: self.hash_bits,
             preset: self.preset.map(Preset::from),
             tokenizer: self.tokenizer,
+            interleaved: self.hashing.map(|hashing| hashing == HashingArg::Interleaved),
         })
     }
 }

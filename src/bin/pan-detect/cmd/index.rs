@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Subcommand;
 use pan_detect::archive::similar::TableSummary;
-use pan_detect::archive::{self, ArchiveIndex, TabooChange, TabooFiles, UpdateOptions};
+use pan_detect::archive::{self, ArchiveIndex, TabooChange, TabooFiles, UpdateOptions, hashing_name};
 
 use super::args::{SettingsArgs, StrictArg, ThreadsArg};
 use crate::messages::{self, count, skipped_files};
@@ -256,8 +256,14 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
         text += &format!("  {name:26} {bytes}\n");
     }
     text += &format!(
-        "settings:   digits={} min-word-len={} chunk-words={} sorted={} hash-bits={}\n",
-        s.digits, s.min_word_len, s.chunk_words, s.sorted, s.hash_bits
+        "settings:   digits={} min-word-len={} chunk-words={} sorted={} hash-bits={} tokenizer={} hashing={}\n",
+        s.digits,
+        s.min_word_len,
+        s.chunk_words,
+        s.sorted,
+        s.hash_bits,
+        s.tokenizer,
+        hashing_name(s.interleaved)
     );
     text += &match s.candidates {
         Some(c) => format!(
