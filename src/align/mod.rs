@@ -191,7 +191,9 @@ impl<'a> Aligner<'a> {
             let low = params.summary_seed_similarity as f32;
             self.seeds.clear();
             seeds(suspicious, source, &self.idf, low, low, &mut self.scratch, &mut self.seeds);
-            for (this, source) in summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS) {
+            // A document condenses one source once: several clusters that
+            // each pass for a summary of it are a shared topic instead.
+            if let [(this, source)] = summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS)[..] {
                 out.push(AlignedPassage { suspicious: this, source, exact: false });
             }
         }

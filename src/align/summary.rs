@@ -175,10 +175,15 @@ mod tests {
     /// analysed as the aligner does.
     fn documents() -> (Sentences, Sentences) {
         let (summary, source) = texts();
+        analysed(&summary, &source)
+    }
+
+    /// `suspicious` and `source` analysed as the aligner does.
+    fn analysed(suspicious: &str, source: &str) -> (Sentences, Sentences) {
         let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
         let (mut a, mut b) = (Sentences::default(), Sentences::default());
-        aligner.analyse(&summary, &mut a);
-        aligner.analyse(&source, &mut b);
+        aligner.analyse(suspicious, &mut a);
+        aligner.analyse(source, &mut b);
         (a, b)
     }
 
@@ -236,9 +241,14 @@ mod tests {
     /// Aligns the summary with its source under `params`.
     fn aligned(params: AlignParams) -> Vec<AlignedPassage> {
         let (a, b) = documents();
+        aligned_documents(params, &a, &b)
+    }
+
+    /// Aligns `a` with `b` under `params`.
+    fn aligned_documents(params: AlignParams, a: &Sentences, b: &Sentences) -> Vec<AlignedPassage> {
         let mut aligner = Aligner::new(TokenizerParams::default(), params, None);
         let mut out = Vec::new();
-        aligner.align(&params, &a, &b, &[], &mut out);
+        aligner.align(&params, a, b, &[], &mut out);
         out
     }
 
@@ -271,5 +281,19 @@ mod tests {
         let (summary, source) = texts();
         let whole = |text: &str| CharRange { start: 0, end: text.trim_end().chars().count() as u32 };
         assert_eq!(found, [AlignedPassage { suspicious: whole(&summary), source: whole(&source), exact: false }]);
+    }
+
+    #[test]
+    fn the_second_search_finds_no_summary_where_a_document_would_hold_two_of_one_source() {
+        let strict =
+            AlignParams { seed_cosine: 0.95, seed_dice: 0.95, summary_seed_similarity: 0.12, ..AlignParams::default() };
+        let (summary, source) = texts();
+        let unrelated = "The committee met on a Tuesday to discuss the budget. Nobody agreed on the figures. \
+                         The chair adjourned the meeting early. The minutes were never published.";
+        let (once, _) = analysed(&format!("{summary} {unrelated}"), &source);
+        let (twice, source) = analysed(&format!("{summary} {unrelated} {summary}"), &source);
+        assert_eq!(aligned_documents(strict, &once, &source).len(), 1, "one summary is found");
+        // Two clusters that each pass for a summary of the source are a shared topic.
+        assert_eq!(aligned_documents(strict, &twice, &source), []);
     }
 }
