@@ -30,7 +30,6 @@ use super::format::DocRecord;
 use super::reader::{ArchiveIndex, StoredRanges};
 use crate::analysis::document::Document;
 use crate::analysis::span::{CharRange, union_len};
-use crate::analysis::taboo;
 use crate::matching::intervals::{IntervalPair, IntervalParams};
 use crate::matching::overlap::Passage;
 use crate::matching::search::HitBudget;
@@ -96,9 +95,7 @@ impl<'a> PairAligner<'a> {
                     let content_chunks = record.content_chunks();
                     let (bytes, content_hash) = (record.bytes, record.content_hash);
                     let mut document = Document { text, bytes, content_hash, chunks, content_chunks };
-                    let (hashes, ranges) = document.content();
-                    let regions = index.taboo().regions(hashes, ranges);
-                    taboo::blank(&mut document.text, &regions);
+                    document.blank_taboo(index.taboo());
                     let slots = FileSlots::new(&document.chunks.hashes);
                     FirstSide::Text { document: Box::new(document), slots }
                 }
