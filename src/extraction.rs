@@ -47,7 +47,7 @@ use serde::Serialize;
 use crate::analysis::document::{self, Document, analyse_batch};
 use crate::analysis::read::{self, TextReader};
 use crate::analysis::span::{CharRange, char_slice};
-use crate::analysis::taboo::{self, TabooChunks};
+use crate::analysis::taboo::TabooChunks;
 use crate::archive::{ArchiveError, ArchiveIndex};
 use crate::detect::params::DetectParams;
 use crate::error::{Error, Warning};
@@ -181,6 +181,13 @@ pub struct DuplicateGroup {
     pub members: Vec<GroupMember>,
     /// The start of the text of its first range in its first document.
     pub excerpt: String,
+}
+
+impl DuplicateGroup {
+    /// Characters its documents' ranges cover, all documents together.
+    pub fn chars(&self) -> u64 {
+        self.members.iter().flat_map(|m| &m.ranges).map(|r| u64::from(r.len())).sum()
+    }
 }
 
 /// What an extraction found.
@@ -326,12 +333,11 @@ pub fn extract_index(
                 progress.warn(&Warning { path, message });
                 return Ok(None);
             };
-            let content_chunks = record.chunk_count.saturating_sub(record.structure_chunks);
+            let content_chunks = record.content_chunks();
             let bytes = record.bytes;
             let mut doc = Document { text, bytes, content_hash: record.content_hash, chunks, content_chunks };
             // As `check` leaves them out: taboo text seeds no alignment.
-            let regions = check_taboo_regions(index, &doc);
-            taboo::blank(&mut doc.text, &regions);
+            doc.blank_taboo(index.taboo());
             Ok(Some(Member { name: index.name(id).to_string(), doc }))
         })
         .collect();
@@ -348,15 +354,6 @@ pub fn extract_index(
     }
     summary.read = started.elapsed();
     run(Collection { members }, &params, options, index.taboo(), sink, summary, progress)
-}
-
-/// The regions of `doc`'s text covered by the index's taboo content chunks.
-fn check_taboo_regions(index: &ArchiveIndex, doc: &Document) -> Vec<CharRange> {
-    if index.taboo().is_empty() {
-        return Vec::new();
-    }
-    let (hashes, ranges) = doc.content();
-    index.taboo().regions(hashes, ranges)
 }
 
 /// The stages after reading, for either source of documents.
@@ -718,7 +715,7 @@ pub fn write_jsonl(extraction: &Extraction, out: &mut dyn Write) -> io::Result<(
                 ranges: m.ranges.iter().map(|r| [r.start, r.end]).collect(),
             })
             .collect();
-        let chars = group.members.iter().flat_map(|m| &m.ranges).map(|r| u64::from(r.len())).sum();
+        let chars = group.chars();
         let line = GroupLine { group: n + 1, documents: group.members.len(), chars, excerpt: &group.excerpt, members };
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
@@ -739,8 +736,7 @@ pub fn write_text(extraction: &Extraction, out: &mut dyn Write) -> io::Result<()
     )?;
     writeln!(out)?;
     for (n, group) in extraction.groups.iter().enumerate() {
-        let chars: u64 = group.members.iter().flat_map(|m| &m.ranges).map(|r| u64::from(r.len())).sum();
-        writeln!(out, "group {}: {} documents, {chars} characters", n + 1, group.members.len())?;
+        writeln!(out, "group {}: {} documents, {} characters", n + 1, group.members.len(), group.chars())?;
         for member in &group.members {
             let ranges: Vec<String> = member.ranges.iter().map(|r| format!("{}..{}", r.start, r.end)).collect();
             writeln!(out, "  {}  {}", extraction.names[member.doc as usize], ranges.join(" "))?;

@@ -445,9 +445,7 @@ impl CharTokenizer {
     pub fn new(n: usize, digits: bool) -> Self {
         CharTokenizer { n, digits }
     }
-}
 
-impl CharTokenizer {
     /// The word characters of `text`: per character its start and end in the
     /// text (in characters, the end past the combining marks that follow it)
     /// and the end of its folded form in the returned string, which holds
