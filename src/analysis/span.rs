@@ -199,33 +199,63 @@ impl ChunkRanges for PackedRanges {
     }
 }
 
-/// A list of ranges stored in 6 bytes each instead of 8: the start as `u32` and
-/// the length as `u16`, with the rare range longer than 65,534 characters kept
-/// in a side list. The source documents' chunk ranges live in these while the
+/// A list of ranges stored in about 2 bytes each instead of 8: each start as
+/// its step from the previous range's start (`u8`), the start of every
+/// [`PackedRanges::BLOCK`]-th range in full, and each length as a `u8`. A
+/// step or length that does not fit (a step back, as from a document's
+/// content chunks to its structure chunks, or one of 255 and more) is kept in
+/// a side list. The source documents' chunk ranges live in these while the
 /// index is in memory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PackedRanges {
-    starts: Vec<u32>,
-    lengths: Vec<u16>,
-    /// (position, length) of the ranges whose length does not fit a `u16`,
-    /// sorted by position; their `lengths` entry is `u16::MAX`.
+    /// The start of ranges 0, BLOCK, 2 × BLOCK, ...
+    block_starts: Vec<u32>,
+    /// Each start minus the previous one (0 at a block's first range);
+    /// `u8::MAX` when the start is in `far_starts`.
+    steps: Vec<u8>,
+    /// Each length; `u8::MAX` when the length is in `long`.
+    lengths: Vec<u8>,
+    /// (position, start) of the ranges whose step does not fit, sorted by
+    /// position.
+    far_starts: Vec<(u32, u32)>,
+    /// (position, length) of the ranges whose length does not fit, sorted by
+    /// position.
     long: Vec<(u32, u32)>,
 }
 
 impl PackedRanges {
+    /// Ranges per stored full start: a range's start is found by adding at
+    /// most `BLOCK - 1` steps.
+    pub const BLOCK: usize = 32;
+
     /// Packs `ranges`.
     pub fn new(ranges: &[CharRange]) -> Self {
         let mut packed = PackedRanges {
-            starts: Vec::with_capacity(ranges.len()),
+            block_starts: Vec::with_capacity(ranges.len().div_ceil(Self::BLOCK)),
+            steps: Vec::with_capacity(ranges.len()),
             lengths: Vec::with_capacity(ranges.len()),
+            far_starts: Vec::new(),
             long: Vec::new(),
         };
+        let mut previous = 0u32;
         for (position, range) in (0u32..).zip(ranges) {
-            packed.starts.push(range.start);
-            match u16::try_from(range.len()) {
-                Ok(length) if length < u16::MAX => packed.lengths.push(length),
+            if (position as usize).is_multiple_of(Self::BLOCK) {
+                packed.block_starts.push(range.start);
+                packed.steps.push(0);
+            } else {
+                match range.start.checked_sub(previous).and_then(|step| u8::try_from(step).ok()) {
+                    Some(step) if step < u8::MAX => packed.steps.push(step),
+                    _ => {
+                        packed.steps.push(u8::MAX);
+                        packed.far_starts.push((position, range.start));
+                    }
+                }
+            }
+            previous = range.start;
+            match u8::try_from(range.len()) {
+                Ok(length) if length < u8::MAX => packed.lengths.push(length),
                 _ => {
-                    packed.lengths.push(u16::MAX);
+                    packed.lengths.push(u8::MAX);
                     packed.long.push((position, range.len()));
                 }
             }
@@ -233,27 +263,36 @@ impl PackedRanges {
         packed
     }
 
-    /// The range at `position`.
+    /// The range at `position` (`position < len()`).
     pub fn get(&self, position: usize) -> CharRange {
-        let start = self.starts[position];
+        let block = position / Self::BLOCK;
+        let mut start = self.block_starts[block];
+        for at in block * Self::BLOCK + 1..=position {
+            start = match self.steps[at] {
+                u8::MAX => Self::side_value(&self.far_starts, at),
+                step => start + u32::from(step),
+            };
+        }
         let length = match self.lengths[position] {
-            u16::MAX => {
-                let index = self.long.partition_point(|&(p, _)| (p as usize) < position);
-                self.long[index].1
-            }
+            u8::MAX => Self::side_value(&self.long, position),
             short => u32::from(short),
         };
         CharRange::new(start, start + length)
     }
 
+    /// The value kept for `position` in a side list.
+    fn side_value(list: &[(u32, u32)], position: usize) -> u32 {
+        list[list.partition_point(|&(p, _)| (p as usize) < position)].1
+    }
+
     /// Number of ranges.
     pub fn len(&self) -> usize {
-        self.starts.len()
+        self.steps.len()
     }
 
     /// True when there is no range.
     pub fn is_empty(&self) -> bool {
-        self.starts.is_empty()
+        self.steps.is_empty()
     }
 }
 
@@ -342,6 +381,26 @@ mod tests {
         let unpacked: Vec<_> = (0..packed.len()).map(|i| packed.get(i)).collect();
         assert_eq!(unpacked, ranges);
         assert!(PackedRanges::new(&[]).is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn packed_ranges_equal_the_plain_list(
+            parts in proptest::collection::vec((0u32..600, 0u32..700, proptest::bool::ANY), 0..200),
+        ) {
+            // Mostly rising starts with short steps, some far steps, steps back and long ranges.
+            let mut start = 0u32;
+            let ranges: Vec<CharRange> = parts
+                .iter()
+                .map(|&(step, length, back)| {
+                    start = if back { start / 2 } else { start + step };
+                    CharRange::new(start, start + length)
+                })
+                .collect();
+            let packed = PackedRanges::new(&ranges);
+            let unpacked: Vec<_> = (0..packed.len()).map(|i| packed.get(i)).collect();
+            proptest::prop_assert_eq!(unpacked, ranges);
+        }
     }
 
     #[test]
