@@ -12,7 +12,7 @@ use pan_detect::analysis::tokenize::{AnyTokenizer, Tokenize, Tokenizer, Tokenize
 use pan_detect::matching::index::IndexBuilder;
 use pan_detect::matching::intervals::IntervalParams;
 use pan_detect::matching::intervals::{ChunkMatch, valid_intervals};
-use pan_detect::matching::search::{BatchLookup, Candidates};
+use pan_detect::matching::search::{BatchLookup, Candidates, HitBudget};
 
 /// About `bytes` of text drawn from a vocabulary of English-like words with a
 /// Zipf-ish skew, plus punctuation, deterministic.
@@ -110,8 +110,8 @@ fn stages(c: &mut Criterion) {
     group.bench_function("lookup and group", |b| {
         b.iter(|| {
             let mut found = 0;
-            for mut hits in lookup.hits(&index, &[black_box(&queries[..])]) {
-                candidates.for_each(&mut hits, 20, |_, _| found += 1);
+            for found_chunks in lookup.found(&index, &[black_box(&queries[..])], HitBudget::UNBOUNDED) {
+                candidates.for_each(&mut found_chunks.hits(&index), 20, |_, _| found += 1);
             }
             found
         })

@@ -51,7 +51,7 @@ use crate::analysis::taboo::TabooChunks;
 use crate::archive::{ArchiveError, ArchiveIndex};
 use crate::detect::params::DetectParams;
 use crate::error::{Error, Warning};
-use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth, Posting};
+use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
 use crate::matching::intervals::ChunkMatch;
 use crate::matching::overlap::OverlapPolicy;
 use crate::matching::search::{Hit, HitBudget, keep_rarest};
@@ -393,21 +393,26 @@ fn run(
     Ok(extraction)
 }
 
-/// The number of distinct documents among `postings` (ordered by document).
-fn document_frequency<K>(postings: &[Posting<K>]) -> u32 {
-    1 + postings.windows(2).filter(|w| w[0].doc != w[1].doc).count() as u32
+/// The number of distinct documents among the occurrences `chunk_numbers`
+/// (a lookup's, ordered by document).
+fn document_frequency<K: ChunkKey>(index: &ChunkIndex<K>, chunk_numbers: &[u32]) -> u32 {
+    let docs: Vec<u32> = index.occurrences(chunk_numbers).map(|(doc, _)| doc).collect();
+    1 + docs.windows(2).filter(|w| w[0] != w[1]).count() as u32
 }
+
+/// A kept chunk: its hash and the chunk numbers of its occurrences.
+type Blot<'a> = (u64, &'a [u32]);
 
 /// The kept chunks of `index` (df ≥ `stats.min_df`) in the order they are
 /// visited: decreasing df, then increasing hash.
-fn kept_blots<K: ChunkKey>(index: &ChunkIndex<K>, min_df: u32) -> Vec<&[Posting<K>]> {
-    let mut blots: Vec<(u32, &[Posting<K>])> = index
+fn kept_blots<K: ChunkKey>(index: &ChunkIndex<K>, min_df: u32) -> Vec<Blot<'_>> {
+    let mut blots: Vec<(u32, Blot<'_>)> = index
         .distinct_chunks()
-        .map(|postings| (document_frequency(postings), postings))
+        .map(|(hash, numbers)| (document_frequency(index, numbers), (hash, numbers)))
         .filter(|&(df, _)| df >= min_df)
         .collect();
-    blots.sort_unstable_by_key(|&(df, postings)| (std::cmp::Reverse(df), postings[0].key));
-    blots.into_iter().map(|(_, postings)| postings).collect()
+    blots.sort_unstable_by_key(|&(df, (hash, _))| (std::cmp::Reverse(df), hash));
+    blots.into_iter().map(|(_, blot)| blot).collect()
 }
 
 /// Index, blots and the passages of every pair.
@@ -426,18 +431,18 @@ fn find_passages<K: ChunkKey>(
         builder.add_document_where(doc, &member.doc.chunks.hashes, |hash| !taboo.contains(hash));
     }
     let index = builder.build();
-    let mut blots = BlotStats::of(index.distinct_chunks().map(document_frequency), sigma);
+    let mut blots = BlotStats::of(index.distinct_chunks().map(|(_, numbers)| document_frequency(&index, numbers)), sigma);
     let kept = kept_blots(&index, blots.min_df);
     blots.kept_chunks = kept.len() as u64;
     // Each occurrence of a kept chunk, as a lookup of its document: (blot, chunk).
     let budget = params.align.map_or(HitBudget::UNBOUNDED, |align| align.hit_budget());
     let mut found: Vec<Vec<(u32, u32)>> = vec![Vec::new(); collection.members.len()];
-    for (blot, postings) in (0u32..).zip(&kept) {
+    for (blot, &(_, postings)) in (0u32..).zip(&kept) {
         if postings.len() > budget.max_postings {
             continue;
         }
-        for posting in postings.iter() {
-            found[posting.doc as usize].push((blot, posting.seq));
+        for (doc, seq) in index.occurrences(postings) {
+            found[doc as usize].push((blot, seq));
         }
     }
     progress.finish();
@@ -455,15 +460,16 @@ fn find_passages<K: ChunkKey>(
                 let a = a as u32;
                 let allowed = budget.per_chunk.saturating_mul(member.doc.chunks.len());
                 keep_rarest(&mut found, allowed, |&(blot, seq)| {
-                    let postings = kept[blot as usize];
-                    (postings.len(), postings[0].key.to_hash(), seq)
+                    let (hash, postings) = kept[blot as usize];
+                    (postings.len(), hash, seq)
                 });
                 let mut hits: Vec<Hit> = found
                     .iter()
                     .flat_map(|&(blot, seq)| {
-                        kept[blot as usize].iter().filter(move |p| p.doc > a).map(move |p| Hit {
-                            source_doc: p.doc,
-                            chunk: ChunkMatch { suspicious: seq, source: p.seq },
+                        let occurrences = index.occurrences(kept[blot as usize].1);
+                        occurrences.filter(move |&(doc, _)| doc > a).map(move |(source_doc, source)| Hit {
+                            source_doc,
+                            chunk: ChunkMatch { suspicious: seq, source },
                         })
                     })
                     .collect();
@@ -825,7 +831,7 @@ mod tests {
         builder.add_document(3, &[3]);
         let index = builder.build();
         let order = |min_df| -> Vec<(u32, u64)> {
-            kept_blots(&index, min_df).iter().map(|p| (document_frequency(p), p[0].key.to_hash())).collect()
+            kept_blots(&index, min_df).iter().map(|&(hash, p)| (document_frequency(&index, p), hash)).collect()
         };
         // Chunk 9 occurs twice in one document: df 1, never kept.
         assert_eq!(order(2), [(4, 3), (2, 2), (2, 4)]);

@@ -256,9 +256,9 @@ pub fn decode(file: &DocumentFile, bytes: Vec<u8>, reader: TextReader<'_>, progr
 /// Bytes of text analysed per parallel batch, per thread: bounds the texts,
 /// chunk lists and lookups held at once (about 5 bytes of buffers per byte of
 /// text).
-const BATCH_BYTES_PER_THREAD: u64 = 4 << 20;
+const BATCH_BYTES_PER_THREAD: u64 = 2 << 20;
 
-/// Splits `items` into consecutive batches of about 4 MB
+/// Splits `items` into consecutive batches of about 2 MB
 /// × threads bytes by `bytes_of` (at least one item per batch).
 pub fn batches<T>(items: &[T], bytes_of: impl Fn(&T) -> u64) -> impl Iterator<Item = &[T]> {
     read::batches_by_bytes(items, BATCH_BYTES_PER_THREAD * rayon::current_num_threads() as u64, bytes_of)

@@ -18,7 +18,7 @@ use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
-use crate::matching::search::{BatchLookup, Hit};
+use crate::matching::search::{BatchLookup, Hit, HitBudget};
 use crate::pairs::DocumentPairs;
 use crate::passages::{PassageFinder, SourceDocuments};
 use crate::progress::{Progress, Stage};
@@ -305,19 +305,18 @@ fn match_suspicious<K: ChunkKey>(
             chunked.iter_mut().flatten().map(|doc| taboo::covered_chars(&doc.blank_taboo(setup.taboo))).sum::<u64>();
         let hashes: Vec<&[u64]> =
             chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
-        let hits = match &setup.params.align {
-            None => lookup.hits(index, &hashes),
-            Some(align) => lookup.hits_budgeted(index, &hashes, align.hit_budget()),
-        };
+        let budget = setup.params.align.map_or(HitBudget::UNBOUNDED, |align| align.hit_budget());
+        let found = lookup.found(index, &hashes, budget);
         summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
         summary.skipped_files += chunked.iter().filter(|c| c.is_none()).count();
         summary.suspicious_chunks += chunked.iter().flatten().map(|c| c.chunks.len() as u64).sum::<u64>();
         let passages =
-            batch.par_iter().zip(chunked).zip(hits).filter_map(|((file, chunks), hits)| Some((file, chunks?, hits)));
+            batch.par_iter().zip(chunked).zip(found).filter_map(|((file, chunks), found)| Some((file, chunks?, found)));
         let reported: Result<Vec<(u64, u64)>, Error> = passages
             .map_init(
                 || PassageFinder::new(setup.params, setup.synonyms),
-                |finder, (file, doc, mut hits)| {
+                |finder, (file, doc, found)| {
+                    let mut hits = found.hits(index);
                     if setup.same_directory {
                         side.drop_hits_of(&file.name, &mut hits);
                     }

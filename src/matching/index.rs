@@ -5,14 +5,22 @@
 //! directory read and a binary search inside a small bucket. Repeated occurrences
 //! of a chunk in one document are separate postings.
 //!
-//! The postings array is built by appending every document's chunks and sorting
-//! them in place by bucket sort (`bucket_sort.rs`: an in-place radix pass on
-//! the top hash bits, then the buckets sorted in parallel). No second copy of the
-//! postings is ever made.
+//! A posting holds the chunk's number in the whole index (the documents'
+//! chunks numbered one after another, in document order) and the hash's
+//! residue, its bits below the directory's (16 bits with hashes of up to 32
+//! bits, the bucket giving the others): 6 bytes, in two arrays. The document
+//! and the chunk's sequence number in it come back from the documents' first
+//! numbers ([`ChunkIndex::occurrences`]). The postings of one hash are in
+//! (document, sequence) order.
+//!
+//! The postings are built by appending every document's chunks (full hash
+//! and chunk number) and sorting them in place by bucket sort
+//! (`bucket_sort.rs`: an in-place radix pass on the top hash bits, then the
+//! buckets sorted in parallel), then split into the two arrays a step at a
+//! time. No second copy of the postings is ever made.
 //!
 //! The character range of a posting lives beside the index, in the per-document
-//! chunk ranges indexed by the posting's sequence number, which keeps a posting at
-//! 12 bytes (16 with hashes wider than 32 bits).
+//! chunk ranges indexed by the posting's sequence number.
 
 use std::fmt::Debug;
 
@@ -23,14 +31,26 @@ use crate::matching::bucket_sort;
 pub trait ChunkKey: Copy + Ord + Send + Sync + Debug + 'static {
     /// Bits the type can hold.
     const WIDTH: u32;
+    /// What the built index keeps of a hash: its low [`Self::RESIDUE_BITS`]
+    /// bits, the directory bucket of the posting giving the others.
+    type Residue: Copy + Ord + Send + Sync + Debug + 'static;
+    /// Bits of a residue.
+    const RESIDUE_BITS: u32;
     /// The key for a right-aligned hash of at most `WIDTH` bits.
     fn from_hash(hash: u64) -> Self;
     /// The hash back as `u64`.
     fn to_hash(self) -> u64;
+    /// The residue of a hash.
+    fn residue(hash: u64) -> Self::Residue;
+    /// The hash whose bits above the residue's are those of `high` (zero in
+    /// the residue's bits) and whose residue is `residue`.
+    fn join(high: u64, residue: Self::Residue) -> u64;
 }
 
 impl ChunkKey for u32 {
     const WIDTH: u32 = 32;
+    type Residue = u16;
+    const RESIDUE_BITS: u32 = 16;
     fn from_hash(hash: u64) -> Self {
         debug_assert!(hash <= u64::from(u32::MAX));
         hash as u32
@@ -38,15 +58,29 @@ impl ChunkKey for u32 {
     fn to_hash(self) -> u64 {
         u64::from(self)
     }
+    fn residue(hash: u64) -> u16 {
+        hash as u16
+    }
+    fn join(high: u64, residue: u16) -> u64 {
+        high | u64::from(residue)
+    }
 }
 
 impl ChunkKey for u64 {
     const WIDTH: u32 = 64;
+    type Residue = u64;
+    const RESIDUE_BITS: u32 = 64;
     fn from_hash(hash: u64) -> Self {
         hash
     }
     fn to_hash(self) -> u64 {
         self
+    }
+    fn residue(hash: u64) -> u64 {
+        hash
+    }
+    fn join(_high: u64, residue: u64) -> u64 {
+        residue
     }
 }
 
@@ -75,15 +109,15 @@ impl KeyWidth {
     }
 }
 
-/// One occurrence of a chunk: which document, and which chunk in it.
+/// One occurrence of a chunk: its hash and its number in the index (see the
+/// module documentation; [`ChunkIndex::occurrences`] gives the document and
+/// the sequence number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Posting<K> {
     /// The chunk's hash.
     pub key: K,
-    /// Document number, as given to [`IndexBuilder::add_document`].
-    pub doc: u32,
-    /// Sequence number of the chunk in its document.
-    pub seq: u32,
+    /// The chunk's number in the index.
+    at: u32,
 }
 
 /// Collects postings document by document; [`IndexBuilder::build`] sorts them.
@@ -91,26 +125,37 @@ pub struct Posting<K> {
 pub struct IndexBuilder<K> {
     hash_bits: u32,
     postings: Vec<Posting<K>>,
+    /// The number of each document's first chunk, by document number.
+    doc_starts: Vec<u32>,
+    /// The number the next document's first chunk gets.
+    next: u32,
 }
 
 impl<K: ChunkKey> IndexBuilder<K> {
     /// An empty builder for hashes of `hash_bits` bits (1..=`K::WIDTH`).
     pub fn new(hash_bits: u32) -> Self {
         assert!(hash_bits >= 1 && hash_bits <= K::WIDTH, "{hash_bits} hash bits do not fit the key type");
-        IndexBuilder { hash_bits, postings: Vec::new() }
+        IndexBuilder { hash_bits, postings: Vec::new(), doc_starts: Vec::new(), next: 0 }
     }
 
     /// Adds the chunks of document `doc`; `hashes[seq]` is the hash of chunk `seq`.
     pub fn add_document(&mut self, doc: u32, hashes: &[u64]) {
-        let postings = hashes.iter().zip(0u32..).map(|(&hash, seq)| Posting { key: K::from_hash(hash), doc, seq });
-        self.postings.extend(postings);
+        self.add_document_where(doc, hashes, |_| true);
     }
 
     /// Adds the chunks of document `doc` whose hash passes `keep`; chunk `seq`
-    /// keeps its number.
+    /// keeps its number. Documents are added in increasing order; a number
+    /// left out is a document without chunks.
+    ///
+    /// Panics when `doc` is not above the last document added, or when the
+    /// documents hold more than 2^32 chunks together (30 GB of text and more).
     pub fn add_document_where(&mut self, doc: u32, hashes: &[u64], keep: impl Fn(u64) -> bool) {
-        let kept = hashes.iter().zip(0u32..).filter(|(hash, _)| keep(**hash));
-        self.postings.extend(kept.map(|(&hash, seq)| Posting { key: K::from_hash(hash), doc, seq }));
+        assert!(doc as usize >= self.doc_starts.len(), "document {doc} added out of order");
+        self.doc_starts.resize(doc as usize + 1, self.next);
+        let first = self.next;
+        let kept = hashes.iter().zip(first..).filter(|(hash, _)| keep(**hash));
+        self.postings.extend(kept.map(|(&hash, at)| Posting { key: K::from_hash(hash), at }));
+        self.next = u32::try_from(hashes.len()).ok().and_then(|len| first.checked_add(len)).expect("more than 2^32 chunks");
     }
 
     /// Number of postings added so far.
@@ -128,20 +173,70 @@ impl<K: ChunkKey> IndexBuilder<K> {
     /// Panics if there are more than `u32::MAX` postings (16 GB of chunks and
     /// more; the directory stores 32-bit offsets).
     pub fn build(mut self) -> ChunkIndex<K> {
-        assert!(self.postings.len() <= u32::MAX as usize, "more than 2^32 postings");
         self.postings.shrink_to_fit();
         bucket_sort::sort_by_hash(&mut self.postings, self.hash_bits, |p| p.key.to_hash());
-        let directory_bits = directory_bits(self.postings.len(), self.hash_bits);
+        let directory_bits = directory_bits::<K>(self.postings.len(), self.hash_bits);
         let directory = build_directory(&self.postings, self.hash_bits, directory_bits);
-        ChunkIndex { hash_bits: self.hash_bits, directory_bits, directory, postings: self.postings }
+        self.doc_starts.push(self.next);
+        self.doc_starts.shrink_to_fit();
+        let block_docs = block_docs(&self.doc_starts);
+        let IndexBuilder { hash_bits, postings, doc_starts, .. } = self;
+        let (residues, chunk_numbers) = split_postings(postings);
+        ChunkIndex { hash_bits, directory_bits, directory, residues, chunk_numbers, doc_starts, block_docs }
     }
 }
 
+/// Postings to read in each step of [`split_postings`].
+const SPLIT_STEP: usize = 1 << 20;
+
+/// The residues and chunk numbers of sorted `postings`, as two arrays (6
+/// bytes a posting with 32-bit hashes, against 8). The postings are taken
+/// from the end in steps, each step's memory given back before the next, so
+/// that the split needs hardly more memory than the postings.
+fn split_postings<K: ChunkKey>(mut postings: Vec<Posting<K>>) -> (Vec<K::Residue>, Vec<u32>) {
+    let mut residues = Vec::with_capacity(postings.len());
+    let mut chunk_numbers = Vec::with_capacity(postings.len());
+    while !postings.is_empty() {
+        let rest = postings.len().saturating_sub(SPLIT_STEP);
+        for posting in postings[rest..].iter().rev() {
+            residues.push(K::residue(posting.key.to_hash()));
+            chunk_numbers.push(posting.at);
+        }
+        postings.truncate(rest);
+        postings.shrink_to_fit();
+    }
+    residues.reverse();
+    chunk_numbers.reverse();
+    (residues, chunk_numbers)
+}
+
+/// Chunk numbers per entry of [`ChunkIndex::block_docs`], as a power of two.
+const LOCATE_BLOCK_BITS: u32 = 10;
+
+/// For every block of 2^[`LOCATE_BLOCK_BITS`] chunk numbers, the document
+/// holding the block's first chunk, given the documents' first chunk numbers
+/// (`doc_starts`, ending with the number of chunks).
+fn block_docs(doc_starts: &[u32]) -> Vec<u32> {
+    let chunks = doc_starts.last().copied().unwrap_or(0);
+    let mut doc = 0usize;
+    (0..chunks.div_ceil(1 << LOCATE_BLOCK_BITS))
+        .map(|block| {
+            let first = block << LOCATE_BLOCK_BITS;
+            while doc_starts[doc + 1] <= first {
+                doc += 1;
+            }
+            doc as u32
+        })
+        .collect()
+}
+
 /// Directory size: about eight postings (two cache lines) per directory entry,
-/// 2^8 to 2^24 entries, never more bits than the hash has.
-fn directory_bits(postings: usize, hash_bits: u32) -> u32 {
+/// 2^8 to 2^24 entries, and enough that a residue holds the bits below the
+/// directory's (2^16 entries at least with 32-bit hashes); never more bits
+/// than the hash has.
+fn directory_bits<K: ChunkKey>(postings: usize, hash_bits: u32) -> u32 {
     let wanted = (postings / 8).max(1).ilog2();
-    wanted.clamp(8, 24).min(hash_bits)
+    wanted.clamp(8, 24).max(hash_bits.saturating_sub(K::RESIDUE_BITS)).min(hash_bits)
 }
 
 fn build_directory<K: ChunkKey>(postings: &[Posting<K>], hash_bits: u32, directory_bits: u32) -> Vec<u32> {
@@ -158,29 +253,45 @@ fn build_directory<K: ChunkKey>(postings: &[Posting<K>], hash_bits: u32, directo
 
 /// The built index: look a chunk hash up to get its postings.
 #[derive(Debug)]
-pub struct ChunkIndex<K> {
+pub struct ChunkIndex<K: ChunkKey> {
     hash_bits: u32,
     directory_bits: u32,
     directory: Vec<u32>,
-    postings: Vec<Posting<K>>,
+    /// Each posting's residue (see [`ChunkKey::Residue`]), sorted within
+    /// each directory bucket.
+    residues: Vec<K::Residue>,
+    /// Each posting's chunk number.
+    chunk_numbers: Vec<u32>,
+    /// The number of each document's first chunk, then the number of chunks.
+    doc_starts: Vec<u32>,
+    /// The document of the first chunk of each block of chunk numbers
+    /// ([`block_docs`]): where a chunk's document is looked for.
+    block_docs: Vec<u32>,
 }
 
 impl<K: ChunkKey> ChunkIndex<K> {
     fn bucket(&self, hash: u64) -> usize {
-        (hash >> (self.hash_bits - self.directory_bits)) as usize
+        (hash >> self.shift()) as usize
     }
 
-    /// All postings of chunks with this hash, ordered by (document, sequence).
-    pub fn lookup(&self, hash: u64) -> &[Posting<K>] {
+    /// Bits of a hash below the directory's.
+    fn shift(&self) -> u32 {
+        self.hash_bits - self.directory_bits
+    }
+
+    /// The chunk numbers of every occurrence of this hash, ascending, so
+    /// ordered by (document, sequence) ([`occurrences`](Self::occurrences)).
+    pub fn lookup(&self, hash: u64) -> &[u32] {
         let bucket = self.bucket(hash);
         let Some(range) = self.directory.get(bucket..bucket + 2) else {
             return &[];
         };
-        let candidates = &self.postings[range[0] as usize..range[1] as usize];
-        let key = K::from_hash(hash);
-        let start = candidates.partition_point(|p| p.key < key);
-        let end = start + candidates[start..].partition_point(|p| p.key == key);
-        &candidates[start..end]
+        let (first, end) = (range[0] as usize, range[1] as usize);
+        let candidates = &self.residues[first..end];
+        let residue = K::residue(hash);
+        let start = candidates.partition_point(|&r| r < residue);
+        let len = candidates[start..].partition_point(|&r| r == residue);
+        &self.chunk_numbers[first + start..first + start + len]
     }
 
     /// Asks the CPU to start loading the directory entry of `hash`, so that a
@@ -195,9 +306,21 @@ impl<K: ChunkKey> ChunkIndex<K> {
     /// [`prefetch_directory`](Self::prefetch_directory) had time to complete.
     pub fn prefetch_bucket(&self, hash: u64) {
         let start = self.directory.get(self.bucket(hash)).map_or(0, |&s| s as usize);
-        if let Some(posting) = self.postings.get(start) {
-            prefetch(posting);
+        if let Some(residue) = self.residues.get(start) {
+            prefetch(residue);
         }
+    }
+
+    /// The (document, sequence number) of each of `chunk_numbers` (a
+    /// [`lookup`](Self::lookup)'s).
+    pub fn occurrences<'a>(&'a self, chunk_numbers: &'a [u32]) -> impl Iterator<Item = (u32, u32)> + 'a {
+        chunk_numbers.iter().map(|&at| {
+            let mut doc = self.block_docs[(at >> LOCATE_BLOCK_BITS) as usize] as usize;
+            while self.doc_starts[doc + 1] <= at {
+                doc += 1;
+            }
+            (doc as u32, at - self.doc_starts[doc])
+        })
     }
 
     /// Bits of the hashes this index holds.
@@ -205,20 +328,29 @@ impl<K: ChunkKey> ChunkIndex<K> {
         self.hash_bits
     }
 
-    /// The postings of each distinct chunk, in hash order; each slice is
-    /// ordered by (document, sequence), as [`lookup`](Self::lookup) returns it.
-    pub fn distinct_chunks(&self) -> impl Iterator<Item = &[Posting<K>]> + '_ {
-        self.postings.chunk_by(|a, b| a.key == b.key)
+    /// Each distinct chunk's hash and chunk numbers, in hash order; the
+    /// numbers ascending, as [`lookup`](Self::lookup) returns them.
+    pub fn distinct_chunks(&self) -> impl Iterator<Item = (u64, &[u32])> + '_ {
+        self.directory.windows(2).enumerate().flat_map(move |(bucket, range)| {
+            let (first, end) = (range[0] as usize, range[1] as usize);
+            let high = (bucket as u64) << self.shift();
+            let mut start = first;
+            self.residues[first..end].chunk_by(|a, b| a == b).map(move |same| {
+                let numbers = &self.chunk_numbers[start..start + same.len()];
+                start += same.len();
+                (K::join(high, same[0]), numbers)
+            })
+        })
     }
 
     /// Number of postings (chunk occurrences) in the index.
     pub fn len(&self) -> usize {
-        self.postings.len()
+        self.chunk_numbers.len()
     }
 
     /// True when the index holds no posting.
     pub fn is_empty(&self) -> bool {
-        self.postings.is_empty()
+        self.chunk_numbers.is_empty()
     }
 }
 
@@ -254,8 +386,8 @@ mod tests {
         builder.build()
     }
 
-    fn pairs<K: ChunkKey>(postings: &[Posting<K>]) -> Vec<(u32, u32)> {
-        postings.iter().map(|p| (p.doc, p.seq)).collect()
+    fn pairs<K: ChunkKey>(index: &ChunkIndex<K>, numbers: &[u32]) -> Vec<(u32, u32)> {
+        index.occurrences(numbers).collect()
     }
 
     #[test]
@@ -263,9 +395,9 @@ mod tests {
         let docs = vec![vec![7, 9, 7, 7], vec![9, 1]];
         let index = index_of::<u32>(&docs, 32);
         assert_eq!(index.len(), 6);
-        assert_eq!(pairs(index.lookup(7)), [(0, 0), (0, 2), (0, 3)]);
-        assert_eq!(pairs(index.lookup(9)), [(0, 1), (1, 0)]);
-        assert_eq!(pairs(index.lookup(1)), [(1, 1)]);
+        assert_eq!(pairs(&index, index.lookup(7)), [(0, 0), (0, 2), (0, 3)]);
+        assert_eq!(pairs(&index, index.lookup(9)), [(0, 1), (1, 0)]);
+        assert_eq!(pairs(&index, index.lookup(1)), [(1, 1)]);
         assert!(index.lookup(8).is_empty());
     }
 
@@ -273,9 +405,50 @@ mod tests {
     fn wide_hashes_use_u64_keys() {
         let big = u64::MAX - 5;
         let index = index_of::<u64>(&[vec![big, 3], vec![big]], 64);
-        assert_eq!(pairs(index.lookup(big)), [(0, 0), (1, 0)]);
-        assert_eq!(pairs(index.lookup(3)), [(0, 1)]);
-        assert_eq!(std::mem::size_of::<Posting<u32>>(), 12);
+        assert_eq!(pairs(&index, index.lookup(big)), [(0, 0), (1, 0)]);
+        assert_eq!(pairs(&index, index.lookup(3)), [(0, 1)]);
+        assert_eq!(std::mem::size_of::<Posting<u32>>(), 8, "while the index is built");
+    }
+
+    #[test]
+    fn documents_without_chunks_and_left_out_numbers_keep_the_numbering() {
+        let mut builder = IndexBuilder::<u32>::new(32);
+        builder.add_document(0, &[]);
+        builder.add_document(1, &[7, 8]);
+        builder.add_document_where(4, &[8, 9, 7], |hash| hash != 9);
+        builder.add_document(5, &[]);
+        let index = builder.build();
+        assert_eq!(index.len(), 4);
+        assert_eq!(pairs(&index, index.lookup(7)), [(1, 0), (4, 2)]);
+        assert_eq!(pairs(&index, index.lookup(8)), [(1, 1), (4, 0)]);
+        assert!(index.lookup(9).is_empty());
+    }
+
+    #[test]
+    fn occurrences_are_located_across_blocks_of_chunk_numbers() {
+        // Documents longer and shorter than a block, some empty: every chunk's
+        // (document, sequence) comes back from its number.
+        let sizes = [0usize, 3000, 1, 0, 2500, 5, 1024, 1];
+        let mut builder = IndexBuilder::<u32>::new(32);
+        let mut next = 0u64;
+        let mut expected = Vec::new();
+        for (doc, &size) in (0u32..).zip(&sizes) {
+            let hashes: Vec<u64> = (next..next + size as u64).collect();
+            expected.extend((0..size as u32).map(|seq| (doc, seq)));
+            builder.add_document(doc, &hashes);
+            next += size as u64;
+        }
+        let index = builder.build();
+        let found: Vec<(u32, u32)> = (0..next).flat_map(|hash| pairs(&index, index.lookup(hash))).collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of order")]
+    fn documents_are_added_in_order() {
+        let mut builder = IndexBuilder::<u32>::new(32);
+        builder.add_document(3, &[1]);
+        builder.add_document(2, &[1]);
     }
 
     #[test]
@@ -301,7 +474,7 @@ mod tests {
             }
             for hash in probes.iter().copied().chain(naive.keys().copied()) {
                 let expected = naive.get(&hash).cloned().unwrap_or_default();
-                prop_assert_eq!(pairs(index.lookup(hash)), expected);
+                prop_assert_eq!(pairs(&index, index.lookup(hash)), expected);
             }
         }
     }

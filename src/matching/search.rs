@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 
 use crate::matching::bucket_sort;
-use crate::matching::index::{ChunkIndex, ChunkKey, Posting};
+use crate::matching::index::{ChunkIndex, ChunkKey};
 use crate::matching::intervals::ChunkMatch;
 
 /// A source document is a candidate when it shares at least this many chunks
@@ -50,43 +50,38 @@ pub struct BatchLookup {
 
 impl BatchLookup {
     /// Looks up every chunk of every document of the batch (`docs[d][seq]` is
-    /// the hash of chunk `seq` of document `d`) and returns each document's hits,
-    /// repeated occurrences included, in no particular order.
-    pub fn hits<K: ChunkKey>(&mut self, index: &ChunkIndex<K>, docs: &[&[u64]]) -> Vec<Vec<Hit>> {
-        self.hits_budgeted(index, docs, HitBudget::UNBOUNDED)
-    }
-
-    /// Like [`hits`](Self::hits), but bounded by `budget`: a chunk with more
-    /// than [`HitBudget::max_postings`] occurrences in the index yields no hit (a
-    /// stop chunk, too common to tell documents apart), and a document gets at
-    /// most [`HitBudget::per_chunk`] hits per chunk it has. When its chunks
-    /// would give more, the rarest chunks are taken first (fewest postings, then
-    /// lowest hash, so that two documents sample the same chunks). The work per
-    /// document then grows with its length, not with how often its text occurs
-    /// elsewhere.
-    pub fn hits_budgeted<K: ChunkKey>(
+    /// the hash of chunk `seq` of document `d`) and returns each document's
+    /// found chunks, from which its hits are made ([`FoundChunks::hits`]),
+    /// bounded by `budget`: a chunk with more than [`HitBudget::max_postings`]
+    /// occurrences in the index yields no hit (a stop chunk, too common to
+    /// tell documents apart), and a document gets at most
+    /// [`HitBudget::per_chunk`] hits per chunk it has. When its chunks would
+    /// give more, the rarest chunks are taken first (fewest postings, then
+    /// lowest hash, so that two documents sample the same chunks). The work
+    /// per document then grows with its length, not with how often its text
+    /// occurs elsewhere. With [`HitBudget::UNBOUNDED`], every occurrence is a
+    /// hit.
+    pub fn found<'a, K: ChunkKey>(
         &mut self,
-        index: &ChunkIndex<K>,
+        index: &'a ChunkIndex<K>,
         docs: &[&[u64]],
         budget: HitBudget,
-    ) -> Vec<Vec<Hit>> {
-        self.hits_in_passes(index, docs, budget, LOOKUPS_PER_PASS)
+    ) -> Vec<FoundChunks<'a>> {
+        self.found_in_passes(index, docs, budget, LOOKUPS_PER_PASS)
     }
 
-    /// [`hits_budgeted`](Self::hits_budgeted) with at most `per_pass` lookups
-    /// sorted at once.
-    fn hits_in_passes<K: ChunkKey>(
+    /// [`found`](Self::found) with at most `per_pass` lookups sorted at once.
+    fn found_in_passes<'a, K: ChunkKey>(
         &mut self,
-        index: &ChunkIndex<K>,
+        index: &'a ChunkIndex<K>,
         docs: &[&[u64]],
         budget: HitBudget,
         per_pass: usize,
-    ) -> Vec<Vec<Hit>> {
-        // Without a per-chunk bound, found chunks become hits at once; with one,
-        // a document's found chunks are kept until the rarest can be chosen.
-        let bounded = budget.per_chunk != usize::MAX;
-        let mut hits: Vec<Vec<Hit>> = vec![Vec::new(); docs.len()];
-        let mut per_doc: Vec<Vec<Found<'_, K>>> = (0..docs.len()).map(|_| Vec::new()).collect();
+    ) -> Vec<FoundChunks<'a>> {
+        let mut per_doc: Vec<FoundChunks<'a>> = docs
+            .iter()
+            .map(|hashes| FoundChunks { found: Vec::new(), allowed: budget.per_chunk.saturating_mul(hashes.len()) })
+            .collect();
         for pass in lookup_passes(docs, per_pass) {
             self.lookups.clear();
             for (doc, seqs) in pass {
@@ -94,32 +89,35 @@ impl BatchLookup {
                 self.lookups.extend(seqs.zip(hashes).map(|(seq, &hash)| Lookup { hash, doc, seq }));
             }
             bucket_sort::sort_by_hash(&mut self.lookups, index.hash_bits(), |lookup| lookup.hash);
-            let found: Vec<Vec<Found<'_, K>>> = self
+            let found: Vec<Vec<Found<'_>>> = self
                 .lookups
                 .par_chunks(LOOKUPS_PER_TASK)
                 .map(|sorted| lookup_sorted(index, sorted, budget.max_postings))
                 .collect();
             for found in found.into_iter().flatten() {
-                let doc = found.lookup.doc as usize;
-                if bounded {
-                    per_doc[doc].push(found);
-                } else {
-                    hits[doc].extend(found.hits());
-                }
+                per_doc[found.lookup.doc as usize].found.push(found);
             }
         }
-        if bounded {
-            hits = per_doc
-                .into_par_iter()
-                .zip(docs)
-                .map(|(mut found, hashes)| {
-                    let allowed = budget.per_chunk.saturating_mul(hashes.len());
-                    keep_rarest(&mut found, allowed, |f| (f.postings.len(), f.lookup.hash, f.lookup.seq));
-                    found.iter().flat_map(Found::hits).collect()
-                })
-                .collect();
-        }
-        hits
+        per_doc
+    }
+}
+
+/// The chunks of one document found in the index. Its hits are made from
+/// them when the document's turn comes, so that a batch of documents never
+/// holds all its hits at once: a chunk found in many documents makes a hit
+/// for each (12 bytes), against 32 bytes for the found chunk.
+pub struct FoundChunks<'a> {
+    found: Vec<Found<'a>>,
+    /// Hits allowed: the budget's hits per chunk times the document's chunks.
+    allowed: usize,
+}
+
+impl FoundChunks<'_> {
+    /// The document's hits, in no particular order, within its budget (the
+    /// rarest chunks first, [`keep_rarest`]).
+    pub fn hits<K: ChunkKey>(mut self, index: &ChunkIndex<K>) -> Vec<Hit> {
+        keep_rarest(&mut self.found, self.allowed, |f| (f.postings.len(), f.lookup.hash, f.lookup.seq));
+        self.found.iter().flat_map(|f| f.hits(index)).collect()
     }
 }
 
@@ -151,7 +149,7 @@ fn lookup_passes(docs: &[&[u64]], per_pass: usize) -> Vec<Vec<(u32, std::ops::Ra
 }
 
 /// Bounds on the hits of one suspicious document (see
-/// [`BatchLookup::hits_budgeted`]).
+/// [`BatchLookup::found`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HitBudget {
     /// A chunk with more postings than this yields no hit.
@@ -166,17 +164,18 @@ impl HitBudget {
 }
 
 /// A looked-up chunk of a batch document with its postings.
-struct Found<'a, K> {
+struct Found<'a> {
     lookup: Lookup,
-    postings: &'a [Posting<K>],
+    /// The chunk numbers of its occurrences in the index.
+    postings: &'a [u32],
 }
 
-impl<K: ChunkKey> Found<'_, K> {
-    fn hits(&self) -> impl Iterator<Item = Hit> + '_ {
-        self.postings.iter().map(|posting| Hit {
-            source_doc: posting.doc,
-            chunk: ChunkMatch { suspicious: self.lookup.seq, source: posting.seq },
-        })
+impl Found<'_> {
+    fn hits<'b, K: ChunkKey>(&'b self, index: &'b ChunkIndex<K>) -> impl Iterator<Item = Hit> + 'b {
+        let suspicious = self.lookup.seq;
+        index
+            .occurrences(self.postings)
+            .map(move |(source_doc, source)| Hit { source_doc, chunk: ChunkMatch { suspicious, source } })
     }
 }
 
@@ -206,7 +205,7 @@ fn lookup_sorted<'a, K: ChunkKey>(
     index: &'a ChunkIndex<K>,
     sorted: &[Lookup],
     max_postings: usize,
-) -> Vec<Found<'a, K>> {
+) -> Vec<Found<'a>> {
     let mut found = Vec::new();
     for (i, lookup) in sorted.iter().enumerate() {
         if let Some(later) = sorted.get(i + PREFETCH_DISTANCE) {
@@ -260,6 +259,11 @@ mod tests {
     use super::*;
     use crate::matching::index::IndexBuilder;
 
+    /// Each document's hits (see [`BatchLookup::found`]).
+    fn hits_of(index: &ChunkIndex<u32>, docs: &[&[u64]], budget: HitBudget) -> Vec<Vec<Hit>> {
+        BatchLookup::default().found(index, docs, budget).into_iter().map(|found| found.hits(index)).collect()
+    }
+
     fn m(suspicious: u32, source: u32) -> ChunkMatch {
         ChunkMatch { suspicious, source }
     }
@@ -270,7 +274,7 @@ mod tests {
         builder.add_document(0, &[1, 2, 3, 4, 2]);
         builder.add_document(1, &[9, 9, 8]);
         let index = builder.build();
-        let mut hits = BatchLookup::default().hits(&index, &[&[2, 5, 9], &[], &[8, 3]]);
+        let mut hits = hits_of(&index, &[&[2, 5, 9], &[], &[8, 3]], HitBudget::UNBOUNDED);
         hits.iter_mut().for_each(|h| h.sort_unstable());
         let hit = |source_doc, s, t| Hit { source_doc, chunk: m(s, t) };
         assert_eq!(hits[0], vec![hit(0, 0, 1), hit(0, 0, 4), hit(1, 2, 0), hit(1, 2, 1)]);
@@ -285,7 +289,7 @@ mod tests {
         builder.add_document(1, &[9, 9, 8]);
         builder.add_document(2, &[7]);
         let index = builder.build();
-        let mut hits = BatchLookup::default().hits(&index, &[&[2, 3, 9, 7, 5]]).remove(0);
+        let mut hits = hits_of(&index, &[&[2, 3, 9, 7, 5]], HitBudget::UNBOUNDED).remove(0);
         let mut found = Vec::new();
         Candidates::default().for_each(&mut hits, 2, |doc, matches| found.push((doc, matches.to_vec())));
         // Document 0 shares chunks 2 (twice in the source) and 3; document 1 shares
@@ -304,7 +308,7 @@ mod tests {
         builder.add_document(1, &[2, 3]);
         let index = builder.build();
         let budget = HitBudget { max_postings: 2, ..HitBudget::UNBOUNDED };
-        let hits = BatchLookup::default().hits_budgeted(&index, &[&[1, 2, 3]], budget).remove(0);
+        let hits = hits_of(&index, &[&[1, 2, 3]], budget).remove(0);
         let mut found: Vec<(u32, u32)> = hits.iter().map(|h| (h.source_doc, h.chunk.suspicious)).collect();
         found.sort_unstable();
         assert_eq!(found, [(0, 0), (1, 2)], "chunk 2 occurs four times: skipped");
@@ -327,7 +331,8 @@ mod tests {
             if total > allowed && used > allowed {
                 break;
             }
-            hits.extend(index.lookup(hash).iter().map(|p| Hit { source_doc: p.doc, chunk: m(seq, p.seq) }));
+            let postings = index.lookup(hash);
+            hits.extend(index.occurrences(postings).map(|(doc, source)| Hit { source_doc: doc, chunk: m(seq, source) }));
         }
         hits.sort_unstable();
         hits
@@ -349,14 +354,14 @@ mod tests {
         let suspicious: &[u64] = &[5, 7, 6, 42];
         // Four chunks, one hit each allowed: 7 (1 posting) and 6 (2) fit, 5 (10) does not.
         let budget = HitBudget { max_postings: usize::MAX, per_chunk: 1 };
-        let mut hits = BatchLookup::default().hits_budgeted(&index, &[suspicious, &[5]], budget);
+        let mut hits = hits_of(&index, &[suspicious, &[5]], budget);
         hits.iter_mut().for_each(|h| h.sort_unstable());
         let hit = |source_doc, s, t| Hit { source_doc, chunk: m(s, t) };
         assert_eq!(hits[0], [hit(0, 1, 2), hit(0, 2, 1), hit(1, 2, 1)]);
         assert_eq!(hits[0], rarest_first_reference(&index, suspicious, 4));
         assert!(hits[1].is_empty(), "one chunk allows one hit, and chunk 5 has ten");
         let generous = HitBudget { max_postings: usize::MAX, per_chunk: 4 };
-        let all = BatchLookup::default().hits_budgeted(&index, &[suspicious], generous).remove(0);
+        let all = hits_of(&index, &[suspicious], generous).remove(0);
         assert_eq!(all.len(), 13, "within the budget every hit is kept");
     }
 
@@ -373,7 +378,7 @@ mod tests {
             }
             let index = builder.build();
             let budget = HitBudget { max_postings: usize::MAX, per_chunk };
-            let mut found = BatchLookup::default().hits_budgeted(&index, &[&suspicious], budget).remove(0);
+            let mut found = hits_of(&index, &[&suspicious], budget).remove(0);
             found.sort_unstable();
             let expected = rarest_first_reference(&index, &suspicious, per_chunk * suspicious.len());
             proptest::prop_assert_eq!(found, expected);
@@ -397,8 +402,12 @@ mod tests {
                 hits.iter_mut().for_each(|h| h.sort_unstable());
                 hits
             };
-            let passes = sorted(BatchLookup::default().hits_in_passes(&index, &docs, budget, per_pass));
-            let one = sorted(BatchLookup::default().hits_in_passes(&index, &docs, budget, usize::MAX));
+            let in_passes = |per_pass| {
+                let found = BatchLookup::default().found_in_passes(&index, &docs, budget, per_pass);
+                found.into_iter().map(|found| found.hits(&index)).collect()
+            };
+            let passes = sorted(in_passes(per_pass));
+            let one = sorted(in_passes(usize::MAX));
             proptest::prop_assert_eq!(passes, one);
             let pieces = lookup_passes(&docs, per_pass);
             proptest::prop_assert!(pieces.iter().all(|pass| pass.iter().map(|(_, r)| r.len()).sum::<usize>() <= per_pass));
@@ -414,7 +423,8 @@ mod tests {
         builder.add_document(0, &source);
         let index = builder.build();
         let queries: Vec<u64> = source.iter().rev().copied().collect();
-        let hits = BatchLookup::default().hits(&index, &[&queries]).remove(0);
+        let found = BatchLookup::default().found(&index, &[&queries], HitBudget::UNBOUNDED);
+        let hits = found.into_iter().next().unwrap().hits(&index);
         assert_eq!(hits.len(), source.len());
         assert!(hits.iter().all(|h| h.chunk.suspicious + h.chunk.source == source.len() as u32 - 1));
     }
