@@ -155,17 +155,15 @@ impl Chunker {
 }
 
 /// Appends the words `order` (sequence numbers) joined by one space to
-/// `buffer`: through [`single_block`] when they fit one MD5 block.
+/// `buffer`: written in place by [`write_single_block`] when they fit one MD5
+/// block.
 fn append_joined(tokens: &Tokens, order: &[usize], buffer: &mut Vec<u8>) {
-    match single_block(tokens, order) {
-        Some((block, len)) => buffer.extend_from_slice(&block[..len]),
-        None => {
-            for (i, &seq) in order.iter().enumerate() {
-                if i > 0 {
-                    buffer.push(b' ');
-                }
-                buffer.extend_from_slice(tokens.word_bytes(seq));
+    if !write_single_block(tokens, order, buffer) {
+        for (i, &seq) in order.iter().enumerate() {
+            if i > 0 {
+                buffer.push(b' ');
             }
+            buffer.extend_from_slice(tokens.word_bytes(seq));
         }
     }
 }
@@ -218,32 +216,38 @@ impl Md5Batch {
 /// the 8-byte length must follow it).
 const SINGLE_BLOCK_MAX: usize = 55;
 
-/// The words `order` joined by one space in the start of a zeroed block, and
-/// the joined length, when it fits one MD5 block and every word is at most
-/// [`WORD_WINDOW`] bytes (almost every chunk of real text).
+/// Appends the words `order` joined by one space to `buffer` and returns
+/// true, when the joined words fit one MD5 block and every word is at most
+/// [`WORD_WINDOW`] bytes (almost every chunk of real text); otherwise leaves
+/// `buffer` as it was and returns false.
 ///
 /// Each word is copied as a fixed [`WORD_WINDOW`]-byte window (the folded
-/// buffer is padded so the window never runs past it), which compiles to two
-/// vector moves instead of a `memcpy` call per word; the bytes a window copies
-/// past its word are overwritten by the next word or cleared at the end.
-fn single_block(tokens: &Tokens, order: &[usize]) -> Option<([u8; 64 + WORD_WINDOW], usize)> {
-    let mut block = [0u8; 64 + WORD_WINDOW];
+/// buffer is padded so the window never runs past it) straight into room
+/// made at the end of `buffer`, which compiles to two vector moves instead of
+/// a `memcpy` call per word; the bytes a window copies past its word are
+/// overwritten by the next word or cut off at the end.
+fn write_single_block(tokens: &Tokens, order: &[usize], buffer: &mut Vec<u8>) -> bool {
+    let start = buffer.len();
+    buffer.resize(start + SINGLE_BLOCK_MAX + 1 + WORD_WINDOW, 0);
+    let block = &mut buffer[start..];
     let mut at = 0;
     for &seq in order {
-        let (window, len) = tokens.word_window(seq)?;
-        if at > SINGLE_BLOCK_MAX {
-            return None;
+        let fits = at <= SINGLE_BLOCK_MAX;
+        match tokens.word_window(seq).filter(|_| fits) {
+            Some((window, len)) => {
+                block[at..at + WORD_WINDOW].copy_from_slice(window);
+                block[at + len] = b' ';
+                at += len + 1;
+            }
+            None => {
+                buffer.truncate(start);
+                return false;
+            }
         }
-        block[at..at + WORD_WINDOW].copy_from_slice(window);
-        block[at + len] = b' ';
-        at += len + 1;
     }
     let len = at - 1;
-    if len > SINGLE_BLOCK_MAX {
-        return None;
-    }
-    block[len..len + WORD_WINDOW].fill(0);
-    Some((block, len))
+    buffer.truncate(if len > SINGLE_BLOCK_MAX { start } else { start + len });
+    len <= SINGLE_BLOCK_MAX
 }
 
 /// Sorts a chunk's word sequence numbers by their folded words: insertion sort on
