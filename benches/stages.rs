@@ -111,7 +111,7 @@ fn stages(c: &mut Criterion) {
         b.iter(|| {
             let mut found = 0;
             for found_chunks in lookup.found(&index, &[black_box(&queries[..])], HitBudget::UNBOUNDED) {
-                candidates.for_each(&mut found_chunks.hits(&index), 20, |_, _| found += 1);
+                candidates.for_each(&mut found_chunks.hits(&index, &queries), 20, |_, _| found += 1);
             }
             found
         })

@@ -316,7 +316,7 @@ fn match_suspicious<K: ChunkKey>(
             .map_init(
                 || PassageFinder::new(setup.params, setup.synonyms),
                 |finder, (file, doc, found)| {
-                    let mut hits = found.hits(index);
+                    let mut hits = found.hits(index, &doc.chunks.hashes);
                     if setup.same_directory {
                         side.drop_hits_of(&file.name, &mut hits);
                     }

@@ -23,6 +23,7 @@
 //! chunk ranges indexed by the posting's sequence number.
 
 use std::fmt::Debug;
+use std::ops::Range;
 
 use crate::matching::bucket_sort;
 
@@ -282,16 +283,28 @@ impl<K: ChunkKey> ChunkIndex<K> {
     /// The chunk numbers of every occurrence of this hash, ascending, so
     /// ordered by (document, sequence) ([`occurrences`](Self::occurrences)).
     pub fn lookup(&self, hash: u64) -> &[u32] {
+        &self.chunk_numbers[self.lookup_range(hash)]
+    }
+
+    /// Where the postings of this hash are: [`lookup`](Self::lookup) is
+    /// [`postings`](Self::postings) of this range.
+    pub fn lookup_range(&self, hash: u64) -> Range<usize> {
         let bucket = self.bucket(hash);
         let Some(range) = self.directory.get(bucket..bucket + 2) else {
-            return &[];
+            return 0..0;
         };
         let (first, end) = (range[0] as usize, range[1] as usize);
         let candidates = &self.residues[first..end];
         let residue = K::residue(hash);
         let start = candidates.partition_point(|&r| r < residue);
         let len = candidates[start..].partition_point(|&r| r == residue);
-        &self.chunk_numbers[first + start..first + start + len]
+        first + start..first + start + len
+    }
+
+    /// The chunk numbers of the postings in `range` (a
+    /// [`lookup_range`](Self::lookup_range)'s).
+    pub fn postings(&self, range: Range<usize>) -> &[u32] {
+        &self.chunk_numbers[range]
     }
 
     /// Asks the CPU to start loading the directory entry of `hash`, so that a

@@ -7,6 +7,8 @@
 //! postings only moves forward. An index of hundreds of megabytes is then read
 //! almost like a stream instead of paying a cache and TLB miss per chunk.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::matching::bucket_sort;
@@ -61,24 +63,24 @@ impl BatchLookup {
     /// per document then grows with its length, not with how often its text
     /// occurs elsewhere. With [`HitBudget::UNBOUNDED`], every occurrence is a
     /// hit.
-    pub fn found<'a, K: ChunkKey>(
+    pub fn found<K: ChunkKey>(
         &mut self,
-        index: &'a ChunkIndex<K>,
+        index: &ChunkIndex<K>,
         docs: &[&[u64]],
         budget: HitBudget,
-    ) -> Vec<FoundChunks<'a>> {
+    ) -> Vec<FoundChunks> {
         self.found_in_passes(index, docs, budget, LOOKUPS_PER_PASS)
     }
 
     /// [`found`](Self::found) with at most `per_pass` lookups sorted at once.
-    fn found_in_passes<'a, K: ChunkKey>(
+    fn found_in_passes<K: ChunkKey>(
         &mut self,
-        index: &'a ChunkIndex<K>,
+        index: &ChunkIndex<K>,
         docs: &[&[u64]],
         budget: HitBudget,
         per_pass: usize,
-    ) -> Vec<FoundChunks<'a>> {
-        let mut per_doc: Vec<FoundChunks<'a>> = docs
+    ) -> Vec<FoundChunks> {
+        let mut per_doc: Vec<FoundChunks> = docs
             .iter()
             .map(|hashes| FoundChunks { found: Vec::new(), allowed: budget.per_chunk.saturating_mul(hashes.len()) })
             .collect();
@@ -89,35 +91,47 @@ impl BatchLookup {
                 self.lookups.extend(seqs.zip(hashes).map(|(seq, &hash)| Lookup { hash, doc, seq }));
             }
             bucket_sort::sort_by_hash(&mut self.lookups, index.hash_bits(), |lookup| lookup.hash);
-            let found: Vec<Vec<Found<'_>>> = self
+            let found: Vec<Vec<(u32, Found)>> = self
                 .lookups
                 .par_chunks(LOOKUPS_PER_TASK)
                 .map(|sorted| lookup_sorted(index, sorted, budget.max_postings))
                 .collect();
-            for found in found.into_iter().flatten() {
-                per_doc[found.lookup.doc as usize].found.push(found);
+            for (doc, found) in found.into_iter().flatten() {
+                per_doc[doc as usize].found.push(found);
             }
         }
         per_doc
     }
 }
 
-/// The chunks of one document found in the index. Its hits are made from
-/// them when the document's turn comes, so that a batch of documents never
-/// holds all its hits at once: a chunk found in many documents makes a hit
-/// for each (12 bytes), against 32 bytes for the found chunk.
-pub struct FoundChunks<'a> {
-    found: Vec<Found<'a>>,
+/// The chunks of one document found in the index (12 bytes each). Its hits
+/// are made from them when the document's turn comes, so that a batch of
+/// documents never holds all its hits at once: a chunk found in many
+/// documents makes a hit (12 bytes) for each.
+pub struct FoundChunks {
+    found: Vec<Found>,
     /// Hits allowed: the budget's hits per chunk times the document's chunks.
     allowed: usize,
 }
 
-impl FoundChunks<'_> {
-    /// The document's hits, in no particular order, within its budget (the
+/// Found chunks turned into hits at a time, their memory given back before
+/// the next ones, so that a long document holds hardly more than its hits.
+const HITS_STEP: usize = 1 << 16;
+
+impl FoundChunks {
+    /// The hits of the document whose chunk hashes are `hashes` (those it
+    /// was looked up with), in no particular order, within its budget (the
     /// rarest chunks first, [`keep_rarest`]).
-    pub fn hits<K: ChunkKey>(mut self, index: &ChunkIndex<K>) -> Vec<Hit> {
-        keep_rarest(&mut self.found, self.allowed, |f| (f.postings.len(), f.lookup.hash, f.lookup.seq));
-        self.found.iter().flat_map(|f| f.hits(index)).collect()
+    pub fn hits<K: ChunkKey>(mut self, index: &ChunkIndex<K>, hashes: &[u64]) -> Vec<Hit> {
+        keep_rarest(&mut self.found, self.allowed, |f| (f.postings.len(), hashes[f.seq as usize], f.seq));
+        let mut hits = Vec::new();
+        while !self.found.is_empty() {
+            let rest = self.found.len().saturating_sub(HITS_STEP);
+            hits.extend(self.found[rest..].iter().flat_map(|f| f.hits(index)));
+            self.found.truncate(rest);
+            self.found.shrink_to_fit();
+        }
+        hits
     }
 }
 
@@ -163,18 +177,19 @@ impl HitBudget {
     pub const UNBOUNDED: HitBudget = HitBudget { max_postings: usize::MAX, per_chunk: usize::MAX };
 }
 
-/// A looked-up chunk of a batch document with its postings.
-struct Found<'a> {
-    lookup: Lookup,
-    /// The chunk numbers of its occurrences in the index.
-    postings: &'a [u32],
+/// A looked-up chunk of a batch document: its sequence number and where its
+/// postings are in the index.
+struct Found {
+    seq: u32,
+    postings: Range<u32>,
 }
 
-impl Found<'_> {
-    fn hits<'b, K: ChunkKey>(&'b self, index: &'b ChunkIndex<K>) -> impl Iterator<Item = Hit> + 'b {
-        let suspicious = self.lookup.seq;
+impl Found {
+    fn hits<'a, K: ChunkKey>(&self, index: &'a ChunkIndex<K>) -> impl Iterator<Item = Hit> + 'a {
+        let suspicious = self.seq;
+        let postings = index.postings(self.postings.start as usize..self.postings.end as usize);
         index
-            .occurrences(self.postings)
+            .occurrences(postings)
             .map(move |(source_doc, source)| Hit { source_doc, chunk: ChunkMatch { suspicious, source } })
     }
 }
@@ -201,11 +216,7 @@ pub fn keep_rarest<T>(found: &mut Vec<T>, allowed: usize, rarity: impl Fn(&T) ->
 
 /// Looks up `sorted` (sorted by hash) in order, prefetching ahead; skips chunks
 /// with no postings or more than `max_postings`.
-fn lookup_sorted<'a, K: ChunkKey>(
-    index: &'a ChunkIndex<K>,
-    sorted: &[Lookup],
-    max_postings: usize,
-) -> Vec<Found<'a>> {
+fn lookup_sorted<K: ChunkKey>(index: &ChunkIndex<K>, sorted: &[Lookup], max_postings: usize) -> Vec<(u32, Found)> {
     let mut found = Vec::new();
     for (i, lookup) in sorted.iter().enumerate() {
         if let Some(later) = sorted.get(i + PREFETCH_DISTANCE) {
@@ -214,9 +225,11 @@ fn lookup_sorted<'a, K: ChunkKey>(
         if let Some(sooner) = sorted.get(i + PREFETCH_DISTANCE / 2) {
             index.prefetch_bucket(sooner.hash);
         }
-        let postings = index.lookup(lookup.hash);
+        let postings = index.lookup_range(lookup.hash);
         if !postings.is_empty() && postings.len() <= max_postings {
-            found.push(Found { lookup: *lookup, postings });
+            // Chunk numbers are u32, so positions among the postings fit.
+            let postings = postings.start as u32..postings.end as u32;
+            found.push((lookup.doc, Found { seq: lookup.seq, postings }));
         }
     }
     found
@@ -261,7 +274,8 @@ mod tests {
 
     /// Each document's hits (see [`BatchLookup::found`]).
     fn hits_of(index: &ChunkIndex<u32>, docs: &[&[u64]], budget: HitBudget) -> Vec<Vec<Hit>> {
-        BatchLookup::default().found(index, docs, budget).into_iter().map(|found| found.hits(index)).collect()
+        let found = BatchLookup::default().found(index, docs, budget);
+        found.into_iter().zip(docs).map(|(found, hashes)| found.hits(index, hashes)).collect()
     }
 
     fn m(suspicious: u32, source: u32) -> ChunkMatch {
@@ -404,7 +418,7 @@ mod tests {
             };
             let in_passes = |per_pass| {
                 let found = BatchLookup::default().found_in_passes(&index, &docs, budget, per_pass);
-                found.into_iter().map(|found| found.hits(&index)).collect()
+                found.into_iter().zip(&docs).map(|(found, hashes)| found.hits(&index, hashes)).collect()
             };
             let passes = sorted(in_passes(per_pass));
             let one = sorted(in_passes(usize::MAX));
@@ -424,7 +438,7 @@ mod tests {
         let index = builder.build();
         let queries: Vec<u64> = source.iter().rev().copied().collect();
         let found = BatchLookup::default().found(&index, &[&queries], HitBudget::UNBOUNDED);
-        let hits = found.into_iter().next().unwrap().hits(&index);
+        let hits = found.into_iter().next().unwrap().hits(&index, &queries);
         assert_eq!(hits.len(), source.len());
         assert!(hits.iter().all(|h| h.chunk.suspicious + h.chunk.source == source.len() as u32 - 1));
     }
