@@ -22,6 +22,11 @@
 #    median run, its stages (read sources, build index, match; from the detector's
 #    summary line). A run that takes longer than BENCH_TIMEOUT seconds is killed and
 #    shown as "> LIMIT"; the configuration's other runs are then skipped.
+#    Then one long document: the suspicious documents of the small usual corpus
+#    written one after another, again and again, into a single file of SINGLE_MB
+#    megabytes, checked against that corpus's sources (whose text it copies in
+#    places): both presets' time and peak RSS, and peak RSS / the document's size
+#    (issue 11: at most 4×).
 # 3. Scores the first run of each preset against the corpus's truth with
 #    `pan-detect eval` (plagdet, recall, precision), so that a faster stage cannot
 #    silently lose cases.
@@ -38,11 +43,12 @@
 #                  0 skips them
 #   SEED           seed of every corpus (20240601)
 #   REUSE_POOL     sentences in the reuse-heavy corpora's pool (50000)
+#   SINGLE_MB      size of the single long document (200); 0 skips it
 #   RUNS           timed runs per configuration; the median is shown (3)
 #   BENCH_TIMEOUT  seconds after which a run is killed and shown as "> LIMIT" (1200)
 #   BENCH_REBUILD  1 rebuilds the cached corpora
 #   BENCH_ONLY     a subset, as words separated by spaces or commas: corpus kinds
-#                  `usual` `reuse`, sizes `large` `small`, presets `pan09` `best`; a
+#                  `usual` `reuse` `single`, sizes `large` `small`, presets `pan09` `best`; a
 #                  kind of word not given means all of that kind (BENCH_ONLY=reuse,small:
 #                  the small reuse-heavy corpus, both presets). `wc -w` always runs.
 #   THREADS        passed to the detector's --threads; per-core figures divide by it
@@ -59,6 +65,7 @@ BENCH_DIR=${BENCH_DIR:-/tmp/pan-detect-bench}
 TARGET_MB=${TARGET_MB:-500}
 SMALL_MB=${SMALL_MB:-$(awk -v t="$TARGET_MB" 'BEGIN {print t / 10}')}
 SEED=${SEED:-20240601}
+SINGLE_MB=${SINGLE_MB:-200}
 REUSE_POOL=${REUSE_POOL:-50000}
 RUNS=${RUNS:-3}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-1200}
@@ -71,9 +78,9 @@ ONLY=" ${BENCH_ONLY:-} "
 ONLY=${ONLY//,/ }
 for word in $ONLY; do
     case $word in
-        usual | reuse | large | small | pan09 | best) ;;
+        usual | reuse | single | large | small | pan09 | best) ;;
         *)
-            echo "eval/bench.sh: BENCH_ONLY: unknown word '$word' (usual reuse large small pan09 best)" >&2
+            echo "eval/bench.sh: BENCH_ONLY: unknown word '$word' (usual reuse single large small pan09 best)" >&2
             exit 2
             ;;
     esac
@@ -296,8 +303,9 @@ time_runs() {
             break
         fi
         walls+=("$WALL")
-        # Only the first run's detections are scored; the others only take space.
-        ((i > 1)) && rm -rf "$WORK/$name-$i.det"
+        # Outputs stay until the end (the EXIT trap): deleting thousands of
+        # reports just before a timed run slows the file creations of that run
+        # (ext4 then searches longer for free inodes).
     done
     RSS_PEAK_KB[$key]=$peak
     WALL_RUNS[$key]="${walls[*]}"
@@ -332,7 +340,6 @@ score() {
     fi
     ACCURACY[$key]=$("$BIN" eval --truth "$corpus/suspicious-documents" --detections "$det" |
         awk '$1 == "all" {printf "%.4f %.4f %.4f", $4, $5, $6}')
-    rm -rf "$det"
 }
 
 # bench_corpus KIND SIZE MB: builds or reuses the corpus, then times and scores it.
@@ -394,8 +401,8 @@ bench_corpus() {
 
 DETECT_FLAGS=("$@")
 KINDS=()
-wanted usual usual reuse && KINDS+=(usual)
-wanted reuse usual reuse && KINDS+=(reuse)
+wanted usual usual reuse single && KINDS+=(usual)
+wanted reuse usual reuse single && KINDS+=(reuse)
 SIZES=()
 wanted large large small && SIZES+=(large)
 if awk -v s="$SMALL_MB" 'BEGIN {exit !(s > 0)}' && wanted small large small; then
@@ -407,6 +414,47 @@ for kind in "${KINDS[@]}"; do
         bench_corpus "$kind" "$size" "${SIZE_MB[$size]}"
     done
 done
+
+# bench_single: one document of SINGLE_MB megabytes against the small usual
+# corpus's sources (see the header), both presets, time and peak RSS.
+bench_single() {
+    echo
+    echo "== one document of $SINGLE_MB MB"
+    ensure_corpus usual "$SMALL_MB"
+    local corpus=$CORPUS dir=$BENCH_DIR/single-${SINGLE_MB}mb-of-$(basename "$CORPUS")
+    local document=$dir/suspicious/long.txt limit=$((SINGLE_MB * 1000000))
+    if [ ! -f "$document" ] || [ "$(stat -c %s "$document")" -lt "$limit" ] || [ ! -f "$CORPUS.complete" ] ||
+        [ "$document" -ot "$CORPUS.complete" ]; then
+        rm -rf "$dir"
+        mkdir -p "$dir/suspicious"
+        while [ ! -f "$document" ] || [ "$(stat -c %s "$document")" -lt "$limit" ]; do
+            find "$corpus/suspicious-documents" -name '*.txt' -print0 | sort -z | xargs -0 cat >>"$document"
+        done
+    fi
+    local bytes
+    bytes=$(stat -c %s "$document")
+    SINGLE_BYTES=$bytes
+    echo "input: one document of $(awk -v b="$bytes" 'BEGIN {printf "%.1f MB", b / 1e6}')" \
+        "against $(find "$corpus/source-documents" -name '*.txt' | wc -l) sources of" \
+        "$(find "$corpus/source-documents" -name '*.txt' -printf '%s\n' | awk '{s += $1} END {printf "%.1f MB", s / 1e6}')"
+    cat "$document" >/dev/null
+    time_runs "single wc" 0 wc -w "$document"
+    local preset detect_args
+    for preset in pan09 best; do
+        wanted "$preset" pan09 best || continue
+        detect_args=(--source-dir "$corpus/source-documents" --suspicious-dir "$dir/suspicious"
+            --out "{OUT}" --quiet --preset "$preset")
+        [ -n "${THREADS:-}" ] && detect_args+=(--threads "$THREADS")
+        detect_args+=("${DETECT_FLAGS[@]}")
+        time_runs "single $preset" "$BENCH_TIMEOUT" "$BIN" "${detect_args[@]}"
+        echo "$preset: $(grep -E 'pan-detect:' "$WORK/single-$preset.median.err" 2>/dev/null | tail -n 1 ||
+            echo "killed after $BENCH_TIMEOUT s")"
+    done
+}
+
+if awk -v s="$SINGLE_MB" -v m="$SMALL_MB" 'BEGIN {exit !(s > 0 && m > 0)}' && wanted single usual reuse single; then
+    bench_single
+fi
 
 # --- 4. the summary ------------------------------------------------------------------
 # mbps BYTES SECONDS: MB/s per core used, or "-".
@@ -442,8 +490,10 @@ echo
 echo "== Summary: medians of $RUNS run(s), ratios to wc -w measured in the same run" \
     "($USED_CORES cores used, $(date -u '+%Y-%m-%d'))"
 echo
-echo "| corpus | run | wall s | MB/s per core | peak RSS | RSS / source text | × wc -w | × pan09 | plagdet | recall | precision | target |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+if [ ${#KINDS[@]} -gt 0 ]; then
+    echo "| corpus | run | wall s | MB/s per core | peak RSS | RSS / source text | × wc -w | × pan09 | plagdet | recall | precision | target |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+fi
 for size in "${SIZES[@]}"; do
     for kind in "${KINDS[@]}"; do
         if [ "$kind" = usual ]; then
@@ -458,7 +508,7 @@ for size in "${SIZES[@]}"; do
     done
 done
 
-if [[ " ${SIZES[*]} " == *" large "* && " ${SIZES[*]} " == *" small "* ]]; then
+if [[ ${#KINDS[@]} -gt 0 && " ${SIZES[*]} " == *" large "* && " ${SIZES[*]} " == *" small "* ]]; then
     linear=$(ratio "$TARGET_MB" "$SMALL_MB")
     echo
     echo "Growth from $SMALL_MB MB to $TARGET_MB MB: time($TARGET_MB) / time($SMALL_MB), medians of $RUNS run(s)" \
@@ -477,6 +527,22 @@ if [[ " ${SIZES[*]} " == *" large "* && " ${SIZES[*]} " == *" small "* ]]; then
             fi
         done
         printf '| %s | %s | %s | %s |\n' "$([ "$kind" = reuse ] && echo reuse-heavy || echo usual)" "${cells[@]}"
+    done
+fi
+if [ -n "${WALL_MEDIAN[single wc]:-}" ]; then
+    echo
+    echo "One document of $(awk -v b="$SINGLE_BYTES" 'BEGIN {printf "%.1f MB", b / 1e6}') (target: peak RSS ≤ 4× its size)"
+    echo
+    echo "| run | wall s | × wc -w | peak RSS | RSS / document |"
+    echo "|---|---|---|---|---|"
+    for run in wc pan09 best; do
+        key="single $run"
+        [ -n "${WALL_MEDIAN[$key]:-}" ] || continue
+        rss_kb=${RSS_PEAK_KB[$key]}
+        label=$([ "$run" = wc ] && echo '`wc -w`' || echo "\`--preset $run\`")
+        printf '| %s | %s | %s | %s MB | %s |\n' "$label" "${WALL_MEDIAN[$key]}" \
+            "$(times "$(ratio "${WALL_MEDIAN[$key]}" "${WALL_MEDIAN[single wc]}")")" "$((rss_kb / 1024))" \
+            "$([ "$run" = wc ] || times "$(ratio "$((rss_kb * 1024))" "$SINGLE_BYTES" 2)")"
     done
 fi
 echo
