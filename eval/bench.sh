@@ -342,6 +342,23 @@ score() {
         awk '$1 == "all" {printf "%.4f %.4f %.4f", $4, $5, $6}')
 }
 
+# time_presets KEY SOURCES SUSPICIOUS [CORPUS]: times each wanted preset on the
+# directories SOURCES and SUSPICIOUS under "KEY PRESET", and scores it against
+# CORPUS's truth when given.
+time_presets() {
+    local key=$1 sources=$2 suspicious=$3 corpus=${4:-} preset detect_args
+    for preset in pan09 best; do
+        wanted "$preset" pan09 best || continue
+        detect_args=(--source-dir "$sources" --suspicious-dir "$suspicious" --out "{OUT}" --quiet --preset "$preset")
+        [ -n "${THREADS:-}" ] && detect_args+=(--threads "$THREADS")
+        detect_args+=("${DETECT_FLAGS[@]}")
+        time_runs "$key $preset" "$BENCH_TIMEOUT" "$BIN" "${detect_args[@]}"
+        [ -n "$corpus" ] && score "$key $preset" "$corpus"
+        echo "$preset: $(grep -E 'pan-detect:' "$WORK/${key// /-}-$preset.median.err" 2>/dev/null | tail -n 1 ||
+            echo "killed after $BENCH_TIMEOUT s")"
+    done
+}
+
 # bench_corpus KIND SIZE MB: builds or reuses the corpus, then times and scores it.
 bench_corpus() {
     local kind=$1 size=$2 mb=$3 label
@@ -366,18 +383,7 @@ bench_corpus() {
     # The floor of any detection: reading, decoding and tokenizing, nothing more.
     time_runs "$kind $size floor" 0 "$FLOOR_BIN" "$corpus/source-documents" "$corpus/suspicious-documents"
 
-    local preset detect_args
-    for preset in pan09 best; do
-        wanted "$preset" pan09 best || continue
-        detect_args=(--source-dir "$corpus/source-documents" --suspicious-dir "$corpus/suspicious-documents"
-            --out "{OUT}" --quiet --preset "$preset")
-        [ -n "${THREADS:-}" ] && detect_args+=(--threads "$THREADS")
-        detect_args+=("${DETECT_FLAGS[@]}")
-        time_runs "$kind $size $preset" "$BENCH_TIMEOUT" "$BIN" "${detect_args[@]}"
-        score "$kind $size $preset" "$corpus"
-        echo "$preset: $(grep -E 'pan-detect:' "$WORK/${kind}-${size}-$preset.median.err" 2>/dev/null | tail -n 1 ||
-            echo "killed after $BENCH_TIMEOUT s")"
-    done
+    time_presets "$kind $size" "$corpus/source-documents" "$corpus/suspicious-documents" "$corpus"
 
     echo
     echo "                              wall s   MB/s/core  peak RSS MB   runs (s)"
@@ -439,17 +445,7 @@ bench_single() {
         "$(find "$corpus/source-documents" -name '*.txt' -printf '%s\n' | awk '{s += $1} END {printf "%.1f MB", s / 1e6}')"
     cat "$document" >/dev/null
     time_runs "single wc" 0 wc -w "$document"
-    local preset detect_args
-    for preset in pan09 best; do
-        wanted "$preset" pan09 best || continue
-        detect_args=(--source-dir "$corpus/source-documents" --suspicious-dir "$dir/suspicious"
-            --out "{OUT}" --quiet --preset "$preset")
-        [ -n "${THREADS:-}" ] && detect_args+=(--threads "$THREADS")
-        detect_args+=("${DETECT_FLAGS[@]}")
-        time_runs "single $preset" "$BENCH_TIMEOUT" "$BIN" "${detect_args[@]}"
-        echo "$preset: $(grep -E 'pan-detect:' "$WORK/single-$preset.median.err" 2>/dev/null | tail -n 1 ||
-            echo "killed after $BENCH_TIMEOUT s")"
-    done
+    time_presets single "$corpus/source-documents" "$dir/suspicious"
 }
 
 if awk -v s="$SINGLE_MB" -v m="$SMALL_MB" 'BEGIN {exit !(s > 0 && m > 0)}' && wanted single usual reuse single; then
