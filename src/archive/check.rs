@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use super::aligned::{SharingDocuments, archive_hits};
 use super::error::ArchiveError;
-use super::format::DocRecord;
+use super::format::{DocRecord, Settings};
 use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
 use crate::analysis::document::Analyzer;
@@ -56,6 +56,15 @@ impl Default for CheckParams {
 }
 
 impl CheckParams {
+    /// The defaults for an index made with `settings`: the valid-interval
+    /// thresholds `detect` uses with its tokenizer (those of the code
+    /// tokenizer for a code index, [`DetectParams::with_tokenizer`]), and
+    /// every archive document that shares a chunk listed.
+    pub fn for_index(settings: &Settings) -> Self {
+        let detect = DetectParams::default().with_tokenizer(settings.tokenizer);
+        CheckParams { intervals: detect.intervals, ..CheckParams::default() }
+    }
+
     /// Checks the values with the detector's validation.
     pub fn validate(&self) -> Result<(), ArchiveError> {
         let detect = DetectParams { min_common: self.min_common, intervals: self.intervals, ..Default::default() };

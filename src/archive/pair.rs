@@ -73,11 +73,11 @@ pub(crate) struct PairAligner<'a> {
 }
 
 impl<'a> PairAligner<'a> {
-    /// An aligner with the index's settings and `check`'s defaults.
+    /// An aligner with the index's settings and `check`'s defaults for them.
     pub(crate) fn new(index: &'a ArchiveIndex) -> Self {
         let detect = index.settings().detect_params();
         let finder = detect.align.map(|align| (PassageFinder::new(&detect, None), align.hit_budget()));
-        let intervals = CheckParams::default().intervals;
+        let intervals = CheckParams::for_index(index.settings()).intervals;
         PairAligner { index, intervals, finder, matches: Vec::new(), found: Vec::new() }
     }
 

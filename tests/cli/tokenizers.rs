@@ -131,12 +131,16 @@ fn an_archive_keeps_its_tokenizer_and_refuses_another_naming_both() {
     ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&index), "--tokenizer", "code", "--quiet"]));
     let header = fs::read_to_string(generation_dir(&index).join("header.json")).unwrap();
     assert!(header.contains("\"tokenizer\": \"code\""), "{header}");
-    // check reads the index's tokenizer: the renamed copy is found without the flag.
+    // check reads the index's tokenizer: the renamed copy is found without the flags.
     let solver = code.join("suspicious/solver.c.txt");
     let case = truth(&code).into_iter().find(|c| c.0 == "solver.c.txt").unwrap();
-    let found = check_passages(&index, &solver, &["--min-chunks", "30", "--max-gap", "15"]);
+    let found = check_passages(&index, &solver, &[]);
     let covered: u64 = found.iter().map(|p| overlap((p.0, p.1), (case.1, case.2))).sum();
     assert!(covered as f64 >= 0.9 * (case.2 - case.1) as f64, "{found:?}");
+    // Its interval defaults are the code tokenizer's, as detect's: given, they change nothing;
+    // the words' defaults find other passages.
+    assert_eq!(check_passages(&index, &solver, &["--min-chunks", "30", "--max-gap", "15"]), found);
+    assert_ne!(check_passages(&index, &solver, &["--min-chunks", "20", "--max-gap", "49"]), found);
     let mismatch = format!("{}: --tokenizer words differs from the index's code", index.display());
     fails_with(run(&["check", "--index", s(&index), "--tokenizer", "words", s(&solver)]), &mismatch);
     let mismatch = format!("{}: --tokenizer chars:3 differs from the index's code", index.display());

@@ -11,7 +11,7 @@ use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
 use pan_detect::archive::{ArchiveError, ArchiveIndex};
-use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS, IntervalParams};
+use pan_detect::matching::intervals::{DEFAULT_DEPTH, IntervalParams};
 
 use super::args::{Overlap, SettingsArgs, StrictArg};
 use crate::messages::{self, count};
@@ -45,12 +45,14 @@ pub struct Args {
     /// Archive documents sharing fewer distinct chunks with the file are not listed.
     #[arg(long, value_name = "N", default_value_t = 1)]
     min_common: usize,
-    /// A passage (valid interval) holds at least this many matching chunks.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MIN_CHUNKS)]
-    min_chunks: usize,
-    /// At most this many unmatched chunks between neighbouring matching chunks of a passage.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_GAP)]
-    max_gap: usize,
+    /// A passage (valid interval) holds at least this many matching chunks [default: 20;
+    /// 30 with an index of the code tokenizer, as in detect].
+    #[arg(long, value_name = "N")]
+    min_chunks: Option<usize>,
+    /// At most this many unmatched chunks between neighbouring matching chunks of a passage
+    /// [default: 49; 15 with an index of the code tokenizer].
+    #[arg(long, value_name = "N")]
+    max_gap: Option<usize>,
     /// Levels of the valid-interval recursion (1..=8).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_DEPTH)]
     depth: usize,
@@ -180,9 +182,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.verify {
         index.verify()?;
     }
+    let defaults = CheckParams::for_index(index.settings()).intervals;
     let params = CheckParams {
         min_common: args.min_common,
-        intervals: IntervalParams { min_chunks: args.min_chunks, max_gap: args.max_gap, depth: args.depth },
+        intervals: IntervalParams {
+            min_chunks: args.min_chunks.unwrap_or(defaults.min_chunks),
+            max_gap: args.max_gap.unwrap_or(defaults.max_gap),
+            depth: args.depth,
+        },
         overlap: args.overlap.into(),
     };
     let mut checker = Checker::new(&index, params)?;

@@ -58,10 +58,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         anyhow::bail!("--timeout {} is out of range (expected seconds above 0)", args.timeout);
     }
-    let docs = match args.docs {
-        Some(docs) => docs,
-        None => PathBuf::from(&ArchiveIndex::open(&args.index)?.header().docs_root),
-    };
+    let index = ArchiveIndex::open(&args.index)?;
+    let docs = args.docs.unwrap_or_else(|| PathBuf::from(&index.header().docs_root));
+    let check = CheckParams::for_index(index.settings());
+    drop(index);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let config = ServerConfig {
         write_token: args.token_file.as_deref().map(read_token).transpose()?,
@@ -75,7 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_queued_writes: args.max_queued_writes.max(1),
         timeout: Duration::from_secs_f64(args.timeout),
         batch_window: Duration::from_millis(args.batch_ms),
-        check: CheckParams::default(),
+        check,
     };
     messages::note(format_args!(
         "serving {} on http://{} (documents in {}; writes {}, reads {})",
