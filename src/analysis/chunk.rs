@@ -20,10 +20,13 @@
 //! sorted words hashed here are blind to it too, and a word repeated in the
 //! window does not cancel out as it does under XOR.
 
+use std::ops::Range;
+
 use md5_many::{Md5Digest, Md5Many};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::analysis::span::CharRange;
+
 use crate::analysis::tokenize::{Tokens, WORD_WINDOW};
 
 /// Words in one chunk (the papers' n = 5).
@@ -116,17 +119,34 @@ impl Chunker {
     pub fn chunk(&mut self, tokens: &Tokens, out: &mut Chunks) {
         out.hashes.clear();
         out.ranges.clear();
+        self.append_chunks(tokens, 0..self.chunk_count(tokens), 0, out);
+    }
+
+    /// Words a chunk spans: its words, and with interleaved chunks the words
+    /// between them.
+    pub fn span(&self) -> usize {
+        let step = if self.params.interleaved { 2 } else { 1 };
+        step * (self.params.words - 1) + 1
+    }
+
+    /// The number of chunks of `tokens`: one starting at each word that has
+    /// a whole span after it.
+    pub fn chunk_count(&self, tokens: &Tokens) -> usize {
+        (tokens.len() + 1).saturating_sub(self.span())
+    }
+
+    /// Appends to `out` the chunks of `tokens` that start at the words
+    /// `starts` (each within [`chunk_count`](Self::chunk_count)), their
+    /// character ranges moved by `char_offset` (the tokens' text begins
+    /// that many characters into the document).
+    pub fn append_chunks(&mut self, tokens: &Tokens, starts: Range<usize>, char_offset: u32, out: &mut Chunks) {
         let n = self.params.words;
         let step = if self.params.interleaved { 2 } else { 1 };
-        let span = step * (n - 1) + 1;
-        if tokens.len() < span {
-            return;
-        }
-        let count = tokens.len() - span + 1;
-        out.hashes.reserve(count);
-        out.ranges.reserve(count);
+        let span = self.span();
+        out.hashes.reserve(starts.len());
+        out.ranges.reserve(starts.len());
         let mut order = [0usize; MAX_CHUNK_WORDS];
-        for first in 0..count {
+        for first in starts {
             let order = &mut order[..n];
             for (slot, seq) in order.iter_mut().zip((first..).step_by(step)) {
                 *slot = seq;
@@ -148,7 +168,8 @@ impl Chunker {
                     out.hashes.push(xxh3_64(&self.joined) >> (64 - bits));
                 }
             }
-            out.ranges.push(CharRange::new(tokens.range(first).start, tokens.range(first + span - 1).end));
+            let (start, end) = (tokens.range(first).start, tokens.range(first + span - 1).end);
+            out.ranges.push(CharRange::new(start + char_offset, end + char_offset));
         }
         self.md5.flush(self.params.hash_bits, &mut out.hashes);
     }

@@ -18,7 +18,7 @@ use crate::analysis::read::{self, DocumentFile, TextReader, content_hash};
 use crate::analysis::span::CharRange;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks};
-use crate::analysis::tokenize::{AnyTokenizer, Tokenize, TokenizerParams, Tokens};
+use crate::analysis::tokenize::{AnyTokenizer, Tokenize, Tokenizer, TokenizerParams, Tokens};
 use crate::error::Warning;
 use crate::progress::Progress;
 
@@ -92,6 +92,80 @@ impl Document {
     }
 }
 
+/// Bytes of text tokenized at a time in a long document (words, the paper's
+/// chunks): its words are held for one window, not for the whole document.
+const WINDOW_BYTES: usize = 8 << 20;
+
+/// Chunks `text` as `chunker.chunk` chunks its words (`tokenizer`'s) into
+/// `chunks`, tokenizing about `window` bytes at a time into `tokens`, so that
+/// a long document's words (some 30 bytes each) are never all held at once.
+///
+/// A window is cut after ASCII white space, which ends every word, so a
+/// window gives the words the whole text gives there. A window makes the
+/// chunks of the words that have a whole span in it; the next begins at the
+/// white space before the first word that started none, and makes the
+/// chunks from that word on. A window without a whole span grows until it
+/// has one or reaches the end.
+fn chunk_in_windows(
+    tokenizer: &Tokenizer,
+    chunker: &mut Chunker,
+    text: &str,
+    window: usize,
+    tokens: &mut Tokens,
+    chunks: &mut Chunks,
+) {
+    chunks.hashes.clear();
+    chunks.ranges.clear();
+    let bytes = text.as_bytes();
+    // The window's first byte and its character position in the text, how
+    // far it reaches, and the character where the first word that has not
+    // started a chunk yet begins.
+    let (mut start, mut start_char, mut reach, mut resume) = (0usize, 0u32, window, 0u32);
+    loop {
+        let end = cut_after_space(bytes, (start + reach).min(bytes.len()));
+        tokenizer.tokenize(&text[start..end], tokens);
+        let last = end == bytes.len();
+        let count = chunker.chunk_count(tokens);
+        let first = (0..tokens.len()).find(|&i| tokens.range(i).start + start_char >= resume).unwrap_or(tokens.len());
+        if first >= count && !last {
+            reach = reach.saturating_mul(2); // No new whole span: the window grows.
+            continue;
+        }
+        chunker.append_chunks(tokens, first.min(count)..count, start_char, chunks);
+        if last {
+            return;
+        }
+        // The next window begins after the white space before the first word
+        // that started no chunk (or at this window's end when every word did).
+        let next = if count < tokens.len() {
+            resume = tokens.range(count).start + start_char;
+            let resume_byte = start + byte_of_char(&text[start..end], (resume - start_char) as usize);
+            bytes[..resume_byte].iter().rposition(u8::is_ascii_whitespace).map_or(0, |at| at + 1)
+        } else {
+            resume = start_char + text[start..end].chars().count() as u32;
+            end
+        };
+        if next <= start {
+            reach = reach.saturating_mul(2); // No white space to begin at: the window grows.
+        } else {
+            start_char += text[start..next].chars().count() as u32;
+            start = next;
+            reach = window;
+        }
+    }
+}
+
+/// The position just after the first ASCII white-space byte at or after
+/// `at` (the end of `bytes` when there is none).
+fn cut_after_space(bytes: &[u8], at: usize) -> usize {
+    bytes[at..].iter().position(u8::is_ascii_whitespace).map_or(bytes.len(), |p| at + p + 1)
+}
+
+/// The byte position of character `char_index` of `text`.
+fn byte_of_char(text: &str, char_index: usize) -> usize {
+    text.char_indices().nth(char_index).map_or(text.len(), |(byte, _)| byte)
+}
+
 /// One thread's tokenizer, chunkers and buffers.
 pub struct Analyzer<'a> {
     tokenizer: AnyTokenizer,
@@ -149,6 +223,15 @@ impl<'a> Analyzer<'a> {
 
     /// Chunks `text`: content chunks, then structure chunks.
     pub fn chunk(&mut self, text: &str) -> &Chunks {
+        if let AnyTokenizer::Words(words) = &self.tokenizer
+            && self.candidate_words.is_none()
+            && self.structure.is_none()
+            && text.len() > WINDOW_BYTES
+        {
+            chunk_in_windows(words, &mut self.chunker, text, WINDOW_BYTES, &mut self.tokens, &mut self.chunks);
+            self.content_chunks = self.chunks.len();
+            return &self.chunks;
+        }
         self.tokenizer.tokenize(text, &mut self.tokens);
         match &mut self.candidate_words {
             None => self.chunker.chunk(&self.tokens, &mut self.chunks),
@@ -291,6 +374,31 @@ pub fn analyse_batch<T: Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn chunks_made_a_window_at_a_time_equal_those_of_the_whole_text(
+            pieces in proptest::collection::vec((0usize..10, 0usize..6), 0..120),
+            window in 1usize..80,
+            words in 1usize..6,
+            interleaved in proptest::bool::ANY,
+            sorted in proptest::bool::ANY,
+        ) {
+            const WORDS: [&str; 10] = ["alpha", "be", "čaj", "Straße", "x", "l'homme", "über", "data-set", "日本語", "naïve"];
+            const SEPARATORS: [&str; 6] = [" ", "\n", "-", ", ", "  \t", "."];
+            let text: String = pieces.iter().map(|&(w, sep)| format!("{}{}", WORDS[w], SEPARATORS[sep])).collect();
+            let tokenizer = Tokenizer::new(TokenizerParams { min_word_len: 1, ..TokenizerParams::default() });
+            let params = ChunkParams { words, interleaved, sorted, ..ChunkParams::default() };
+            let mut tokens = Tokens::default();
+            tokenizer.tokenize(&text, &mut tokens);
+            let mut whole = Chunks::default();
+            Chunker::new(params).chunk(&tokens, &mut whole);
+            let mut windowed = Chunks::default();
+            chunk_in_windows(&tokenizer, &mut Chunker::new(params), &text, window, &mut tokens, &mut windowed);
+            proptest::prop_assert_eq!(windowed.hashes, whole.hashes);
+            proptest::prop_assert_eq!(windowed.ranges, whole.ranges);
+        }
+    }
     use crate::analysis::chunk::Chunker;
     use crate::progress::Silent;
 

@@ -137,7 +137,7 @@ impl FoundChunks {
 
 /// Lookups sorted and made at once: a long document is looked up in passes,
 /// so that its lookups (16 bytes per chunk) are never all held together.
-const LOOKUPS_PER_PASS: usize = 1 << 22;
+const LOOKUPS_PER_PASS: usize = 1 << 20;
 
 /// The chunks of `docs` in passes of at most `per_pass` lookups, each pass a
 /// list of (document, chunk numbers).
