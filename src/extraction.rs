@@ -396,8 +396,8 @@ fn run(
 /// The number of distinct documents among the occurrences `chunk_numbers`
 /// (a lookup's, ordered by document).
 fn document_frequency<K: ChunkKey>(index: &ChunkIndex<K>, chunk_numbers: &[u32]) -> u32 {
-    let docs: Vec<u32> = index.occurrences(chunk_numbers).map(|(doc, _)| doc).collect();
-    1 + docs.windows(2).filter(|w| w[0] != w[1]).count() as u32
+    let mut previous = None;
+    index.occurrences(chunk_numbers).filter(|&(doc, _)| previous.replace(doc) != Some(doc)).count() as u32
 }
 
 /// A kept chunk: its hash and the chunk numbers of its occurrences.
@@ -431,7 +431,8 @@ fn find_passages<K: ChunkKey>(
         builder.add_document_where(doc, &member.doc.chunks.hashes, |hash| !taboo.contains(hash));
     }
     let index = builder.build();
-    let mut blots = BlotStats::of(index.distinct_chunks().map(|(_, numbers)| document_frequency(&index, numbers)), sigma);
+    let mut blots =
+        BlotStats::of(index.distinct_chunks().map(|(_, numbers)| document_frequency(&index, numbers)), sigma);
     let kept = kept_blots(&index, blots.min_df);
     blots.kept_chunks = kept.len() as u64;
     // Each occurrence of a kept chunk, as a lookup of its document: (blot, chunk).

@@ -114,9 +114,9 @@ impl KeyWidth {
 /// module documentation; [`ChunkIndex::occurrences`] gives the document and
 /// the sequence number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Posting<K> {
+struct Posting<K> {
     /// The chunk's hash.
-    pub key: K,
+    key: K,
     /// The chunk's number in the index.
     at: u32,
 }
@@ -156,7 +156,8 @@ impl<K: ChunkKey> IndexBuilder<K> {
         let first = self.next;
         let kept = hashes.iter().zip(first..).filter(|(hash, _)| keep(**hash));
         self.postings.extend(kept.map(|(&hash, at)| Posting { key: K::from_hash(hash), at }));
-        self.next = u32::try_from(hashes.len()).ok().and_then(|len| first.checked_add(len)).expect("more than 2^32 chunks");
+        self.next =
+            u32::try_from(hashes.len()).ok().and_then(|len| first.checked_add(len)).expect("more than 2^32 chunks");
     }
 
     /// Number of postings added so far.

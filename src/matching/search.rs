@@ -346,7 +346,9 @@ mod tests {
                 break;
             }
             let postings = index.lookup(hash);
-            hits.extend(index.occurrences(postings).map(|(doc, source)| Hit { source_doc: doc, chunk: m(seq, source) }));
+            hits.extend(
+                index.occurrences(postings).map(|(doc, source)| Hit { source_doc: doc, chunk: m(seq, source) }),
+            );
         }
         hits.sort_unstable();
         hits

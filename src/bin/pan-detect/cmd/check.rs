@@ -9,9 +9,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::ValueEnum;
+use pan_detect::analysis::code::CodeDefaults;
 use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
 use pan_detect::archive::{ArchiveError, ArchiveIndex};
-use pan_detect::matching::intervals::{DEFAULT_DEPTH, IntervalParams};
+use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS, IntervalParams};
 
 use super::args::{Overlap, SettingsArgs, StrictArg};
 use crate::messages::{self, count};
@@ -45,13 +46,17 @@ pub struct Args {
     /// Archive documents sharing fewer distinct chunks with the file are not listed.
     #[arg(long, value_name = "N", default_value_t = 1)]
     min_common: usize,
-    /// A passage (valid interval) holds at least this many matching chunks [default: 20;
-    /// 30 with an index of the code tokenizer, as in detect].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = by_tokenizer(
+        "A passage (valid interval) holds at least this many matching chunks",
+        DEFAULT_MIN_CHUNKS,
+        CodeDefaults::default().min_chunks,
+    ))]
     min_chunks: Option<usize>,
-    /// At most this many unmatched chunks between neighbouring matching chunks of a passage
-    /// [default: 49; 15 with an index of the code tokenizer].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = by_tokenizer(
+        "At most this many unmatched chunks between neighbouring matching chunks of a passage",
+        DEFAULT_MAX_GAP,
+        CodeDefaults::default().max_gap,
+    ))]
     max_gap: Option<usize>,
     /// Levels of the valid-interval recursion (1..=8).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_DEPTH)]
@@ -165,6 +170,12 @@ impl Output {
         }
         Ok(())
     }
+}
+
+/// A flag's help with its default, which follows the index's tokenizer as
+/// in detect ([`CheckParams::for_index`]).
+fn by_tokenizer(text: &str, words: usize, code: usize) -> String {
+    format!("{text} [default: {words}; {code} with an index of the code tokenizer]")
 }
 
 /// The file name of a checked file, which its reports are named after.
