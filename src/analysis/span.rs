@@ -10,7 +10,7 @@
 ///
 /// `u32` keeps postings small; a document of more than 4 G characters is refused
 /// when it is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct CharRange {
     /// First character of the range.
     pub start: u32,

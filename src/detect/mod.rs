@@ -98,26 +98,59 @@ pub fn detect_with(
     progress: &dyn Progress,
 ) -> Result<Summary, Error> {
     params.validate()?;
-    let mut sources = read::list_document_files(source_dir, progress)?;
-    let mut suspicious = read::list_document_files(suspicious_dir, progress)?;
-    if let Some(pairs) = scope.pairs {
-        keep_listed(&mut sources, source_dir, &pairs.source_names())?;
-        let names: BTreeSet<&str> = pairs.iter().map(|(suspicious, _)| suspicious).collect();
-        keep_listed(&mut suspicious, suspicious_dir, &names)?;
-    }
-    let names: Vec<&str> = suspicious.iter().map(|file| file.name.as_str()).collect();
-    sink.prepare(&[source_dir, suspicious_dir], &names, progress)?;
-    let same_directory = read::same_directory(source_dir, suspicious_dir);
-    let no_taboo = TabooChunks::default();
-    let reader = TextReader::new(scope.text_cache);
-    let setup =
-        Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory, taboo: &no_taboo, reader };
-    let taboo = scope.taboo.map(|texts| taboo_chunks(texts, &setup)).unwrap_or_default();
-    let setup = Setup { taboo: &taboo, ..setup };
+    let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
+    sink.prepare(&[source_dir, suspicious_dir], &files.suspicious_names(), progress)?;
+    let taboo = run_taboo(params, scope);
+    let setup = Setup::new(params, scope, files.same_directory, &taboo);
     match KeyWidth::of(params.chunks.hash_bits) {
-        KeyWidth::U32 => run::<u32>(&sources, &suspicious, &setup, sink, progress),
-        KeyWidth::U64 => run::<u64>(&sources, &suspicious, &setup, sink, progress),
+        KeyWidth::U32 => run::<u32>(&files.sources, &files.suspicious, &setup, sink, progress),
+        KeyWidth::U64 => run::<u64>(&files.sources, &files.suspicious, &setup, sink, progress),
     }
+}
+
+/// The documents a run compares: those of the two directories, or those the
+/// listed pairs name.
+pub(crate) struct RunFiles {
+    /// The source documents, sorted by name.
+    pub(crate) sources: Vec<DocumentFile>,
+    /// The suspicious documents, sorted by name.
+    pub(crate) suspicious: Vec<DocumentFile>,
+    /// The two directories are one: a document is not compared with itself.
+    pub(crate) same_directory: bool,
+}
+
+impl RunFiles {
+    /// Lists the documents of the two directories, keeping those of
+    /// `scope`'s listed pairs when there are any.
+    pub(crate) fn list(
+        source_dir: &Path,
+        suspicious_dir: &Path,
+        scope: &Scope<'_>,
+        progress: &dyn Progress,
+    ) -> Result<Self, Error> {
+        let mut sources = read::list_document_files(source_dir, progress)?;
+        let mut suspicious = read::list_document_files(suspicious_dir, progress)?;
+        if let Some(pairs) = scope.pairs {
+            keep_listed(&mut sources, source_dir, &pairs.source_names())?;
+            let names: BTreeSet<&str> = pairs.iter().map(|(suspicious, _)| suspicious).collect();
+            keep_listed(&mut suspicious, suspicious_dir, &names)?;
+        }
+        let same_directory = read::same_directory(source_dir, suspicious_dir);
+        Ok(RunFiles { sources, suspicious, same_directory })
+    }
+
+    /// The file names of the suspicious documents.
+    pub(crate) fn suspicious_names(&self) -> Vec<&str> {
+        self.suspicious.iter().map(|file| file.name.as_str()).collect()
+    }
+}
+
+/// The content chunks of `scope`'s taboo texts, chunked as `params` chunk
+/// documents (none without taboo texts).
+pub(crate) fn run_taboo(params: &DetectParams, scope: &Scope<'_>) -> TabooChunks {
+    let no_taboo = TabooChunks::default();
+    let setup = Setup::new(params, scope, false, &no_taboo);
+    scope.taboo.map(|texts| taboo_chunks(texts, &setup)).unwrap_or_default()
 }
 
 /// Keeps the `files` (of `dir`, sorted by name) named in `listed`; a listed
@@ -134,17 +167,17 @@ fn keep_listed(files: &mut Vec<DocumentFile>, dir: &Path, listed: &BTreeSet<&str
 
 /// The parameters of a run and the data they refer to.
 #[derive(Clone, Copy)]
-struct Setup<'a> {
-    params: &'a DetectParams,
-    synonyms: Option<&'a Synonyms>,
-    pairs: Option<&'a DocumentPairs>,
+pub(crate) struct Setup<'a> {
+    pub(crate) params: &'a DetectParams,
+    pub(crate) synonyms: Option<&'a Synonyms>,
+    pub(crate) pairs: Option<&'a DocumentPairs>,
     /// The sources are the suspicious documents: a document is not compared
     /// with itself (it would match itself whole).
-    same_directory: bool,
+    pub(crate) same_directory: bool,
     /// Chunks of the taboo texts: not indexed, and blanked in suspicious documents.
-    taboo: &'a TabooChunks,
+    pub(crate) taboo: &'a TabooChunks,
     /// How documents become text (with the cache of extracted texts).
-    reader: TextReader<'a>,
+    pub(crate) reader: TextReader<'a>,
 }
 
 /// The content chunks of the taboo `texts`, chunked as documents are.
@@ -159,9 +192,26 @@ fn taboo_chunks(texts: &TabooTexts, setup: &Setup<'_>) -> TabooChunks {
 }
 
 impl<'a> Setup<'a> {
+    /// The setup of a run of `params` within `scope`, with `taboo` chunks.
+    pub(crate) fn new(
+        params: &'a DetectParams,
+        scope: &Scope<'a>,
+        same_directory: bool,
+        taboo: &'a TabooChunks,
+    ) -> Self {
+        let reader = TextReader::new(scope.text_cache);
+        Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory, taboo, reader }
+    }
+
+    /// The hit budget of one suspicious document ([`HitBudget`]): bounded
+    /// with the alignment stage, every occurrence with the paper's method.
+    pub(crate) fn hit_budget(&self) -> HitBudget {
+        self.params.align.map_or(HitBudget::UNBOUNDED, |align| align.hit_budget())
+    }
+
     /// How documents are analysed: the paper's chunks, or the candidate
     /// chunks of the alignment stage.
-    fn analysis(&self) -> AnalysisParams<'a> {
+    pub(crate) fn analysis(&self) -> AnalysisParams<'a> {
         self.params.analysis(self.synonyms)
     }
 }
@@ -203,24 +253,22 @@ struct SourceSide<'a> {
     content_chunks: Vec<u32>,
 }
 
-impl SourceSide<'_> {
-    /// The numbers of the source documents listed with `suspicious`, sorted
-    /// (a listed document that was skipped as unreadable is left out).
-    fn listed_sources(&self, pairs: &DocumentPairs, suspicious: &str) -> Vec<u32> {
-        // Sources are numbered in name order, so names are sorted.
-        pairs
-            .sources_of(suspicious)
-            .filter_map(|name| self.names.binary_search_by(|n| n.as_str().cmp(name)).ok())
-            .map(|i| i as u32)
-            .collect()
-    }
+/// The numbers of the source documents (named `names`, sorted) listed with
+/// `suspicious` in `pairs`, sorted; a listed document missing from `names`
+/// (skipped as unreadable) is left out.
+pub(crate) fn listed_sources(names: &[String], pairs: &DocumentPairs, suspicious: &str) -> Vec<u32> {
+    pairs
+        .sources_of(suspicious)
+        .filter_map(|name| names.binary_search_by(|n| n.as_str().cmp(name)).ok())
+        .map(|i| i as u32)
+        .collect()
+}
 
-    /// Leaves out of `hits` those of the source document named `name`.
-    fn drop_hits_of(&self, name: &str, hits: &mut Vec<Hit>) {
-        // The names are in listing order, which is sorted.
-        if let Ok(doc) = self.names.binary_search_by(|n| n.as_str().cmp(name)) {
-            hits.retain(|hit| hit.source_doc as usize != doc);
-        }
+/// Leaves out of `hits` those of the source document named `name` among the
+/// sources `names` (sorted).
+pub(crate) fn drop_hits_of(names: &[String], name: &str, hits: &mut Vec<Hit>) {
+    if let Ok(doc) = names.binary_search_by(|n| n.as_str().cmp(name)) {
+        hits.retain(|hit| hit.source_doc as usize != doc);
     }
 }
 
@@ -305,8 +353,7 @@ fn match_suspicious<K: ChunkKey>(
             chunked.iter_mut().flatten().map(|doc| taboo::covered_chars(&doc.blank_taboo(setup.taboo))).sum::<u64>();
         let hashes: Vec<&[u64]> =
             chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
-        let budget = setup.params.align.map_or(HitBudget::UNBOUNDED, |align| align.hit_budget());
-        let found = lookup.found(index, &hashes, budget);
+        let found = lookup.found(index, &hashes, setup.hit_budget());
         summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
         summary.skipped_files += chunked.iter().filter(|c| c.is_none()).count();
         summary.suspicious_chunks += chunked.iter().flatten().map(|c| c.chunks.len() as u64).sum::<u64>();
@@ -318,9 +365,9 @@ fn match_suspicious<K: ChunkKey>(
                 |finder, (file, doc, found)| {
                     let mut hits = found.hits(index, &doc.chunks.hashes);
                     if setup.same_directory {
-                        side.drop_hits_of(&file.name, &mut hits);
+                        drop_hits_of(&side.names, &file.name, &mut hits);
                     }
-                    report_document(finder, file, &doc, &mut hits, side, setup, sink)
+                    report_document(finder, file, &doc, &mut hits, side, &side.names, setup, sink)
                 },
             )
             .collect();
@@ -340,27 +387,25 @@ fn match_suspicious<K: ChunkKey>(
     result
 }
 
-/// Finds the passages of one suspicious document among its hits and reports
-/// them; returns how many were reported and how many document pairs were
-/// aligned.
-fn report_document(
+/// Finds the passages of one suspicious document among its hits in
+/// `sources` (named `names`, numbered in name order) and reports them;
+/// returns how many were reported and how many document pairs were aligned.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn report_document(
     finder: &mut PassageFinder<'_>,
     file: &DocumentFile,
     doc: &Document,
     hits: &mut [Hit],
-    side: &SourceSide<'_>,
+    sources: &impl SourceDocuments,
+    names: &[String],
     setup: &Setup<'_>,
     sink: &dyn DetectionSink,
 ) -> Result<(u64, u64), Error> {
-    let listed = setup.pairs.map(|pairs| side.listed_sources(pairs, &file.name));
-    let (passages, aligned_pairs) = finder.find(doc, hits, side, listed.as_deref());
+    let listed = setup.pairs.map(|pairs| listed_sources(names, pairs, &file.name));
+    let (passages, aligned_pairs) = finder.find(doc, hits, sources, listed.as_deref());
     let detections: Vec<Detection<'_>> = passages
         .iter()
-        .map(|p| Detection {
-            this: p.suspicious,
-            source_reference: &side.names[p.source_doc as usize],
-            source: p.source,
-        })
+        .map(|p| Detection { this: p.suspicious, source_reference: &names[p.source_doc as usize], source: p.source })
         .collect();
     sink.document(&file.name, &detections)?;
     Ok((detections.len() as u64, aligned_pairs))

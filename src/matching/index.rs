@@ -160,6 +160,25 @@ impl<K: ChunkKey> IndexBuilder<K> {
             u32::try_from(hashes.len()).ok().and_then(|len| first.checked_add(len)).expect("more than 2^32 chunks");
     }
 
+    /// Adds some chunks of document `doc`: `(seq, hash)` with increasing
+    /// sequence numbers, such as those in one range of hashes (each part of a
+    /// cluster's index holds one range). Documents are added in increasing
+    /// order; the document's numbers reach its last chunk given.
+    ///
+    /// Panics as [`add_document_where`](Self::add_document_where) does.
+    pub fn add_chunks(&mut self, doc: u32, chunks: impl IntoIterator<Item = (u32, u64)>) {
+        assert!(doc as usize >= self.doc_starts.len(), "document {doc} added out of order");
+        self.doc_starts.resize(doc as usize + 1, self.next);
+        let first = self.next;
+        let mut end = 0u32;
+        for (seq, hash) in chunks {
+            let at = first.checked_add(seq).expect("more than 2^32 chunks");
+            self.postings.push(Posting { key: K::from_hash(hash), at });
+            end = seq + 1;
+        }
+        self.next = first.checked_add(end).expect("more than 2^32 chunks");
+    }
+
     /// Number of postings added so far.
     pub fn len(&self) -> usize {
         self.postings.len()

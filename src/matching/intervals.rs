@@ -40,7 +40,7 @@ impl Default for IntervalParams {
 
 /// A chunk of the suspicious document and a chunk of the source document with the
 /// same hash, by sequence number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ChunkMatch {
     /// Chunk sequence number in the suspicious document.
     pub suspicious: u32,

@@ -27,7 +27,7 @@ const PREFETCH_DISTANCE: usize = 16;
 const LOOKUPS_PER_TASK: usize = 1 << 16;
 
 /// A chunk of a suspicious document found in a source document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Hit {
     /// The source document.
     pub source_doc: u32,
@@ -214,6 +214,27 @@ pub fn keep_rarest<T>(found: &mut Vec<T>, allowed: usize, rarity: impl Fn(&T) ->
     found.truncate(kept);
 }
 
+/// Keeps those of one document's `hits` that [`FoundChunks::hits`] keeps
+/// within `budget`, given all the hits of its chunks (`hashes`) that have at
+/// most [`HitBudget::max_postings`] occurrences. For a document whose chunks
+/// were looked up in several parts of an index (the cluster's, each holding
+/// a range of hashes), the budget is spent once all its hits are together: a
+/// chunk's occurrences are its hits.
+pub fn keep_within_budget(hits: &mut Vec<Hit>, hashes: &[u64], budget: HitBudget) {
+    let allowed = budget.per_chunk.saturating_mul(hashes.len());
+    if hits.len() <= allowed {
+        return;
+    }
+    hits.sort_unstable_by_key(|hit| hit.chunk.suspicious);
+    let mut chunks: Vec<(u32, usize)> = hits
+        .chunk_by(|a, b| a.chunk.suspicious == b.chunk.suspicious)
+        .map(|g| (g[0].chunk.suspicious, g.len()))
+        .collect();
+    keep_rarest(&mut chunks, allowed, |&(seq, occurrences)| (occurrences, hashes[seq as usize], seq));
+    chunks.sort_unstable();
+    hits.retain(|hit| chunks.binary_search_by_key(&hit.chunk.suspicious, |c| c.0).is_ok());
+}
+
 /// Looks up `sorted` (sorted by hash) in order, prefetching ahead; skips chunks
 /// with no postings or more than `max_postings`.
 fn lookup_sorted<K: ChunkKey>(index: &ChunkIndex<K>, sorted: &[Lookup], max_postings: usize) -> Vec<(u32, Found)> {
@@ -398,6 +419,28 @@ mod tests {
             found.sort_unstable();
             let expected = rarest_first_reference(&index, &suspicious, per_chunk * suspicious.len());
             proptest::prop_assert_eq!(found, expected);
+        }
+
+        #[test]
+        fn a_budget_spent_on_all_hits_keeps_what_the_lookup_keeps(
+            sources in proptest::collection::vec(proptest::collection::vec(0u64..40, 0..30), 1..8),
+            suspicious in proptest::collection::vec(0u64..40, 0..40),
+            per_chunk in 0usize..6,
+            max_postings in 1usize..12,
+        ) {
+            let mut builder = IndexBuilder::<u32>::new(32);
+            for (doc, hashes) in (0u32..).zip(&sources) {
+                builder.add_document(doc, hashes);
+            }
+            let index = builder.build();
+            let budget = HitBudget { max_postings, per_chunk };
+            let mut expected = hits_of(&index, &[&suspicious], budget).remove(0);
+            expected.sort_unstable();
+            let unbudgeted = HitBudget { max_postings, per_chunk: usize::MAX };
+            let mut kept = hits_of(&index, &[&suspicious], unbudgeted).remove(0);
+            keep_within_budget(&mut kept, &suspicious, budget);
+            kept.sort_unstable();
+            proptest::prop_assert_eq!(kept, expected);
         }
 
         #[test]
