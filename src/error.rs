@@ -11,6 +11,9 @@ pub enum Error {
     /// A parameter is out of range.
     #[error(transparent)]
     Params(#[from] ParamError),
+    /// The processes of a cluster run could not work together.
+    #[error(transparent)]
+    Cluster(#[from] crate::cluster::ClusterError),
     /// An input directory does not exist.
     #[error("{0}: no such directory")]
     MissingDirectory(PathBuf),

@@ -74,6 +74,7 @@ pub mod align;
 pub mod passages;
 pub mod report;
 pub mod detect;
+pub mod cluster;
 pub mod extraction;
 pub mod pairs;
 pub mod screening;

@@ -70,6 +70,11 @@ pub const HEADER_WRITTEN: &str = "archive-header-written";
 #[cfg(feature = "failpoints")]
 pub const COMMITTED: &str = "archive-committed";
 
+/// A worker of a cluster run ([`crate::cluster::detect`]) has sent its
+/// sources' chunks; the other processes are waiting for it. Not an archive
+/// point (not in [`ALL`]): the test of a process lost mid-run kills one here.
+#[cfg(feature = "failpoints")]
+pub const CLUSTER_SOURCES_SENT: &str = "cluster-sources-sent";
 /// Every crash point, in the order an update reaches them.
 #[cfg(feature = "failpoints")]
 pub const ALL: [&str; 13] = [

@@ -201,6 +201,32 @@ impl SegmentPostings {
         read_key(&directory[bucket * width..], width).min(end)..end
     }
 
+    /// Calls `f(hash, doc)` for every posting whose hash is from `first` to
+    /// `last` (inclusive), in (hash, document) order: the buckets of that
+    /// range, read in one sequential pass.
+    fn for_each_between(
+        &self,
+        first: u64,
+        last: u64,
+        mut f: impl FnMut(u64, u32) -> Result<(), ArchiveError>,
+    ) -> Result<(), ArchiveError> {
+        let postings = self.postings.bytes();
+        let bucket_of = |hash: u64| hash.checked_shr(self.shift).unwrap_or(0) as usize;
+        for bucket in bucket_of(first)..=bucket_of(last) {
+            let range = self.bucket_range(bucket);
+            let high = (bucket as u64).checked_shl(self.shift).unwrap_or(0);
+            let bytes = &postings[range.start as usize * self.posting_bytes..range.end as usize * self.posting_bytes];
+            for record in bytes.chunks_exact(self.posting_bytes) {
+                let key = high | read_key(record, self.residue_bytes);
+                if (first..=last).contains(&key) {
+                    // At most 4 bytes: the value fits.
+                    f(key, read_key(&record[self.residue_bytes..], self.doc_bytes) as u32)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Calls `f(hash, doc)` for every posting in (hash, document) order.
     #[cfg(test)]
     fn for_each(&self, mut f: impl FnMut(u64, u32) -> Result<(), ArchiveError>) -> Result<(), ArchiveError> {
@@ -545,6 +571,47 @@ impl ArchiveIndex {
         }
         if segments_found > 1 {
             docs.sort_unstable();
+        }
+        Ok(())
+    }
+
+    /// Calls `f(hash, documents)` for every chunk hash from `first` to `last`
+    /// (inclusive) that live documents hold, in hash order, with those
+    /// documents in id order (tombstones left out, as [`documents_with`]
+    /// does): one pass over that range of every segment's postings, which
+    /// are held in memory together, 12 bytes each.
+    ///
+    /// [`documents_with`]: Self::documents_with
+    pub fn for_each_chunk_between(
+        &self,
+        first: u64,
+        last: u64,
+        mut f: impl FnMut(u64, &[u32]),
+    ) -> Result<(), ArchiveError> {
+        let mut postings: Vec<(u64, u32)> = Vec::new();
+        for (s, segment) in (0u32..).zip(&self.segments) {
+            segment.postings.for_each_between(first, last, |hash, doc| {
+                if doc >= self.id_slots() {
+                    let path = segment.postings.postings.path.clone();
+                    return Err(ArchiveError::Corrupt {
+                        path,
+                        message: format!("posting of document {doc} past the table"),
+                    });
+                }
+                if self.holds_postings_of(doc, s) {
+                    postings.push((hash, doc));
+                }
+                Ok(())
+            })?;
+        }
+        if self.segments.len() > 1 {
+            postings.sort_unstable();
+        }
+        let mut docs = Vec::new();
+        for group in postings.chunk_by(|a, b| a.0 == b.0) {
+            docs.clear();
+            docs.extend(group.iter().map(|&(_, doc)| doc));
+            f(group[0].0, &docs);
         }
         Ok(())
     }

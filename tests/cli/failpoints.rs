@@ -172,3 +172,27 @@ fn merge_killed_at_every_point(preset: &str) {
         assert_eq!(answers(&archive, &index), expected, "merge after a crash at {point}");
     }
 }
+
+#[test]
+fn a_process_lost_mid_run_stops_the_others_with_a_message_naming_it() {
+    use crate::cluster::{hostfile, process_command, start_process};
+    use pan_detect::archive::failpoints::CLUSTER_SOURCES_SENT;
+    let corpus = crate::fixtures().join("pan");
+    let tmp = tempfile::tempdir().unwrap();
+    let hosts = hostfile(tmp.path(), 2);
+    let lost = fs::read_to_string(&hosts).unwrap().lines().nth(1).unwrap().to_string();
+    let out = tmp.path().join("out");
+    let survivor = start_process(&corpus, &out, &hosts, 0, 1, &[]);
+    let mut crashing = process_command(&corpus, &out, &hosts, 1, 1, &[]);
+    let crashing = crashing.env("FAILPOINTS", format!("{CLUSTER_SOURCES_SENT}=return")).spawn().unwrap();
+    let crashing = crashing.wait_with_output().unwrap();
+    let survivor = survivor.wait_with_output().unwrap();
+    assert_eq!(crashing.status.signal(), Some(libc::SIGKILL), "process 1 reached its crash point");
+    assert_eq!(survivor.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&survivor.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("lost process 1 ({lost})")) && stderr.contains("run the command again"),
+        "{stderr}"
+    );
+}

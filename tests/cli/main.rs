@@ -3,6 +3,7 @@
 mod align;
 mod archive;
 mod archive_best;
+mod cluster;
 mod corpus;
 mod detect;
 mod documents;

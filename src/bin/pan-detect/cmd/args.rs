@@ -1,6 +1,10 @@
 //! Flags and flag values shared by several subcommands.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
 use clap::ValueEnum;
+use pan_detect::cluster::{Cluster, DEFAULT_CONNECT_TIMEOUT};
 
 use crate::messages::count;
 use pan_detect::analysis::tokenize::TokenizerKind;
@@ -180,5 +184,43 @@ impl SettingsArgs {
             tokenizer: self.tokenizer,
             interleaved: self.hashing.map(|hashing| hashing == HashingArg::Interleaved),
         })
+    }
+}
+
+/// The options of a run on timely dataflow, over worker threads and processes.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Running on several machines")]
+pub struct ClusterArgs {
+    /// Run on timely dataflow with W worker threads per process; each worker
+    /// reads its share of the documents and holds one range of the index.
+    #[arg(long, value_name = "W")]
+    workers: Option<usize>,
+    /// Processes of the run (each started with the same command and its own
+    /// --process); with no --hostfile they listen on 127.0.0.1:2101 onwards.
+    #[arg(long, value_name = "N")]
+    processes: Option<usize>,
+    /// This process's number, from 0 to N-1.
+    #[arg(long, value_name = "I", default_value_t = 0)]
+    process: usize,
+    /// A file of `host:port` lines, one per process in process order, the same
+    /// on every machine.
+    #[arg(long, value_name = "FILE")]
+    hostfile: Option<PathBuf>,
+    /// Seconds to wait for the other processes to connect.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_CONNECT_TIMEOUT.as_secs())]
+    connect_timeout: u64,
+}
+
+impl ClusterArgs {
+    /// The cluster these options describe; `None` when none was given (the
+    /// run stays in this process, on rayon's threads).
+    pub fn cluster(&self) -> anyhow::Result<Option<Cluster>> {
+        if self.workers.is_none() && self.processes.is_none() && self.hostfile.is_none() && self.process == 0 {
+            return Ok(None);
+        }
+        let workers = self.workers.unwrap_or(1);
+        let mut cluster = Cluster::new(workers, self.processes, self.process, self.hostfile.as_deref())?;
+        cluster.connect_timeout = Duration::from_secs(self.connect_timeout);
+        Ok(Some(cluster))
     }
 }

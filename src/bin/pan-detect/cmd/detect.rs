@@ -14,6 +14,7 @@ use pan_detect::analysis::stem::{Language, LanguageSetting};
 use pan_detect::analysis::synonyms::Synonyms;
 use pan_detect::analysis::taboo::TabooTexts;
 use pan_detect::analysis::tokenize::{DEFAULT_MIN_WORD_LEN, TokenizerKind};
+use pan_detect::cluster::Cluster;
 use pan_detect::detect::params::DetectParams;
 use pan_detect::detect::{Scope, Summary, detect_with};
 use pan_detect::error::Error;
@@ -24,7 +25,9 @@ use pan_detect::report::{
     DetectionSink, PanXmlDirectory, PanXmlPairDirectory, ReadableFormat, ReadableReports, ReadableSink,
 };
 
-use super::args::{HashingArg, Overlap, PresetArg, StrictArg, ThreadsArg, check_tokenizer_preset, parse_tokenizer};
+use super::args::{
+    ClusterArgs, HashingArg, Overlap, PresetArg, StrictArg, ThreadsArg, check_tokenizer_preset, parse_tokenizer,
+};
 use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
 
@@ -187,6 +190,8 @@ pub struct Args {
     #[command(flatten)]
     threads: ThreadsArg,
     #[command(flatten)]
+    cluster: ClusterArgs,
+    #[command(flatten)]
     strict: StrictArg,
     /// No progress bars (they are also off when stderr is not a terminal).
     #[arg(long)]
@@ -205,7 +210,7 @@ enum Format {
 }
 
 /// `--layout` values.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Layout {
     /// `suspicious-documentX.xml` for every suspicious document.
     PerDocument,
@@ -403,11 +408,61 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         taboo: taboo.as_ref(),
         text_cache: text_cache.as_ref(),
     };
-    let summary = detect_with(&args.source_dir, &args.suspicious_dir, &params, &scope, sink.as_ref(), &progress)
-        .with_context(|| "detection stopped")?;
+    let summary = match args.cluster.cluster()? {
+        None => detect_with(&args.source_dir, &args.suspicious_dir, &params, &scope, sink.as_ref(), &progress),
+        Some(cluster) => {
+            if cluster.processes() > 1 && args.format != Format::PanXml {
+                anyhow::bail!("--processes applies to --format pan-xml only (HTML and JSON reports have one index)");
+            }
+            pan_detect::cluster::report_lost_processes();
+            let job = job_hash(&args, &params, &cluster);
+            let (dirs, sink) = (&args.source_dir, sink.as_ref());
+            let ran = pan_detect::cluster::detect::detect(
+                &cluster,
+                job,
+                dirs,
+                &args.suspicious_dir,
+                &params,
+                &scope,
+                sink,
+                &progress,
+            );
+            ran.map(|(summary, sent)| {
+                if cluster.processes() > 1 {
+                    messages::note(format!(
+                        "process {} of {}: sent {:.1} MB to the others",
+                        cluster.process,
+                        cluster.processes(),
+                        sent as f64 / 1e6
+                    ));
+                }
+                summary
+            })
+        }
+    }
+    .with_context(|| "detection stopped")?;
     messages::note(summary_line(&summary));
     args.strict.check(summary.skipped_files as u64)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A hash of what every process of a cluster run must share: the
+/// directories, the parameters, the output and the shape of the cluster.
+fn job_hash(args: &Args, params: &DetectParams, cluster: &Cluster) -> u64 {
+    let shared = format!(
+        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+        args.source_dir,
+        args.suspicious_dir,
+        args.out,
+        args.pairs,
+        args.taboo,
+        args.synonyms,
+        args.layout,
+        params,
+        cluster.workers,
+        cluster.addresses
+    );
+    xxhash_rust::xxh3::xxh3_64(shared.as_bytes())
 }
 
 /// Where the reports go: the sink of `--format` and `--layout`.

@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::archive::ArchiveError;
 use pan_detect::archive::similar::{STORED_MIN_PERCENT, SimilarParams, SimilarRow, similar};
 use pan_detect::archive::table::{SimilarityTable, SqliteExport};
+use pan_detect::cluster::Cluster;
 
 use pan_detect::analysis::minhash::{DEFAULT_SEED, DEFAULT_SHINGLE_WIDTH};
 use pan_detect::analysis::read::{DocumentFile, Loaded, TextReader};
@@ -20,6 +22,7 @@ use pan_detect::archive::minhash::{SignatureStore, signatures_path};
 use pan_detect::matching::lsh::{Banding, DEFAULT_BANDS, DEFAULT_ROWS};
 use pan_detect::screening::{ScreenedPair, Screening};
 
+use super::args::ClusterArgs;
 use crate::messages::{self, count};
 use crate::progress_bar::TerminalProgress;
 
@@ -87,6 +90,8 @@ pub struct Args {
     /// No progress bars (minhash).
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 /// `--method` values.
@@ -161,6 +166,9 @@ fn run_table(args: Args) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
+    if let Some(cluster) = args.cluster.cluster()? {
+        return run_table_on_cluster(&args, index_dir, &cluster, min_percent, started);
+    }
     let (index, table) = SimilarityTable::open(index_dir)?;
     if args.verify {
         index.verify()?;
@@ -192,6 +200,64 @@ fn run_table(args: Args) -> anyhow::Result<ExitCode> {
     }
     messages::note(format_args!(
         "{}, {} in {:.2} s",
+        count(summary.documents, "document"),
+        count(summary.rows, "row"),
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `similar --method table` on a cluster: the chunk columns of the table
+/// computed afresh over the workers and processes, printed by process 0.
+fn run_table_on_cluster(
+    args: &Args,
+    index_dir: &Path,
+    cluster: &Cluster,
+    min_percent: f64,
+    started: Instant,
+) -> anyhow::Result<ExitCode> {
+    refuse(
+        "table with --workers or --processes",
+        &[("--format sqlite", args.format == Format::Sqlite), ("--since-update", args.since_update)],
+    )?;
+    let index = ArchiveIndex::open(index_dir)?;
+    if args.verify {
+        index.verify()?;
+    }
+    let top = args.top.unwrap_or(SimilarParams::default().top);
+    let params = SimilarParams { top, min_percent, since_update: false };
+    pan_detect::cluster::report_lost_processes();
+    let shared = format!(
+        "{index_dir:?} {:?} {} {:?} {:?}",
+        params,
+        args.format == Format::Csv,
+        cluster.workers,
+        cluster.addresses
+    );
+    let job = xxhash_rust::xxh3::xxh3_64(shared.as_bytes());
+    let (rows, summary, sent) =
+        pan_detect::cluster::similar::similar(cluster, job, &index, &params).with_context(|| "similarity stopped")?;
+    if cluster.process == 0 {
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        if args.format == Format::Csv {
+            writeln!(out, "{CSV_HEADER}")?;
+        }
+        for row in &rows {
+            write_row(&mut out, args.format, row)?;
+        }
+        out.flush()?;
+    }
+    if cluster.processes() > 1 {
+        messages::note(format_args!(
+            "process {} of {}: sent {:.1} MB to the others",
+            cluster.process,
+            cluster.processes(),
+            sent as f64 / 1e6
+        ));
+    }
+    messages::note(format_args!(
+        "{}, {} in {:.2} s (chunk columns computed afresh; aligned columns empty)",
         count(summary.documents, "document"),
         count(summary.rows, "row"),
         started.elapsed().as_secs_f64()

@@ -1,0 +1,629 @@
+//! `detect` on a [`Cluster`]: the ITA'09 dataflow on timely.
+//!
+//! - Every worker reads its share of the source documents (a stable hash of
+//!   the name picks the worker) and sends each chunk to the worker that owns
+//!   its range of hashes. Each worker builds its part of the index.
+//! - Every worker reads its share of the suspicious documents in batches and
+//!   sends their chunks the same way, as lookups.
+//! - Each part of the index sends its hits (suspicious chunk, source document
+//!   and chunk, with the source chunk's characters) to the worker that owns
+//!   the suspicious document. That worker spends the hit budget on all of
+//!   them, finds the passages (valid intervals, or the alignment of `best`)
+//!   and writes the document's report.
+//!
+//! Passages begin and end at matching chunks, so the characters of the
+//! source chunks that were hit are all a report needs of a source's chunks;
+//! the alignment of `best` reads the source's text from the shared
+//! directories. The source documents keep their numbers in the listing (name
+//! order) and every step is the one-process run's, so the reports are byte
+//! for byte those of [`crate::detect`].
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+use std::rc::Rc;
+use std::time::Instant;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Exchange;
+use timely::dataflow::operators::generic::Operator;
+use timely::dataflow::operators::generic::OutputBuilderSession;
+use timely::dataflow::operators::{Input, Probe};
+use timely::dataflow::{InputHandle, ProbeHandle};
+use timely::worker::Worker;
+
+use super::Cluster;
+use crate::analysis::document::{Analyzer, Document};
+use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::span::{CharRange, ChunkRanges, PackedRanges};
+use crate::analysis::taboo;
+use crate::archive::failpoints::crash_point;
+use crate::detect::params::DetectParams;
+use crate::detect::{RunFiles, Scope, Setup, Summary, drop_hits_of, report_document, run_taboo};
+use crate::error::Error;
+use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
+use crate::matching::search::{BatchLookup, Hit, HitBudget, keep_within_budget};
+use crate::passages::{PassageFinder, SourceDocuments};
+use crate::progress::{Progress, Stage};
+use crate::report::DetectionSink;
+
+/// Bytes of suspicious text a worker reads per round (as one thread of
+/// [`crate::detect`] does per batch).
+const ROUND_BYTES: u64 = 2 << 20;
+
+/// Detects as [`crate::detect::detect_with`] does, on the workers of
+/// `cluster`; this process writes the reports of its workers' suspicious
+/// documents into `sink`. `job` is a hash of what every process's command
+/// must share. Returns this process's part of the run and the bytes it sent
+/// to other processes.
+#[allow(clippy::too_many_arguments)]
+pub fn detect(
+    cluster: &Cluster,
+    job: u64,
+    source_dir: &Path,
+    suspicious_dir: &Path,
+    params: &DetectParams,
+    scope: &Scope<'_>,
+    sink: &dyn DetectionSink,
+    progress: &dyn Progress,
+) -> Result<(Summary, u64), Error> {
+    params.validate()?;
+    let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
+    let peers = cluster.peers();
+    let mine = cluster.my_workers();
+    let owned = |file: &&DocumentFile| mine.contains(&document_worker(&file.name, peers));
+    let my_names: Vec<&str> = files.suspicious.iter().filter(owned).map(|file| file.name.as_str()).collect();
+    sink.prepare(&[source_dir, suspicious_dir], &my_names, progress)?;
+    let taboo = run_taboo(params, scope);
+    let setup = Setup::new(params, scope, files.same_directory, &taboo);
+    let my_bytes = files.sources.iter().chain(&files.suspicious).filter(owned).map(|file| file.bytes).sum();
+    progress.start(Stage::Match, my_bytes);
+    let ran = match KeyWidth::of(params.chunks.hash_bits) {
+        KeyWidth::U32 => cluster.run(job, |worker| run_worker::<u32>(worker, &files, &setup, sink, progress)),
+        KeyWidth::U64 => cluster.run(job, |worker| run_worker::<u64>(worker, &files, &setup, sink, progress)),
+    };
+    progress.finish();
+    let (results, sent) = ran.map_err(Error::Cluster)?;
+    let mut summary = Summary::default();
+    for result in results {
+        add_summary(&mut summary, &result?);
+    }
+    sink.finish()?;
+    Ok((summary, sent))
+}
+
+/// The worker (of `peers`) that reads the document named `name`.
+pub fn document_worker(name: &str, peers: usize) -> usize {
+    (xxhash_rust::xxh3::xxh3_64(name.as_bytes()) % peers as u64) as usize
+}
+
+/// The worker (of `peers`) whose part of the index holds `hash`, a hash of
+/// `hash_bits` bits: the hash space cut into equal ranges.
+pub fn hash_worker(hash: u64, hash_bits: u32, peers: usize) -> usize {
+    let top = u128::from(hash << (64 - hash_bits));
+    ((top * peers as u128) >> 64) as usize
+}
+
+/// Some chunks of a source document, sent to the part of the index that holds
+/// their hashes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SourceChunks<K> {
+    /// The worker whose part of the index they go to.
+    to: u32,
+    /// The source document's number.
+    doc: u32,
+    /// The document's content chunks (its structure chunks follow them).
+    content_chunks: u32,
+    /// The chunks' sequence numbers, increasing.
+    seqs: Vec<u32>,
+    /// Their hashes.
+    hashes: Vec<K>,
+    /// Their characters.
+    ranges: Vec<CharRange>,
+}
+
+/// Some chunks of a suspicious document to look up.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Lookups<K> {
+    /// The worker whose part of the index holds their hashes.
+    to: u32,
+    /// The worker that owns the document, where its hits go.
+    owner: u32,
+    /// The document's place in its owner's round.
+    doc: u32,
+    /// The chunks' sequence numbers.
+    seqs: Vec<u32>,
+    /// Their hashes.
+    hashes: Vec<K>,
+}
+
+/// The hits of some chunks of a suspicious document, sent to its owner.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct DocumentHits {
+    /// The owner.
+    to: u32,
+    /// The document's place in its owner's round.
+    doc: u32,
+    /// The hits, by the chunks' sequence numbers in the document.
+    hits: Vec<Hit>,
+    /// The characters of each hit's source chunk.
+    ranges: Vec<CharRange>,
+    /// The content chunks of each source document hit: (document, content chunks).
+    content_chunks: Vec<(u32, u32)>,
+}
+
+/// An input of a worker's dataflow.
+type DataInput<D> = InputHandle<u32, CapacityContainerBuilder<Vec<D>>>;
+
+/// The hits that arrived at a worker, by round (the time of their lookups).
+type Arrived = Rc<RefCell<HashMap<u32, Vec<DocumentHits>>>>;
+
+/// Where a worker's hits arrive.
+struct Hits {
+    /// Tells when a round's hits have all arrived.
+    probe: ProbeHandle<u32>,
+    arrived: Arrived,
+}
+
+/// A worker's dataflow: its inputs (source chunks, all at time 0; lookups,
+/// a round at each time from 1) and where its hits arrive.
+type Dataflow<K> = (DataInput<SourceChunks<K>>, DataInput<Lookups<K>>, Hits);
+
+/// Builds the dataflow of a worker: source chunks and lookups go to the
+/// parts of the index that hold their hashes, hits to the documents' owners.
+fn dataflow<K: ChunkKey + Serialize + DeserializeOwned>(worker: &mut Worker, setup: &Setup<'_>) -> Dataflow<K> {
+    let hash_bits = setup.params.chunks.hash_bits;
+    let max_postings = setup.hit_budget().max_postings;
+    let arrived: Arrived = Rc::default();
+    let collected = Rc::clone(&arrived);
+    let probe = ProbeHandle::new();
+    let (sources, lookups) = worker.dataflow::<u32, _, _>(|scope| {
+        let (source_input, source_chunks) = scope.new_input::<Vec<SourceChunks<K>>>();
+        let (lookup_input, lookups) = scope.new_input::<Vec<Lookups<K>>>();
+        let to_index = Exchange::new(|chunks: &SourceChunks<K>| u64::from(chunks.to));
+        let to_lookup = Exchange::new(|lookups: &Lookups<K>| u64::from(lookups.to));
+        let hits = source_chunks.binary_frontier(lookups, to_index, to_lookup, "IndexPart", move |_, _| {
+            let mut part = IndexPart::<K>::new(hash_bits, max_postings);
+            let mut waiting = Vec::new();
+            move |(sources, sources_frontier), (lookups, _), output| {
+                sources.for_each_stamp(|_, data| data.for_each(|batch| part.receive(batch.drain(..))));
+                if sources_frontier.frontier().is_empty() {
+                    part.build();
+                }
+                lookups.for_each_stamp(|cap, data| {
+                    if let Some(cap) = cap.retain_least(output.output_index()) {
+                        waiting.push((cap, data.flat_map(|batch| batch.drain(..)).collect::<Vec<_>>()));
+                    }
+                });
+                if part.is_built() {
+                    for (cap, lookups) in waiting.drain(..) {
+                        output.session(&cap).give_iterator(part.answer(&lookups).into_iter());
+                    }
+                }
+            }
+        });
+        let to_owner = Exchange::new(|hits: &DocumentHits| u64::from(hits.to));
+        hits.container::<Vec<DocumentHits>>()
+            .unary(to_owner, "CollectHits", move |_, _| {
+                move |input, _: &mut OutputBuilderSession<'_, u32, CapacityContainerBuilder<Vec<()>>>| {
+                    input.for_each_stamp(|cap, data| {
+                        let mut collected = collected.borrow_mut();
+                        // Inputs move in whole rounds: one time per message.
+                        let time = cap.least().copied().unwrap_or_default();
+                        let round = collected.entry(time).or_default();
+                        data.for_each(|batch| round.append(batch));
+                    });
+                }
+            })
+            .probe_with(&probe);
+        (source_input, lookup_input)
+    });
+    (sources, lookups, Hits { probe, arrived })
+}
+
+/// One worker's part of the run: its sources into the index, then its
+/// suspicious documents a round at a time, the next round's lookups sent
+/// before the last round's hits are awaited.
+fn run_worker<K: ChunkKey + Serialize + DeserializeOwned>(
+    worker: &mut Worker,
+    files: &RunFiles,
+    setup: &Setup<'_>,
+    sink: &dyn DetectionSink,
+    progress: &dyn Progress,
+) -> Result<Summary, Error> {
+    let (sources, mut lookups, arriving) = dataflow::<K>(worker, setup);
+    let mut summary = Summary::default();
+    let mut analyzer = Analyzer::new(&setup.analysis());
+    let started = Instant::now();
+    send_sources(worker, sources, files, setup, &mut analyzer, progress, &mut summary);
+    crash_point!(CLUSTER_SOURCES_SENT);
+    summary.read_sources = started.elapsed();
+
+    let started = Instant::now();
+    let (me, peers) = (worker.index(), worker.peers());
+    let my_suspicious: Vec<&DocumentFile> =
+        files.suspicious.iter().filter(|file| document_worker(&file.name, peers) == me).collect();
+    let mut reporter = Reporter {
+        files,
+        setup,
+        sink,
+        names: files.sources.iter().map(|f| f.name.clone()).collect(),
+        finder: PassageFinder::new(setup.params, setup.synonyms),
+    };
+    let mut result = Ok(());
+    let mut sent: Option<Round<'_>> = None;
+    for files in read::batches_by_bytes(&my_suspicious, ROUND_BYTES, |file| file.bytes) {
+        let next = send_round(worker, &mut lookups, files, setup, &mut analyzer, progress, &mut summary);
+        if let Some(round) = sent.replace(next) {
+            result = result.and_then(|()| reporter.report(await_hits(worker, &arriving, round), &mut summary));
+        }
+    }
+    lookups.close();
+    if let Some(round) = sent {
+        result = result.and_then(|()| reporter.report(await_hits(worker, &arriving, round), &mut summary));
+    }
+    summary.matching = started.elapsed();
+    result.map(|()| summary)
+}
+
+/// Reads and analyses this worker's share of the sources and sends their
+/// chunks (taboo chunks left out) to the parts of the index; then closes the
+/// sources' input.
+fn send_sources<K: ChunkKey + Serialize + DeserializeOwned>(
+    worker: &mut Worker,
+    mut input: DataInput<SourceChunks<K>>,
+    files: &RunFiles,
+    setup: &Setup<'_>,
+    analyzer: &mut Analyzer<'_>,
+    progress: &dyn Progress,
+    summary: &mut Summary,
+) {
+    let (me, peers) = (worker.index(), worker.peers());
+    let hash_bits = setup.params.chunks.hash_bits;
+    let mine = files.sources.iter().enumerate().filter(|(_, file)| document_worker(&file.name, peers) == me);
+    for (doc, file) in mine {
+        summary.input_bytes += file.bytes;
+        let document = analyzer.analyse_file(file, setup.reader, progress);
+        progress.advance(file.bytes);
+        let Some(document) = document else {
+            summary.skipped_files += 1;
+            continue;
+        };
+        summary.source_documents += 1;
+        summary.source_chunks += document.chunks.len() as u64;
+        let (doc, content_chunks) = (doc as u32, document.content_chunks);
+        let kept = |hash| !setup.taboo.contains(hash);
+        for (to, (seqs, hashes)) in split_by_hash(&document.chunks.hashes, kept, hash_bits, peers) {
+            let ranges = seqs.iter().map(|&seq| document.chunks.ranges[seq as usize]).collect();
+            input.send(SourceChunks { to, doc, content_chunks, seqs, hashes, ranges });
+        }
+        worker.step();
+    }
+    input.close();
+}
+
+/// A round of suspicious documents whose lookups were sent.
+struct Round<'f> {
+    /// The round's time.
+    time: u32,
+    files: &'f [&'f DocumentFile],
+    /// Their analyses (taboo text blanked); `None` for skipped files.
+    documents: Vec<Option<Document>>,
+}
+
+/// Reads and analyses a round of suspicious `files`, sends their lookups, and
+/// moves the lookups' input to the next round.
+fn send_round<'f, K: ChunkKey + Serialize + DeserializeOwned>(
+    worker: &mut Worker,
+    input: &mut DataInput<Lookups<K>>,
+    files: &'f [&'f DocumentFile],
+    setup: &Setup<'_>,
+    analyzer: &mut Analyzer<'_>,
+    progress: &dyn Progress,
+    summary: &mut Summary,
+) -> Round<'f> {
+    let (me, peers) = (worker.index() as u32, worker.peers());
+    let hash_bits = setup.params.chunks.hash_bits;
+    let time = (*input.time()).max(1);
+    input.advance_to(time);
+    let mut documents = Vec::with_capacity(files.len());
+    for (place, file) in (0u32..).zip(files) {
+        summary.input_bytes += file.bytes;
+        let document = analyzer.analyse_file(file, setup.reader, progress).map(|mut document| {
+            summary.taboo_chars += taboo::covered_chars(&document.blank_taboo(setup.taboo));
+            summary.suspicious_chunks += document.chunks.len() as u64;
+            for (to, (seqs, hashes)) in split_by_hash(&document.chunks.hashes, |_| true, hash_bits, peers) {
+                input.send(Lookups { to, owner: me, doc: place, seqs, hashes });
+            }
+            document
+        });
+        progress.advance(file.bytes);
+        documents.push(document);
+        worker.step();
+    }
+    input.advance_to(time + 1);
+    Round { time, files, documents }
+}
+
+/// Waits until every hit of `round` has arrived; returns the round with its
+/// hits by document.
+fn await_hits<'f>(worker: &mut Worker, arriving: &Hits, round: Round<'f>) -> (Round<'f>, Vec<Gathered>) {
+    // Parks between events: spinning would take the cores of other workers
+    // and processes on this machine.
+    while arriving.probe.less_equal(&round.time) {
+        worker.step_or_park(None);
+    }
+    let arrived = arriving.arrived.borrow_mut().remove(&round.time).unwrap_or_default();
+    let hits = hits_by_document(arrived.into_iter(), round.files.len());
+    (round, hits)
+}
+
+/// Finds and reports the passages of a worker's suspicious documents.
+struct Reporter<'a> {
+    files: &'a RunFiles,
+    setup: &'a Setup<'a>,
+    sink: &'a dyn DetectionSink,
+    /// The names of all source documents, by number.
+    names: Vec<String>,
+    finder: PassageFinder<'a>,
+}
+
+impl Reporter<'_> {
+    /// Reports the documents of a round whose hits have arrived.
+    fn report(
+        &mut self,
+        (round, mut gathered): (Round<'_>, Vec<Gathered>),
+        summary: &mut Summary,
+    ) -> Result<(), Error> {
+        let setup = self.setup;
+        for ((file, document), Gathered { hits, sources }) in round.files.iter().zip(round.documents).zip(&mut gathered)
+        {
+            let Some(document) = document else {
+                summary.skipped_files += 1;
+                continue;
+            };
+            keep_within_budget(hits, &document.chunks.hashes, setup.hit_budget());
+            if setup.same_directory {
+                drop_hits_of(&self.names, &file.name, hits);
+            }
+            let sources = HitSources { files: &self.files.sources, setup, chunks: std::mem::take(sources) };
+            let (passages, pairs) =
+                report_document(&mut self.finder, file, &document, hits, &sources, &self.names, setup, self.sink)?;
+            summary.suspicious_documents += 1;
+            summary.passages += passages;
+            summary.candidate_pairs += pairs;
+        }
+        Ok(())
+    }
+}
+
+/// The chunks of a document (`hashes[seq]`) that pass `keep`, split by the
+/// worker whose part of the index holds them: (worker, (sequence numbers,
+/// hashes)) for each worker that gets some.
+fn split_by_hash<K: ChunkKey>(
+    hashes: &[u64],
+    keep: impl Fn(u64) -> bool,
+    hash_bits: u32,
+    peers: usize,
+) -> impl Iterator<Item = (u32, (Vec<u32>, Vec<K>))> {
+    let mut parts: Vec<(Vec<u32>, Vec<K>)> = vec![(Vec::new(), Vec::new()); peers];
+    for (seq, &hash) in (0u32..).zip(hashes) {
+        if keep(hash) {
+            let part = &mut parts[hash_worker(hash, hash_bits, peers)];
+            part.0.push(seq);
+            part.1.push(K::from_hash(hash));
+        }
+    }
+    (0u32..).zip(parts).filter(|(_, (seqs, _))| !seqs.is_empty())
+}
+
+/// All the hits of one suspicious document, with the source chunks they hit
+/// by source document.
+#[derive(Debug, Default)]
+struct Gathered {
+    hits: Vec<Hit>,
+    sources: HashMap<u32, HitChunks>,
+}
+
+/// The hits that arrived for a round of `documents` documents, by document.
+fn hits_by_document(arrived: impl Iterator<Item = DocumentHits>, documents: usize) -> Vec<Gathered> {
+    let mut by_document: Vec<Gathered> = (0..documents).map(|_| Gathered::default()).collect();
+    for part in arrived {
+        let Gathered { hits, sources } = &mut by_document[part.doc as usize];
+        for &(doc, content_chunks) in &part.content_chunks {
+            sources.entry(doc).or_default().content_chunks = content_chunks;
+        }
+        for (hit, range) in part.hits.iter().zip(&part.ranges) {
+            sources.entry(hit.source_doc).or_default().chunks.push((hit.chunk.source, *range));
+        }
+        hits.extend(part.hits);
+    }
+    for chunks in by_document.iter_mut().flat_map(|gathered| gathered.sources.values_mut()) {
+        chunks.chunks.sort_unstable_by_key(|&(seq, _)| seq);
+        chunks.chunks.dedup_by_key(|&mut (seq, _)| seq);
+    }
+    by_document
+}
+
+/// The sums of two workers' summaries.
+fn add_summary(sum: &mut Summary, part: &Summary) {
+    sum.source_documents += part.source_documents;
+    sum.suspicious_documents += part.suspicious_documents;
+    sum.skipped_files += part.skipped_files;
+    sum.input_bytes += part.input_bytes;
+    sum.source_chunks += part.source_chunks;
+    sum.suspicious_chunks += part.suspicious_chunks;
+    sum.passages += part.passages;
+    sum.taboo_chars += part.taboo_chars;
+    sum.candidate_pairs += part.candidate_pairs;
+    sum.read_sources = sum.read_sources.max(part.read_sources);
+    sum.matching = sum.matching.max(part.matching);
+}
+
+/// One worker's part of the index: the source chunks of its range of hashes,
+/// indexed once every worker has sent its sources, their characters and
+/// their documents' content chunks kept beside it.
+///
+/// The part numbers the documents in the order their chunks arrive (the
+/// index wants increasing numbers, and documents arrive in any order) and
+/// gives the hits the documents' own numbers back.
+struct IndexPart<K: ChunkKey> {
+    max_postings: usize,
+    builder: Option<IndexBuilder<K>>,
+    index: Option<ChunkIndex<K>>,
+    /// The documents, by their number in the part.
+    documents: Vec<PartDocument>,
+    lookup: BatchLookup,
+}
+
+/// What a part of the index keeps of one source document.
+struct PartDocument {
+    /// The document's number in the run.
+    doc: u32,
+    /// Its content chunks.
+    content_chunks: u32,
+    /// The sequence numbers of its chunks in this part, increasing.
+    seqs: Vec<u32>,
+    /// Their characters.
+    ranges: PackedRanges,
+}
+
+impl<K: ChunkKey> IndexPart<K> {
+    fn new(hash_bits: u32, max_postings: usize) -> Self {
+        let builder = Some(IndexBuilder::new(hash_bits));
+        IndexPart { max_postings, builder, index: None, documents: Vec::new(), lookup: BatchLookup::default() }
+    }
+
+    /// Adds the chunks a worker sent.
+    fn receive(&mut self, received: impl Iterator<Item = SourceChunks<K>>) {
+        let Some(builder) = &mut self.builder else { return };
+        for chunks in received {
+            let SourceChunks { doc, content_chunks, seqs, hashes, ranges, .. } = chunks;
+            let local = self.documents.len() as u32;
+            builder.add_chunks(local, seqs.iter().copied().zip(hashes.into_iter().map(K::to_hash)));
+            self.documents.push(PartDocument { doc, content_chunks, seqs, ranges: PackedRanges::new(&ranges) });
+        }
+    }
+
+    fn is_built(&self) -> bool {
+        self.index.is_some()
+    }
+
+    /// Indexes the chunks received (once).
+    fn build(&mut self) {
+        if let Some(builder) = self.builder.take() {
+            self.index = Some(builder.build());
+        }
+    }
+
+    /// The hits of `lookups` (chunks with more than `max_postings`
+    /// occurrences give none), one message per document that has some.
+    fn answer(&mut self, lookups: &[Lookups<K>]) -> Vec<DocumentHits> {
+        let Some(index) = &self.index else { return Vec::new() };
+        let hashes: Vec<Vec<u64>> =
+            lookups.iter().map(|lookup| lookup.hashes.iter().map(|hash| hash.to_hash()).collect()).collect();
+        let docs: Vec<&[u64]> = hashes.iter().map(Vec::as_slice).collect();
+        let budget = HitBudget { max_postings: self.max_postings, ..HitBudget::UNBOUNDED };
+        let found = self.lookup.found(index, &docs, budget);
+        let mut answers = Vec::new();
+        for ((lookup, found), hashes) in lookups.iter().zip(found).zip(&hashes) {
+            let mut hits = found.hits(index, hashes);
+            if hits.is_empty() {
+                continue;
+            }
+            let mut ranges = Vec::with_capacity(hits.len());
+            let mut content_chunks = Vec::new();
+            for hit in &mut hits {
+                let document = &self.documents[hit.source_doc as usize];
+                let at = document.seqs.binary_search(&hit.chunk.source).unwrap_or_default();
+                ranges.push(document.ranges.chunk_range(at as u32).unwrap_or_default());
+                content_chunks.push((document.doc, document.content_chunks));
+                hit.source_doc = document.doc;
+                hit.chunk.suspicious = lookup.seqs[hit.chunk.suspicious as usize];
+            }
+            content_chunks.sort_unstable();
+            content_chunks.dedup();
+            answers.push(DocumentHits { to: lookup.owner, doc: lookup.doc, hits, ranges, content_chunks });
+        }
+        answers
+    }
+}
+
+/// The source chunks that one suspicious document's hits point to, in one
+/// source document.
+#[derive(Debug, Default)]
+struct HitChunks {
+    /// The document's content chunks.
+    content_chunks: u32,
+    /// (sequence number, characters), sorted by sequence number.
+    chunks: Vec<(u32, CharRange)>,
+}
+
+impl ChunkRanges for HitChunks {
+    fn chunk_range(&self, seq: u32) -> Option<CharRange> {
+        let at = self.chunks.binary_search_by_key(&seq, |&(s, _)| s).ok()?;
+        Some(self.chunks[at].1)
+    }
+}
+
+/// The source documents as one suspicious document's passages see them: the
+/// chunks its hits point to, and the files (for the alignment's texts).
+struct HitSources<'a> {
+    files: &'a [DocumentFile],
+    setup: &'a Setup<'a>,
+    chunks: HashMap<u32, HitChunks>,
+}
+
+/// The chunks of a source document without hits: none.
+static NO_CHUNKS: HitChunks = HitChunks { content_chunks: 0, chunks: Vec::new() };
+
+impl SourceDocuments for HitSources<'_> {
+    type Ranges<'b>
+        = &'b HitChunks
+    where
+        Self: 'b;
+
+    fn chunk_ranges(&self, doc: u32) -> &HitChunks {
+        self.chunks.get(&doc).unwrap_or(&NO_CHUNKS)
+    }
+
+    fn content_chunks(&self, doc: u32) -> u32 {
+        self.chunk_ranges(doc).content_chunks
+    }
+
+    fn bytes(&self, doc: u32) -> u64 {
+        self.files[doc as usize].bytes
+    }
+
+    fn text(&self, doc: u32) -> Option<String> {
+        match self.setup.reader.load(&self.files[doc as usize]) {
+            Loaded::Text(text, _) => Some(text),
+            Loaded::Skipped(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_ranges_cover_the_workers_in_order() {
+        assert_eq!(hash_worker(0, 32, 4), 0);
+        assert_eq!(hash_worker(u64::from(u32::MAX), 32, 4), 3);
+        assert_eq!(hash_worker(1 << 31, 32, 4), 2);
+        assert_eq!(hash_worker(u64::MAX, 64, 3), 2);
+        assert_eq!(hash_worker(12345, 40, 1), 0);
+        let owners: Vec<usize> = (0..16u64).map(|h| hash_worker(h, 4, 4)).collect();
+        assert_eq!(owners, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+    }
+
+    #[test]
+    fn chunks_split_by_hash_keep_their_sequence_numbers() {
+        let hashes = [0u64, 15, 4, 9, 1];
+        let parts: Vec<_> = split_by_hash::<u32>(&hashes, |hash| hash != 9, 4, 2).collect();
+        assert_eq!(parts, [(0, (vec![0, 2, 4], vec![0, 4, 1])), (1, (vec![1], vec![15]))]);
+    }
+}
