@@ -94,9 +94,12 @@ pub fn detect(
     Ok((summary, sent))
 }
 
-/// The worker (of `peers`) that reads the document named `name`.
+/// The worker (of `peers`) that reads the document named `name`: the high
+/// bits of the name's XXH3 scaled to the workers (its residue modulo small
+/// numbers is poorly spread over names that differ in one digit).
 pub fn document_worker(name: &str, peers: usize) -> usize {
-    (xxhash_rust::xxh3::xxh3_64(name.as_bytes()) % peers as u64) as usize
+    let hash = xxhash_rust::xxh3::xxh3_64(name.as_bytes());
+    ((u128::from(hash) * peers as u128) >> 64) as usize
 }
 
 /// The worker (of `peers`) whose part of the index holds `hash`, a hash of
@@ -618,6 +621,21 @@ mod tests {
         assert_eq!(hash_worker(12345, 40, 1), 0);
         let owners: Vec<usize> = (0..16u64).map(|h| hash_worker(h, 4, 4)).collect();
         assert_eq!(owners, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+    }
+
+    #[test]
+    fn documents_spread_evenly_over_the_workers() {
+        for peers in [2, 3, 4, 7] {
+            let mut counts = vec![0usize; peers];
+            for i in 0..7000 {
+                counts[document_worker(&format!("suspicious-document{i:05}.txt"), peers)] += 1;
+            }
+            let even = 7000 / peers;
+            assert!(counts.iter().all(|&c| c.abs_diff(even) < even / 10), "{peers} workers: {counts:?}");
+        }
+        // Names a digit apart, as in a PAN corpus, go to several workers.
+        let fixture: Vec<usize> = (1..=8).map(|i| document_worker(&format!("suspicious-document{i:05}.txt"), 3)).collect();
+        assert!((0..3).all(|worker| fixture.contains(&worker)), "{fixture:?}");
     }
 
     #[test]
