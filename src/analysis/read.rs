@@ -286,6 +286,15 @@ impl<'a> TextReader<'a> {
         }
     }
 
+    /// The text of one document read again (for the alignment), or `None`
+    /// when it is now skipped; its warnings were given when it was first read.
+    pub fn load_text(&self, file: &DocumentFile) -> Option<String> {
+        match self.load(file) {
+            Loaded::Text(text, _) => Some(text),
+            Loaded::Skipped(_) => None,
+        }
+    }
+
     /// The text of a document's `bytes`, for callers that need the raw bytes
     /// too (the archive hashes them). The format is told by content:
     ///

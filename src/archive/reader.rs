@@ -244,6 +244,12 @@ impl SegmentPostings {
         Ok(())
     }
 
+    /// The error of a posting of document `doc`, past the document table.
+    fn past_the_table(&self, doc: u32) -> ArchiveError {
+        let message = format!("posting of document {doc} past the table");
+        ArchiveError::Corrupt { path: self.postings.path.clone(), message }
+    }
+
     /// Checks that the directory ends at the last posting.
     fn check_directory(&self) -> Result<(), ArchiveError> {
         let (directory, width) = (self.directory.bytes(), self.directory_entry_bytes);
@@ -558,11 +564,7 @@ impl ArchiveIndex {
             for i in range {
                 let doc = segment.postings.doc(i);
                 if doc >= self.id_slots() {
-                    let path = segment.postings.postings.path.clone();
-                    return Err(ArchiveError::Corrupt {
-                        path,
-                        message: format!("posting of document {doc} past the table"),
-                    });
+                    return Err(segment.postings.past_the_table(doc));
                 }
                 if self.holds_postings_of(doc, s) {
                     docs.push(doc);
@@ -592,11 +594,7 @@ impl ArchiveIndex {
         for (s, segment) in (0u32..).zip(&self.segments) {
             segment.postings.for_each_between(first, last, |hash, doc| {
                 if doc >= self.id_slots() {
-                    let path = segment.postings.postings.path.clone();
-                    return Err(ArchiveError::Corrupt {
-                        path,
-                        message: format!("posting of document {doc} past the table"),
-                    });
+                    return Err(segment.postings.past_the_table(doc));
                 }
                 if self.holds_postings_of(doc, s) {
                     postings.push((hash, doc));
@@ -637,11 +635,7 @@ impl ArchiveIndex {
         let postings = &self.segments[segment].postings;
         postings.for_each(|key, doc| {
             if doc >= self.id_slots() {
-                let path = postings.postings.path.clone();
-                return Err(ArchiveError::Corrupt {
-                    path,
-                    message: format!("posting of document {doc} past the table"),
-                });
+                return Err(postings.past_the_table(doc));
             }
             if self.holds_postings_of(doc, segment as u32) { f(key, doc) } else { Ok(()) }
         })

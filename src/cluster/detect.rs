@@ -36,7 +36,7 @@ use timely::worker::Worker;
 
 use super::Cluster;
 use crate::analysis::document::{Analyzer, Document};
-use crate::analysis::read::{self, DocumentFile, Loaded};
+use crate::analysis::read::{self, DocumentFile};
 use crate::analysis::span::{CharRange, ChunkRanges, PackedRanges};
 use crate::analysis::taboo;
 use crate::archive::failpoints::crash_point;
@@ -601,10 +601,7 @@ impl SourceDocuments for HitSources<'_> {
     }
 
     fn text(&self, doc: u32) -> Option<String> {
-        match self.setup.reader.load(&self.files[doc as usize]) {
-            Loaded::Text(text, _) => Some(text),
-            Loaded::Skipped(_) => None,
-        }
+        self.setup.reader.load_text(&self.files[doc as usize])
     }
 }
 
@@ -634,7 +631,8 @@ mod tests {
             assert!(counts.iter().all(|&c| c.abs_diff(even) < even / 10), "{peers} workers: {counts:?}");
         }
         // Names a digit apart, as in a PAN corpus, go to several workers.
-        let fixture: Vec<usize> = (1..=8).map(|i| document_worker(&format!("suspicious-document{i:05}.txt"), 3)).collect();
+        let fixture: Vec<usize> =
+            (1..=8).map(|i| document_worker(&format!("suspicious-document{i:05}.txt"), 3)).collect();
         assert!((0..3).all(|worker| fixture.contains(&worker)), "{fixture:?}");
     }
 

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analyse_batch};
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::read::{self, DocumentFile, Loaded, TextReader};
+use crate::analysis::read::{self, DocumentFile, TextReader};
 use crate::analysis::span::PackedRanges;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
@@ -291,10 +291,7 @@ impl SourceDocuments for SourceSide<'_> {
     }
 
     fn text(&self, doc: u32) -> Option<String> {
-        match self.reader.load(self.files[doc as usize]) {
-            Loaded::Text(text, _) => Some(text),
-            Loaded::Skipped(_) => None,
-        }
+        self.reader.load_text(self.files[doc as usize])
     }
 }
 

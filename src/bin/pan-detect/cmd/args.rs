@@ -224,3 +224,11 @@ impl ClusterArgs {
         Ok(Some(cluster))
     }
 }
+
+/// The line of a process of several about the bytes it sent to the others.
+pub fn note_traffic(cluster: &Cluster, sent: u64) {
+    if cluster.processes() > 1 {
+        let (process, processes, mb) = (cluster.process, cluster.processes(), sent as f64 / 1e6);
+        crate::messages::note(format_args!("process {process} of {processes}: sent {mb:.1} MB to the others"));
+    }
+}

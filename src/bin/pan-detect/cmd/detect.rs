@@ -26,7 +26,8 @@ use pan_detect::report::{
 };
 
 use super::args::{
-    ClusterArgs, HashingArg, Overlap, PresetArg, StrictArg, ThreadsArg, check_tokenizer_preset, parse_tokenizer,
+    ClusterArgs, HashingArg, Overlap, PresetArg, StrictArg, ThreadsArg, check_tokenizer_preset, note_traffic,
+    parse_tokenizer,
 };
 use crate::messages::{self, count, skipped_files};
 use crate::progress_bar::TerminalProgress;
@@ -428,14 +429,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 &progress,
             );
             ran.map(|(summary, sent)| {
-                if cluster.processes() > 1 {
-                    messages::note(format!(
-                        "process {} of {}: sent {:.1} MB to the others",
-                        cluster.process,
-                        cluster.processes(),
-                        sent as f64 / 1e6
-                    ));
-                }
+                note_traffic(&cluster, sent);
                 summary
             })
         }

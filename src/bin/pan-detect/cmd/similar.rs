@@ -22,7 +22,7 @@ use pan_detect::archive::minhash::{SignatureStore, signatures_path};
 use pan_detect::matching::lsh::{Banding, DEFAULT_BANDS, DEFAULT_ROWS};
 use pan_detect::screening::{ScreenedPair, Screening};
 
-use super::args::ClusterArgs;
+use super::args::{ClusterArgs, note_traffic};
 use crate::messages::{self, count};
 use crate::progress_bar::TerminalProgress;
 
@@ -248,14 +248,7 @@ fn run_table_on_cluster(
         }
         out.flush()?;
     }
-    if cluster.processes() > 1 {
-        messages::note(format_args!(
-            "process {} of {}: sent {:.1} MB to the others",
-            cluster.process,
-            cluster.processes(),
-            sent as f64 / 1e6
-        ));
-    }
+    note_traffic(cluster, sent);
     messages::note(format_args!(
         "{}, {} in {:.2} s (chunk columns computed afresh; aligned columns empty)",
         count(summary.documents, "document"),
