@@ -324,20 +324,14 @@ pub fn extract_index(
     let read: Vec<Result<Option<Member>, ArchiveError>> = ids
         .par_iter()
         .map(|&id| {
-            let record = index.record(id);
-            progress.advance(record.bytes);
-            let chunks = index.stored_chunks(&record)?;
-            let Some(text) = index.document_text(id) else {
+            progress.advance(index.record(id).bytes);
+            // Taboo text is blanked, as `check` blanks it: it seeds no alignment.
+            let Some(doc) = index.stored_document(id)? else {
                 let path = docs_root.join(index.name(id));
                 let message = "missing, unreadable or changed since it was indexed; skipped".to_string();
                 progress.warn(&Warning { path, message });
                 return Ok(None);
             };
-            let content_chunks = record.content_chunks();
-            let bytes = record.bytes;
-            let mut doc = Document { text, bytes, content_hash: record.content_hash, chunks, content_chunks };
-            // As `check` leaves them out: taboo text seeds no alignment.
-            doc.blank_taboo(index.taboo());
             Ok(Some(Member { name: index.name(id).to_string(), doc }))
         })
         .collect();

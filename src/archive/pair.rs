@@ -89,13 +89,8 @@ impl<'a> PairAligner<'a> {
             let hashes: Vec<u64> = index.chunk_hashes(&record).collect();
             FirstSide::Chunks { chunks: FileChunks::new(&hashes, index.taboo()), taboo: taboo_regions(index, &record) }
         } else {
-            match index.document_text(id) {
-                Some(text) => {
-                    let chunks = index.stored_chunks(&record)?;
-                    let content_chunks = record.content_chunks();
-                    let (bytes, content_hash) = (record.bytes, record.content_hash);
-                    let mut document = Document { text, bytes, content_hash, chunks, content_chunks };
-                    document.blank_taboo(index.taboo());
+            match index.stored_document(id)? {
+                Some(document) => {
                     let slots = FileSlots::new(&document.chunks.hashes);
                     FirstSide::Text { document: Box::new(document), slots }
                 }

@@ -35,6 +35,7 @@ use super::format::{
 };
 use super::taboo;
 use crate::analysis::chunk::Chunks;
+use crate::analysis::document::Document;
 use crate::analysis::extract::cache::TextCache;
 use crate::analysis::read::{DocumentFile, Loaded, TextReader, content_hash};
 use crate::analysis::span::{CharRange, ChunkRanges};
@@ -694,6 +695,19 @@ impl ArchiveIndex {
             Loaded::Text(text, _) => Some(text),
             Loaded::Skipped(_) => None,
         }
+    }
+
+    /// Document `id` as it was indexed, for the alignment: its text read back
+    /// (`None` when missing, unreadable or changed since), its stored chunks,
+    /// and the text that taboo chunks cover blanked, as `check` blanks it.
+    pub(crate) fn stored_document(&self, id: u32) -> Result<Option<Document>, ArchiveError> {
+        let Some(text) = self.document_text(id) else { return Ok(None) };
+        let record = self.record(id);
+        let chunks = self.stored_chunks(&record)?;
+        let (bytes, content_hash, content_chunks) = (record.bytes, record.content_hash, record.content_chunks());
+        let mut document = Document { text, bytes, content_hash, chunks, content_chunks };
+        document.blank_taboo(self.taboo());
+        Ok(Some(document))
     }
 
     /// The chunk ranges of a document, as stored.

@@ -5,20 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::archive::{fails_with, ok, s, write};
-use crate::{detect, fixtures, run};
-
-/// Every report file of `dir`, by name, with its bytes.
-fn reports(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| {
-            let entry = entry.unwrap();
-            (entry.file_name().into_string().unwrap(), fs::read(entry.path()).unwrap())
-        })
-        .collect();
-    files.sort();
-    files
-}
+use crate::{detect, files_of, fixtures, run};
 
 fn suspicious_files(dir: &Path) -> Vec<String> {
     let mut files: Vec<String> = fs::read_dir(dir)
@@ -46,10 +33,9 @@ fn check_with_a_best_index_reports_exactly_what_detect_best_reports() {
     let detected = dir.path().join("detected");
     let output = detect(&sources, &suspicious, &detected, &["--preset", "best"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let (checked, detected) = (reports(&checked), reports(&detected));
+    let (checked, detected) = (files_of(&checked), files_of(&detected));
     assert_eq!(checked.len(), files.len());
-    let features =
-        detected.iter().map(|(_, xml)| String::from_utf8_lossy(xml).matches("<feature").count()).sum::<usize>();
+    let features = detected.values().map(|xml| String::from_utf8_lossy(xml).matches("<feature").count()).sum::<usize>();
     assert!(features > 5, "the fixture corpus has cases: {features} passages");
     assert_eq!(checked, detected);
 }

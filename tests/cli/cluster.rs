@@ -2,24 +2,12 @@
 //! loopback ports): the reports equal the one-process run's byte for byte, and
 //! a process that cannot reach the others says which one and stops.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Output};
 
-use crate::{detect, fixtures, pan_detect, path_str};
-
-/// Every file of `dir` by name, with its bytes.
-pub fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| {
-            let entry = entry.unwrap();
-            (entry.file_name().to_string_lossy().into_owned(), fs::read(entry.path()).unwrap())
-        })
-        .collect()
-}
+use crate::{detect, files_of, fixtures, pan_detect, path_str};
 
 /// A hostfile of `processes` loopback ports that were free a moment ago.
 pub fn hostfile(dir: &Path, processes: usize) -> std::path::PathBuf {

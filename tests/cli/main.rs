@@ -52,6 +52,18 @@ pub fn path_str(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")
 }
 
+/// Every file of `dir` by name, with its bytes: two runs' reports compare
+/// byte for byte.
+pub fn files_of(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            (entry.file_name().to_string_lossy().into_owned(), fs::read(entry.path()).unwrap())
+        })
+        .collect()
+}
+
 /// Reads and parses a PAN XML report, naming the file on failure.
 pub fn read_report(path: &Path) -> PanDocument {
     let xml = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
