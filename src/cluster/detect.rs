@@ -18,11 +18,11 @@
 //! order) and every step is the one-process run's, so the reports are byte
 //! for byte those of [`crate::detect`].
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -168,6 +168,8 @@ struct Hits {
     /// Tells when a round's hits have all arrived.
     probe: ProbeHandle<u32>,
     arrived: Arrived,
+    /// The time this worker took to build its part of the index.
+    index_built_in: Rc<Cell<Duration>>,
 }
 
 /// A worker's dataflow: its inputs (source chunks, all at time 0; lookups,
@@ -182,6 +184,8 @@ fn dataflow<K: ChunkKey + Serialize + DeserializeOwned>(worker: &mut Worker, set
     let arrived: Arrived = Rc::default();
     let collected = Rc::clone(&arrived);
     let probe = ProbeHandle::new();
+    let index_built_in: Rc<Cell<Duration>> = Rc::default();
+    let build_time = Rc::clone(&index_built_in);
     let (sources, lookups) = worker.dataflow::<u32, _, _>(|scope| {
         let (source_input, source_chunks) = scope.new_input::<Vec<SourceChunks<K>>>();
         let (lookup_input, lookups) = scope.new_input::<Vec<Lookups<K>>>();
@@ -192,8 +196,10 @@ fn dataflow<K: ChunkKey + Serialize + DeserializeOwned>(worker: &mut Worker, set
             let mut waiting = Vec::new();
             move |(sources, sources_frontier), (lookups, _), output| {
                 sources.for_each_stamp(|_, data| data.for_each(|batch| part.receive(batch.drain(..))));
-                if sources_frontier.frontier().is_empty() {
+                if sources_frontier.frontier().is_empty() && !part.is_built() {
+                    let started = Instant::now();
                     part.build();
+                    build_time.set(started.elapsed());
                 }
                 lookups.for_each_stamp(|cap, data| {
                     if let Some(cap) = cap.retain_least(output.output_index()) {
@@ -223,7 +229,7 @@ fn dataflow<K: ChunkKey + Serialize + DeserializeOwned>(worker: &mut Worker, set
             .probe_with(&probe);
         (source_input, lookup_input)
     });
-    (sources, lookups, Hits { probe, arrived })
+    (sources, lookups, Hits { probe, arrived, index_built_in })
 }
 
 /// One worker's part of the run: its sources into the index, then its
@@ -267,7 +273,9 @@ fn run_worker<K: ChunkKey + Serialize + DeserializeOwned>(
     if let Some(round) = sent {
         result = result.and_then(|()| reporter.report(await_hits(worker, &arriving, round), &mut summary));
     }
-    summary.matching = started.elapsed();
+    // The index part was built while this worker awaited its first round.
+    summary.build_index = arriving.index_built_in.get();
+    summary.matching = started.elapsed().saturating_sub(summary.build_index);
     result.map(|()| summary)
 }
 
@@ -462,6 +470,7 @@ fn add_summary(sum: &mut Summary, part: &Summary) {
     sum.taboo_chars += part.taboo_chars;
     sum.candidate_pairs += part.candidate_pairs;
     sum.read_sources = sum.read_sources.max(part.read_sources);
+    sum.build_index = sum.build_index.max(part.build_index);
     sum.matching = sum.matching.max(part.matching);
 }
 
