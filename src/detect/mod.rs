@@ -148,9 +148,8 @@ impl RunFiles {
 /// The content chunks of `scope`'s taboo texts, chunked as `params` chunk
 /// documents (none without taboo texts).
 pub(crate) fn run_taboo(params: &DetectParams, scope: &Scope<'_>) -> TabooChunks {
-    let no_taboo = TabooChunks::default();
-    let setup = Setup::new(params, scope, false, &no_taboo);
-    scope.taboo.map(|texts| taboo_chunks(texts, &setup)).unwrap_or_default()
+    let analysis = params.analysis(scope.synonyms);
+    scope.taboo.map(|texts| taboo_chunks(texts, &analysis)).unwrap_or_default()
 }
 
 /// Keeps the `files` (of `dir`, sorted by name) named in `listed`; a listed
@@ -181,8 +180,8 @@ pub(crate) struct Setup<'a> {
 }
 
 /// The content chunks of the taboo `texts`, chunked as documents are.
-fn taboo_chunks(texts: &TabooTexts, setup: &Setup<'_>) -> TabooChunks {
-    let mut analyzer = Analyzer::new(&setup.analysis());
+fn taboo_chunks(texts: &TabooTexts, analysis: &AnalysisParams<'_>) -> TabooChunks {
+    let mut analyzer = Analyzer::new(analysis);
     let mut hashes = Vec::new();
     for text in texts.texts() {
         analyzer.chunk(text);
