@@ -86,13 +86,8 @@ for word in $ONLY; do
     esac
 done
 
-if [ -d ../shared/corpora/dev-en/source-documents ]; then
-    TEXTS=../shared/corpora/dev-en/source-documents
-    TEXTS_NAME=dev-en-sources
-else
-    TEXTS=corpus-fixtures/texts
-    TEXTS_NAME=fixture-texts
-fi
+source eval/common.sh
+bench_corpus_source
 
 echo "== pan-detect benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine: $CORES cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || uname -m)," \
@@ -203,11 +198,6 @@ ratio() {
 }
 
 # --- 1. corpora ----------------------------------------------------------------------
-BUILDER=$(git rev-parse HEAD:src/corpus_builder 2>/dev/null || echo unknown)
-if [ "$BUILDER" = unknown ] || ! git diff --quiet HEAD -- src/corpus_builder 2>/dev/null; then
-    BUILDER="uncommitted-$(date +%s)"
-fi
-
 # ensure_corpus KIND MB: sets CORPUS to the cached corpus of KIND (usual or reuse) and
 # MB megabytes, building it first unless a cached one by the same builder exists.
 ensure_corpus() {

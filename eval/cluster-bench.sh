@@ -35,13 +35,8 @@ CONFIGS=${CONFIGS:-plain 1x1 1x2 2x1 4x1}
 PORT=${PORT:-23101}
 BIN=target/release/pan-detect
 
-if [ -d ../shared/corpora/dev-en/source-documents ]; then
-    TEXTS=../shared/corpora/dev-en/source-documents
-    TEXTS_NAME=dev-en-sources
-else
-    TEXTS=corpus-fixtures/texts
-    TEXTS_NAME=fixture-texts
-fi
+source eval/common.sh
+bench_corpus_source
 
 echo "== pan-detect cluster benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)," \
@@ -54,13 +49,13 @@ mkdir -p "$BENCH_DIR"
 WORK=$(mktemp -d "$BENCH_DIR/cluster.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-# The corpus: eval/bench.sh's usual corpus, built here when it is missing.
+# The corpus: eval/bench.sh's usual corpus, built here unless a cached one by
+# the same builder exists (the rule of bench.sh's ensure_corpus).
 CORPUS=$BENCH_DIR/corpus-$TEXTS_NAME-${TARGET_MB}mb-seed$SEED
-if [ ! -f "$CORPUS.complete" ]; then
-    rm -rf "$CORPUS"
+if [ ! -f "$CORPUS.complete" ] || [ "$(head -n 1 "$CORPUS.complete")" != "$BUILDER" ]; then
+    rm -rf "$CORPUS" "$CORPUS.complete"
     "$BIN" corpus --texts "$TEXTS" --out "$CORPUS" --seed "$SEED" --target-mb "$TARGET_MB" --quiet
-    builder=$(git rev-parse HEAD:src/corpus_builder 2>/dev/null || echo unknown)
-    printf '%s\n%s\n' "$builder" "$(date -u '+%Y-%m-%d %H:%M UTC')" >"$CORPUS.complete"
+    printf '%s\n%s\n' "$BUILDER" "$(date -u '+%Y-%m-%d %H:%M UTC')" >"$CORPUS.complete"
 fi
 INPUT_MB=$(du -sb --apparent-size "$CORPUS/source-documents" "$CORPUS/suspicious-documents" |
     awk '{s += $1} END {printf "%.1f", s / 1e6}')

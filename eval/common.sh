@@ -50,3 +50,23 @@ build_release() {
     cargo build --release --quiet --manifest-path "$root/Cargo.toml"
     binary=${CARGO_TARGET_DIR:-$root/target}/release/pan-detect
 }
+
+# bench_corpus_source: what eval/bench.sh and eval/cluster-bench.sh build their
+# cached corpora from, so that both name and reuse them alike. Sets TEXTS and
+# TEXTS_NAME (dev-en's sources beside the project, else the bundled fixture
+# texts) and BUILDER, the stamp of the corpus builder's source: the git tree of
+# src/corpus_builder, or a one-off stamp when it has uncommitted changes (a
+# cached corpus is reused only when its stamp is BUILDER).
+bench_corpus_source() {
+    if [ -d ../shared/corpora/dev-en/source-documents ]; then
+        TEXTS=../shared/corpora/dev-en/source-documents
+        TEXTS_NAME=dev-en-sources
+    else
+        TEXTS=corpus-fixtures/texts
+        TEXTS_NAME=fixture-texts
+    fi
+    BUILDER=$(git rev-parse HEAD:src/corpus_builder 2>/dev/null || echo unknown)
+    if [ "$BUILDER" = unknown ] || ! git diff --quiet HEAD -- src/corpus_builder 2>/dev/null; then
+        BUILDER="uncommitted-$(date +%s)"
+    fi
+}
