@@ -157,7 +157,7 @@ fn chunk_in_windows(
 
 /// The position just after the first ASCII white-space byte at or after
 /// `at` (the end of `bytes` when there is none).
-fn cut_after_space(bytes: &[u8], at: usize) -> usize {
+pub(crate) fn cut_after_space(bytes: &[u8], at: usize) -> usize {
     bytes[at..].iter().position(u8::is_ascii_whitespace).map_or(bytes.len(), |p| at + p + 1)
 }
 

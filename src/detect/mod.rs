@@ -3,6 +3,7 @@
 //! (suspicious documents), in parallel with rayon.
 
 pub mod params;
+mod parts;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -13,17 +14,19 @@ use rayon::prelude::*;
 use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analyse_batch};
 use crate::analysis::extract::cache::TextCache;
 use crate::analysis::read::{self, DocumentFile, TextReader};
-use crate::analysis::span::PackedRanges;
+use crate::analysis::span::{CharRange, PackedRanges, union_len};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
+use crate::matching::overlap::{Passage, resolve_overlaps};
 use crate::matching::search::{BatchLookup, Hit, HitBudget};
 use crate::pairs::DocumentPairs;
 use crate::passages::{PassageFinder, SourceDocuments};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use params::DetectParams;
+use parts::PartSizes;
 
 /// What a run did, for the one-line summary and the benchmarks.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -177,6 +180,8 @@ pub(crate) struct Setup<'a> {
     pub(crate) taboo: &'a TabooChunks,
     /// How documents become text (with the cache of extracted texts).
     pub(crate) reader: TextReader<'a>,
+    /// How a long suspicious document is cut to be aligned in parts.
+    pub(crate) parts: PartSizes,
 }
 
 /// The content chunks of the taboo `texts`, chunked as documents are.
@@ -199,7 +204,14 @@ impl<'a> Setup<'a> {
         taboo: &'a TabooChunks,
     ) -> Self {
         let reader = TextReader::new(scope.text_cache);
-        Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory, taboo, reader }
+        let parts = PartSizes::default();
+        Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory, taboo, reader, parts }
+    }
+
+    /// Whether the suspicious document `file` is aligned in parts
+    /// ([`parts`]): with the alignment stage, when it is longer than a part.
+    fn aligned_in_parts(&self, file: &DocumentFile) -> bool {
+        self.params.align.is_some() && file.bytes > self.parts.part as u64
     }
 
     /// The hit budget of one suspicious document ([`HitBudget`]): bounded
@@ -340,11 +352,29 @@ fn match_suspicious<K: ChunkKey>(
     summary: &mut Summary,
 ) -> Result<(), Error> {
     progress.start(Stage::Match, suspicious.iter().map(|f| f.bytes).sum());
+    let result = match_each(suspicious, side, index, setup, sink, progress, summary);
+    progress.finish();
+    result
+}
+
+/// Reports every suspicious document: those aligned whole in parallel
+/// batches, then the long ones, each in parts.
+#[allow(clippy::too_many_arguments)]
+fn match_each<K: ChunkKey>(
+    suspicious: &[DocumentFile],
+    side: &SourceSide<'_>,
+    index: &ChunkIndex<K>,
+    setup: &Setup<'_>,
+    sink: &dyn DetectionSink,
+    progress: &dyn Progress,
+    summary: &mut Summary,
+) -> Result<(), Error> {
+    let (long, whole): (Vec<&DocumentFile>, Vec<&DocumentFile>) =
+        suspicious.iter().partition(|file| setup.aligned_in_parts(file));
     let mut lookup = BatchLookup::default();
-    let mut result = Ok(());
     let analysis = setup.analysis();
-    for batch in document::batches(suspicious, |f| f.bytes) {
-        let mut chunked = analyse_batch(batch, |f| f, &analysis, setup.reader, progress);
+    for batch in document::batches(&whole, |f| f.bytes) {
+        let mut chunked = analyse_batch(batch, |f| *f, &analysis, setup.reader, progress);
         summary.taboo_chars +=
             chunked.iter_mut().flatten().map(|doc| taboo::covered_chars(&doc.blank_taboo(setup.taboo))).sum::<u64>();
         let hashes: Vec<&[u64]> =
@@ -355,7 +385,7 @@ fn match_suspicious<K: ChunkKey>(
         summary.suspicious_chunks += chunked.iter().flatten().map(|c| c.chunks.len() as u64).sum::<u64>();
         let passages =
             batch.par_iter().zip(chunked).zip(found).filter_map(|((file, chunks), found)| Some((file, chunks?, found)));
-        let reported: Result<Vec<(u64, u64)>, Error> = passages
+        let reported: Vec<(u64, u64)> = passages
             .map_init(
                 || PassageFinder::new(setup.params, setup.synonyms),
                 |finder, (file, doc, found)| {
@@ -366,21 +396,85 @@ fn match_suspicious<K: ChunkKey>(
                     report_document(finder, file, &doc, &mut hits, side, &side.names, setup, sink)
                 },
             )
-            .collect();
-        match reported {
-            Ok(counts) => {
-                summary.suspicious_documents += counts.len();
-                summary.passages += counts.iter().map(|c| c.0).sum::<u64>();
-                summary.candidate_pairs += counts.iter().map(|c| c.1).sum::<u64>();
-            }
-            Err(error) => {
-                result = Err(error);
-                break;
-            }
-        }
+            .collect::<Result<_, Error>>()?;
+        summary.suspicious_documents += reported.len();
+        summary.passages += reported.iter().map(|c| c.0).sum::<u64>();
+        summary.candidate_pairs += reported.iter().map(|c| c.1).sum::<u64>();
     }
-    progress.finish();
-    result
+    for file in long {
+        report_in_parts(file, side, index, setup, sink, progress, summary)?;
+    }
+    Ok(())
+}
+
+/// Detects a long suspicious document in parts ([`parts`]): each part is
+/// analysed, looked up and aligned as a document (the parts in parallel),
+/// and the passages of all parts are joined across the cuts, their overlaps
+/// resolved, and reported as the document's. Only a part per thread is held
+/// in words, chunks and hits, beside the document's text.
+fn report_in_parts<K: ChunkKey>(
+    file: &DocumentFile,
+    side: &SourceSide<'_>,
+    index: &ChunkIndex<K>,
+    setup: &Setup<'_>,
+    sink: &dyn DetectionSink,
+    progress: &dyn Progress,
+    summary: &mut Summary,
+) -> Result<(), Error> {
+    summary.input_bytes += file.bytes;
+    let text =
+        document::read_bytes(file, progress).and_then(|bytes| document::decode(file, bytes, setup.reader, progress));
+    progress.advance(file.bytes);
+    let Some(text) = text else {
+        summary.skipped_files += 1;
+        return Ok(());
+    };
+    let listed = setup.pairs.map(|pairs| listed_sources(&side.names, pairs, &file.name));
+    let analysis = setup.analysis();
+    let found: Vec<PartFound> = parts::parts(&text, setup.parts)
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || (Analyzer::new(&analysis), PassageFinder::new(setup.params, setup.synonyms), BatchLookup::default()),
+            |(analyzer, finder, lookup), (number, part)| {
+                let piece = &text[part.bytes.clone()];
+                let mut doc =
+                    analyzer.analyse_text(piece.to_string(), piece.len() as u64, read::content_hash(piece.as_bytes()));
+                let taboo = doc.blank_taboo(setup.taboo).into_iter().map(|r| part.in_text(r)).collect();
+                let own = |r: &&CharRange| part.in_text(**r).start < part.next_char;
+                let chunks = doc.chunks.ranges.iter().filter(own).count() as u64;
+                let found = lookup.found(index, &[&doc.chunks.hashes[..]], setup.hit_budget()).pop();
+                let mut hits = found.map_or_else(Vec::new, |f| f.hits(index, &doc.chunks.hashes));
+                if setup.same_directory {
+                    drop_hits_of(&side.names, &file.name, &mut hits);
+                }
+                let (passages, aligned_pairs) = finder.find(&doc, &mut hits, side, listed.as_deref());
+                let passages = passages.iter().map(|p| (number, part.passage_in_text(p))).collect();
+                PartFound { passages, taboo, chunks, aligned_pairs }
+            },
+        )
+        .collect();
+    let mut taboo_regions: Vec<CharRange> = found.iter().flat_map(|f| f.taboo.iter().copied()).collect();
+    summary.taboo_chars += union_len(&mut taboo_regions);
+    summary.suspicious_chunks += found.iter().map(|f| f.chunks).sum::<u64>();
+    summary.candidate_pairs += found.iter().map(|f| f.aligned_pairs).sum::<u64>();
+    let mut passages = parts::join_across_cuts(found.into_iter().flat_map(|f| f.passages).collect());
+    resolve_overlaps(&mut passages, setup.params.overlap);
+    summary.passages += report_passages(file, &passages, &side.names, sink)?;
+    summary.suspicious_documents += 1;
+    Ok(())
+}
+
+/// What one part of a long document gave.
+struct PartFound {
+    /// Its passages in the document's offsets, tagged with the part's number.
+    passages: Vec<(usize, Passage)>,
+    /// The regions its taboo chunks cover, in the document's offsets.
+    taboo: Vec<CharRange>,
+    /// Its chunks that start before the next part.
+    chunks: u64,
+    /// Document pairs it aligned.
+    aligned_pairs: u64,
 }
 
 /// Finds the passages of one suspicious document among its hits in
@@ -399,10 +493,92 @@ pub(crate) fn report_document(
 ) -> Result<(u64, u64), Error> {
     let listed = setup.pairs.map(|pairs| listed_sources(names, pairs, &file.name));
     let (passages, aligned_pairs) = finder.find(doc, hits, sources, listed.as_deref());
+    Ok((report_passages(file, passages, names, sink)?, aligned_pairs))
+}
+
+/// Reports `passages` (between `file` and the sources named `names`) to
+/// `sink`; returns how many there were.
+fn report_passages(
+    file: &DocumentFile,
+    passages: &[Passage],
+    names: &[String],
+    sink: &dyn DetectionSink,
+) -> Result<u64, Error> {
     let detections: Vec<Detection<'_>> = passages
         .iter()
         .map(|p| Detection { this: p.suspicious, source_reference: &names[p.source_doc as usize], source: p.source })
         .collect();
     sink.document(&file.name, &detections)?;
-    Ok((detections.len() as u64, aligned_pairs))
+    Ok(detections.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::detect::params::Preset;
+    use crate::progress::Silent;
+    use crate::testutil::prose;
+
+    /// A detection: suspicious name, its range, source name, the source's range.
+    type Found = (String, CharRange, String, CharRange);
+
+    #[derive(Default)]
+    struct Collect(Mutex<Vec<Found>>);
+
+    impl DetectionSink for Collect {
+        fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
+            let mut all = self.0.lock().unwrap();
+            all.extend(
+                detections.iter().map(|d| (suspicious.to_string(), d.this, d.source_reference.to_string(), d.source)),
+            );
+            Ok(())
+        }
+    }
+
+    /// The best preset's detections and summary on `dir`'s `src` and `susp`,
+    /// long documents cut into `parts`.
+    fn detect_best(dir: &Path, parts: PartSizes) -> (Vec<Found>, Summary) {
+        let params = DetectParams::preset(Preset::Best);
+        let scope = Scope::default();
+        let files = RunFiles::list(&dir.join("src"), &dir.join("susp"), &scope, &Silent).unwrap();
+        let taboo = TabooChunks::default();
+        let setup = Setup { parts, ..Setup::new(&params, &scope, false, &taboo) };
+        let sink = Collect::default();
+        let summary = run::<u32>(&files.sources, &files.suspicious, &setup, &sink, &Silent).unwrap();
+        let mut found = sink.0.into_inner().unwrap();
+        found.sort_by_key(|(name, this, source_name, source)| {
+            (name.clone(), this.start, source_name.clone(), source.start)
+        });
+        (found, summary)
+    }
+
+    #[test]
+    fn a_long_document_aligned_in_parts_gives_the_passages_of_its_whole_alignment() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("susp")).unwrap();
+        // Copies of 150 words (shorter than the overlap: each lies whole in
+        // a part) and one of 500 (longer: cut, and joined again).
+        let copied = |k: u64| prose(30 + k, if k == 3 { 500 } else { 150 });
+        let mut long = String::new();
+        for k in 0..5u64 {
+            let source = format!("{}{}{}", prose(10 + k, 100), copied(k), prose(20 + k, 100));
+            std::fs::write(dir.path().join(format!("src/source{k}.txt")), source).unwrap();
+            long.push_str(&prose(100 + k, 180));
+            long.push_str(&copied(k));
+        }
+        long.push_str(&prose(200, 180));
+        std::fs::write(dir.path().join("susp/long.txt"), &long).unwrap();
+        let in_parts = PartSizes { part: 2500, overlap: 1200 };
+        assert!(parts::parts(&long, in_parts).len() >= 8, "{} bytes", long.len());
+
+        let (whole, whole_summary) = detect_best(dir.path(), PartSizes { part: usize::MAX, overlap: 0 });
+        let (parted, parted_summary) = detect_best(dir.path(), in_parts);
+        assert_eq!(whole.len(), 5, "{whole:?}");
+        assert_eq!(parted, whole);
+        assert_eq!(parted_summary.passages, whole_summary.passages);
+        assert_eq!(parted_summary.suspicious_chunks, whole_summary.suspicious_chunks);
+    }
 }
