@@ -750,7 +750,6 @@ pub fn write_text(extraction: &Extraction, out: &mut dyn Write) -> io::Result<()
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Mutex;
 
     use proptest::prelude::*;
 
@@ -758,7 +757,7 @@ mod tests {
     use crate::detect::detect;
     use crate::detect::params::Preset;
     use crate::progress::Silent;
-    use crate::testutil::prose;
+    use crate::testutil::{CollectDetections, prose};
 
     fn range(start: u32, end: u32) -> CharRange {
         CharRange::new(start, end)
@@ -910,20 +909,6 @@ mod tests {
         assert_eq!(line["chars"], 20);
     }
 
-    /// The detections a sink receives: (document, its range, other, other's range).
-    #[derive(Default)]
-    struct Collect(Mutex<Vec<(String, CharRange, String, CharRange)>>);
-
-    impl DetectionSink for Collect {
-        fn document(&self, document: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
-            let mut all = self.0.lock().unwrap();
-            all.extend(
-                detections.iter().map(|d| (document.to_string(), d.this, d.source_reference.to_string(), d.source)),
-            );
-            Ok(())
-        }
-    }
-
     /// Writes `layouts` as documents `d0.txt`, `d1.txt`, ...: segment 0 is
     /// text of that document alone, segment k > 0 the shared passage k.
     fn write_layouts(dir: &Path, layouts: &[Vec<u8>]) {
@@ -942,13 +927,11 @@ mod tests {
     /// The passages of a `detect` of `dir` against itself between a document
     /// and a later one, as pairs of document numbers in `names`, sorted.
     fn self_detect(dir: &Path, params: &DetectParams, names: &[String]) -> Vec<PairPassage> {
-        let sink = Collect::default();
+        let sink = CollectDetections::default();
         detect(dir, dir, params, &sink, &Silent).unwrap();
         let number = |name: &str| names.iter().position(|n| n == name).unwrap() as u32;
         let mut passages: Vec<PairPassage> = sink
-            .0
-            .into_inner()
-            .unwrap()
+            .sorted()
             .into_iter()
             .filter(|(document, _, other, _)| document < other)
             .map(|(document, a_range, other, b_range)| PairPassage {

@@ -19,3 +19,33 @@ pub(crate) fn prose(seed: u64, words: usize) -> String {
     }
     text
 }
+
+/// A detection as [`CollectDetections`] keeps it: the suspicious document's
+/// name and range, the source's name and range.
+pub(crate) type Collected = (String, crate::analysis::span::CharRange, String, crate::analysis::span::CharRange);
+
+/// A sink that keeps every detection it receives.
+#[derive(Default)]
+pub(crate) struct CollectDetections(pub(crate) std::sync::Mutex<Vec<Collected>>);
+
+impl CollectDetections {
+    /// The detections received, sorted.
+    pub(crate) fn sorted(self) -> Vec<Collected> {
+        let mut all = self.0.into_inner().unwrap();
+        all.sort_by_key(|(name, this, source_name, source)| (name.clone(), *this, source_name.clone(), *source));
+        all
+    }
+}
+
+impl crate::report::DetectionSink for CollectDetections {
+    fn document(
+        &self,
+        suspicious: &str,
+        detections: &[crate::report::Detection<'_>],
+    ) -> Result<(), crate::error::Error> {
+        let found =
+            detections.iter().map(|d| (suspicious.to_string(), d.this, d.source_reference.to_string(), d.source));
+        self.0.lock().unwrap().extend(found);
+        Ok(())
+    }
+}

@@ -26,7 +26,7 @@ use crate::passages::{PassageFinder, SourceDocuments};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use params::DetectParams;
-use parts::PartSizes;
+use parts::{Part, PartSizes};
 
 /// What a run did, for the one-line summary and the benchmarks.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -246,7 +246,7 @@ fn run<K: ChunkKey>(
     summary.build_index = started.elapsed();
 
     let started = Instant::now();
-    match_suspicious(suspicious, &side, &index, setup, sink, progress, &mut summary)?;
+    Matching { side: &side, index: &index, setup, sink, progress }.report_all(suspicious, &mut summary)?;
     sink.finish()?;
     summary.matching = started.elapsed();
     Ok(summary)
@@ -342,127 +342,136 @@ fn read_sources<'f, K: ChunkKey>(
     (side, builder)
 }
 
-fn match_suspicious<K: ChunkKey>(
-    suspicious: &[DocumentFile],
-    side: &SourceSide<'_>,
-    index: &ChunkIndex<K>,
-    setup: &Setup<'_>,
-    sink: &dyn DetectionSink,
-    progress: &dyn Progress,
-    summary: &mut Summary,
-) -> Result<(), Error> {
-    progress.start(Stage::Match, suspicious.iter().map(|f| f.bytes).sum());
-    let result = match_each(suspicious, side, index, setup, sink, progress, summary);
-    progress.finish();
-    result
+/// The matching stage of a run: the source side, its index, and where the
+/// reports go.
+struct Matching<'m, K: ChunkKey> {
+    side: &'m SourceSide<'m>,
+    index: &'m ChunkIndex<K>,
+    setup: &'m Setup<'m>,
+    sink: &'m dyn DetectionSink,
+    progress: &'m dyn Progress,
 }
 
-/// Reports every suspicious document: those aligned whole in parallel
-/// batches, then the long ones, each in parts.
-#[allow(clippy::too_many_arguments)]
-fn match_each<K: ChunkKey>(
-    suspicious: &[DocumentFile],
-    side: &SourceSide<'_>,
-    index: &ChunkIndex<K>,
-    setup: &Setup<'_>,
-    sink: &dyn DetectionSink,
-    progress: &dyn Progress,
-    summary: &mut Summary,
-) -> Result<(), Error> {
-    let (long, whole): (Vec<&DocumentFile>, Vec<&DocumentFile>) =
-        suspicious.iter().partition(|file| setup.aligned_in_parts(file));
-    let mut lookup = BatchLookup::default();
-    let analysis = setup.analysis();
-    for batch in document::batches(&whole, |f| f.bytes) {
-        let mut chunked = analyse_batch(batch, |f| *f, &analysis, setup.reader, progress);
-        summary.taboo_chars +=
-            chunked.iter_mut().flatten().map(|doc| taboo::covered_chars(&doc.blank_taboo(setup.taboo))).sum::<u64>();
-        let hashes: Vec<&[u64]> =
-            chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
-        let found = lookup.found(index, &hashes, setup.hit_budget());
-        summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
-        summary.skipped_files += chunked.iter().filter(|c| c.is_none()).count();
-        summary.suspicious_chunks += chunked.iter().flatten().map(|c| c.chunks.len() as u64).sum::<u64>();
-        let passages =
-            batch.par_iter().zip(chunked).zip(found).filter_map(|((file, chunks), found)| Some((file, chunks?, found)));
-        let reported: Vec<(u64, u64)> = passages
+impl<K: ChunkKey> Matching<'_, K> {
+    /// Reads, matches and reports every suspicious document: those aligned
+    /// whole in parallel batches, then the long ones, each in parts.
+    fn report_all(&self, suspicious: &[DocumentFile], summary: &mut Summary) -> Result<(), Error> {
+        self.progress.start(Stage::Match, suspicious.iter().map(|f| f.bytes).sum());
+        let (long, whole): (Vec<&DocumentFile>, Vec<&DocumentFile>) =
+            suspicious.iter().partition(|file| self.setup.aligned_in_parts(file));
+        let result = self
+            .report_whole(&whole, summary)
+            .and_then(|()| long.iter().try_for_each(|file| self.report_in_parts(file, summary)));
+        self.progress.finish();
+        result
+    }
+
+    /// Reports the documents `whole`, a batch at a time, each document of a
+    /// batch on a thread of its own.
+    fn report_whole(&self, whole: &[&DocumentFile], summary: &mut Summary) -> Result<(), Error> {
+        let Matching { side, index, setup, sink, progress } = *self;
+        let mut lookup = BatchLookup::default();
+        let analysis = setup.analysis();
+        for batch in document::batches(whole, |f| f.bytes) {
+            let mut chunked = analyse_batch(batch, |f| *f, &analysis, setup.reader, progress);
+            summary.taboo_chars += chunked
+                .iter_mut()
+                .flatten()
+                .map(|doc| taboo::covered_chars(&doc.blank_taboo(setup.taboo)))
+                .sum::<u64>();
+            let hashes: Vec<&[u64]> =
+                chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
+            let found = lookup.found(index, &hashes, setup.hit_budget());
+            summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
+            summary.skipped_files += chunked.iter().filter(|c| c.is_none()).count();
+            summary.suspicious_chunks += chunked.iter().flatten().map(|c| c.chunks.len() as u64).sum::<u64>();
+            let passages = batch
+                .par_iter()
+                .zip(chunked)
+                .zip(found)
+                .filter_map(|((file, chunks), found)| Some((file, chunks?, found)));
+            let reported: Vec<(u64, u64)> = passages
+                .map_init(
+                    || PassageFinder::new(setup.params, setup.synonyms),
+                    |finder, (file, doc, found)| {
+                        let mut hits = found.hits(index, &doc.chunks.hashes);
+                        if setup.same_directory {
+                            drop_hits_of(&side.names, &file.name, &mut hits);
+                        }
+                        report_document(finder, file, &doc, &mut hits, side, &side.names, setup, sink)
+                    },
+                )
+                .collect::<Result<_, Error>>()?;
+            summary.suspicious_documents += reported.len();
+            summary.passages += reported.iter().map(|c| c.0).sum::<u64>();
+            summary.candidate_pairs += reported.iter().map(|c| c.1).sum::<u64>();
+        }
+        Ok(())
+    }
+
+    /// Detects a long suspicious document in parts ([`parts`]): each part is
+    /// analysed, looked up and aligned as a document (the parts in
+    /// parallel), and the passages of all parts are joined across the cuts,
+    /// their overlaps resolved, and reported as the document's. Only a part
+    /// per thread is held in words, chunks and hits, beside the text.
+    fn report_in_parts(&self, file: &DocumentFile, summary: &mut Summary) -> Result<(), Error> {
+        let Matching { side, setup, progress, .. } = *self;
+        summary.input_bytes += file.bytes;
+        let text = document::read_bytes(file, progress)
+            .and_then(|bytes| document::decode(file, bytes, setup.reader, progress));
+        progress.advance(file.bytes);
+        let Some(text) = text else {
+            summary.skipped_files += 1;
+            return Ok(());
+        };
+        let listed = setup.pairs.map(|pairs| listed_sources(&side.names, pairs, &file.name));
+        let analysis = setup.analysis();
+        let found: Vec<PartFound> = parts::parts(&text, setup.parts)
+            .par_iter()
+            .enumerate()
             .map_init(
-                || PassageFinder::new(setup.params, setup.synonyms),
-                |finder, (file, doc, found)| {
-                    let mut hits = found.hits(index, &doc.chunks.hashes);
-                    if setup.same_directory {
-                        drop_hits_of(&side.names, &file.name, &mut hits);
-                    }
-                    report_document(finder, file, &doc, &mut hits, side, &side.names, setup, sink)
+                || (Analyzer::new(&analysis), PassageFinder::new(setup.params, setup.synonyms), BatchLookup::default()),
+                |(analyzer, finder, lookup), (number, part)| {
+                    self.find_in_part(file, &text, (number, part), listed.as_deref(), (analyzer, finder, lookup))
                 },
             )
-            .collect::<Result<_, Error>>()?;
-        summary.suspicious_documents += reported.len();
-        summary.passages += reported.iter().map(|c| c.0).sum::<u64>();
-        summary.candidate_pairs += reported.iter().map(|c| c.1).sum::<u64>();
+            .collect();
+        let mut taboo_regions: Vec<CharRange> = found.iter().flat_map(|f| f.taboo.iter().copied()).collect();
+        summary.taboo_chars += union_len(&mut taboo_regions);
+        summary.suspicious_chunks += found.iter().map(|f| f.chunks).sum::<u64>();
+        summary.candidate_pairs += found.iter().map(|f| f.aligned_pairs).sum::<u64>();
+        let mut passages = parts::join_across_cuts(found.into_iter().flat_map(|f| f.passages).collect());
+        resolve_overlaps(&mut passages, setup.params.overlap);
+        summary.passages += report_passages(file, &passages, &side.names, self.sink)?;
+        summary.suspicious_documents += 1;
+        Ok(())
     }
-    for file in long {
-        report_in_parts(file, side, index, setup, sink, progress, summary)?;
-    }
-    Ok(())
-}
 
-/// Detects a long suspicious document in parts ([`parts`]): each part is
-/// analysed, looked up and aligned as a document (the parts in parallel),
-/// and the passages of all parts are joined across the cuts, their overlaps
-/// resolved, and reported as the document's. Only a part per thread is held
-/// in words, chunks and hits, beside the document's text.
-fn report_in_parts<K: ChunkKey>(
-    file: &DocumentFile,
-    side: &SourceSide<'_>,
-    index: &ChunkIndex<K>,
-    setup: &Setup<'_>,
-    sink: &dyn DetectionSink,
-    progress: &dyn Progress,
-    summary: &mut Summary,
-) -> Result<(), Error> {
-    summary.input_bytes += file.bytes;
-    let text =
-        document::read_bytes(file, progress).and_then(|bytes| document::decode(file, bytes, setup.reader, progress));
-    progress.advance(file.bytes);
-    let Some(text) = text else {
-        summary.skipped_files += 1;
-        return Ok(());
-    };
-    let listed = setup.pairs.map(|pairs| listed_sources(&side.names, pairs, &file.name));
-    let analysis = setup.analysis();
-    let found: Vec<PartFound> = parts::parts(&text, setup.parts)
-        .par_iter()
-        .enumerate()
-        .map_init(
-            || (Analyzer::new(&analysis), PassageFinder::new(setup.params, setup.synonyms), BatchLookup::default()),
-            |(analyzer, finder, lookup), (number, part)| {
-                let piece = &text[part.bytes.clone()];
-                let mut doc =
-                    analyzer.analyse_text(piece.to_string(), piece.len() as u64, read::content_hash(piece.as_bytes()));
-                let taboo = doc.blank_taboo(setup.taboo).into_iter().map(|r| part.in_text(r)).collect();
-                let own = |r: &&CharRange| part.in_text(**r).start < part.next_char;
-                let chunks = doc.chunks.ranges.iter().filter(own).count() as u64;
-                let found = lookup.found(index, &[&doc.chunks.hashes[..]], setup.hit_budget()).pop();
-                let mut hits = found.map_or_else(Vec::new, |f| f.hits(index, &doc.chunks.hashes));
-                if setup.same_directory {
-                    drop_hits_of(&side.names, &file.name, &mut hits);
-                }
-                let (passages, aligned_pairs) = finder.find(&doc, &mut hits, side, listed.as_deref());
-                let passages = passages.iter().map(|p| (number, part.passage_in_text(p))).collect();
-                PartFound { passages, taboo, chunks, aligned_pairs }
-            },
-        )
-        .collect();
-    let mut taboo_regions: Vec<CharRange> = found.iter().flat_map(|f| f.taboo.iter().copied()).collect();
-    summary.taboo_chars += union_len(&mut taboo_regions);
-    summary.suspicious_chunks += found.iter().map(|f| f.chunks).sum::<u64>();
-    summary.candidate_pairs += found.iter().map(|f| f.aligned_pairs).sum::<u64>();
-    let mut passages = parts::join_across_cuts(found.into_iter().flat_map(|f| f.passages).collect());
-    resolve_overlaps(&mut passages, setup.params.overlap);
-    summary.passages += report_passages(file, &passages, &side.names, sink)?;
-    summary.suspicious_documents += 1;
-    Ok(())
+    /// The passages of part `number` of `file`'s `text`, found as those of
+    /// a document of its own, with `listed` sources only when given.
+    fn find_in_part(
+        &self,
+        file: &DocumentFile,
+        text: &str,
+        (number, part): (usize, &Part),
+        listed: Option<&[u32]>,
+        (analyzer, finder, lookup): (&mut Analyzer<'_>, &mut PassageFinder<'_>, &mut BatchLookup),
+    ) -> PartFound {
+        let Matching { side, index, setup, .. } = *self;
+        let piece = &text[part.bytes.clone()];
+        let mut doc =
+            analyzer.analyse_text(piece.to_string(), piece.len() as u64, read::content_hash(piece.as_bytes()));
+        let taboo = doc.blank_taboo(setup.taboo).into_iter().map(|r| part.in_text(r)).collect();
+        let chunks = doc.chunks.ranges.iter().filter(|r| part.in_text(**r).start < part.next_char).count() as u64;
+        let found = lookup.found(index, &[&doc.chunks.hashes[..]], setup.hit_budget()).pop();
+        let mut hits = found.map_or_else(Vec::new, |f| f.hits(index, &doc.chunks.hashes));
+        if setup.same_directory {
+            drop_hits_of(&side.names, &file.name, &mut hits);
+        }
+        let (passages, aligned_pairs) = finder.find(&doc, &mut hits, side, listed);
+        let passages = passages.iter().map(|p| (number, part.passage_in_text(p))).collect();
+        PartFound { passages, taboo, chunks, aligned_pairs }
+    }
 }
 
 /// What one part of a long document gave.
@@ -514,44 +523,22 @@ fn report_passages(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Mutex;
-
     use super::*;
     use crate::detect::params::Preset;
     use crate::progress::Silent;
-    use crate::testutil::prose;
-
-    /// A detection: suspicious name, its range, source name, the source's range.
-    type Found = (String, CharRange, String, CharRange);
-
-    #[derive(Default)]
-    struct Collect(Mutex<Vec<Found>>);
-
-    impl DetectionSink for Collect {
-        fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
-            let mut all = self.0.lock().unwrap();
-            all.extend(
-                detections.iter().map(|d| (suspicious.to_string(), d.this, d.source_reference.to_string(), d.source)),
-            );
-            Ok(())
-        }
-    }
+    use crate::testutil::{CollectDetections, Collected, prose};
 
     /// The best preset's detections and summary on `dir`'s `src` and `susp`,
     /// long documents cut into `parts`.
-    fn detect_best(dir: &Path, parts: PartSizes) -> (Vec<Found>, Summary) {
+    fn detect_best(dir: &Path, parts: PartSizes) -> (Vec<Collected>, Summary) {
         let params = DetectParams::preset(Preset::Best);
         let scope = Scope::default();
         let files = RunFiles::list(&dir.join("src"), &dir.join("susp"), &scope, &Silent).unwrap();
         let taboo = TabooChunks::default();
         let setup = Setup { parts, ..Setup::new(&params, &scope, false, &taboo) };
-        let sink = Collect::default();
+        let sink = CollectDetections::default();
         let summary = run::<u32>(&files.sources, &files.suspicious, &setup, &sink, &Silent).unwrap();
-        let mut found = sink.0.into_inner().unwrap();
-        found.sort_by_key(|(name, this, source_name, source)| {
-            (name.clone(), this.start, source_name.clone(), source.start)
-        });
-        (found, summary)
+        (sink.sorted(), summary)
     }
 
     #[test]
