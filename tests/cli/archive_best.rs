@@ -2,12 +2,13 @@
 //! documents as `detect --preset best` does.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::archive::{fails_with, ok, s, write};
 use crate::{detect, files_of, fixtures, run};
 
-fn suspicious_files(dir: &Path) -> Vec<String> {
+/// The paths of the `.txt` files in `dir`, sorted.
+pub(crate) fn text_files(dir: &Path) -> Vec<String> {
     let mut files: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
@@ -18,15 +19,23 @@ fn suspicious_files(dir: &Path) -> Vec<String> {
     files
 }
 
-#[test]
-fn check_with_a_best_index_reports_exactly_what_detect_best_reports() {
+/// The fixture corpus `pan` with an index of its sources made with
+/// `--preset best` in a temporary directory: (directory, sources,
+/// suspicious documents, index).
+pub(crate) fn pan_with_best_index() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let corpus = fixtures().join("pan");
     let (sources, suspicious) = (corpus.join("source-documents"), corpus.join("suspicious-documents"));
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("idx");
     ok(run(&["index", "create", "--docs", s(&sources), "--index", s(&index), "--preset", "best", "--quiet"]));
+    (dir, sources, suspicious, index)
+}
+
+#[test]
+fn check_with_a_best_index_reports_exactly_what_detect_best_reports() {
+    let (dir, sources, suspicious, index) = pan_with_best_index();
     let checked = dir.path().join("checked");
-    let files = suspicious_files(&suspicious);
+    let files = text_files(&suspicious);
     let mut args = vec!["check", "--index", s(&index), "--format", "pan-xml", "--out", s(&checked)];
     args.extend(files.iter().map(String::as_str));
     ok(run(&args));

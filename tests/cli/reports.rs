@@ -9,19 +9,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::archive::{fails_with, ok, s, write};
+use crate::archive_best::{pan_with_best_index, text_files};
 use crate::{detect, fixtures, report_passages, run};
-
-/// The `*.txt` files of `dir`, sorted, as paths.
-fn texts(dir: &Path) -> Vec<String> {
-    let mut files: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-        .map(|path| path.to_str().unwrap().to_string())
-        .collect();
-    files.sort();
-    files
-}
 
 /// The names in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {
@@ -59,15 +48,11 @@ fn without_check_fields(document: &Value) -> Value {
 
 #[test]
 fn detect_and_check_give_one_json_schema_and_the_same_document_for_the_same_passages() {
-    let pan = fixtures().join("pan");
-    let (sources, suspicious) = (pan.join("source-documents"), pan.join("suspicious-documents"));
-    let dir = tempfile::tempdir().unwrap();
-    let index = dir.path().join("idx");
-    ok(run(&["index", "create", "--docs", s(&sources), "--index", s(&index), "--preset", "best", "--quiet"]));
+    let (dir, sources, suspicious, index) = pan_with_best_index();
     let (detected, xml, checked) = (dir.path().join("detected"), dir.path().join("xml"), dir.path().join("checked"));
     assert_eq!(ok(detect(&sources, &suspicious, &detected, &["--format", "json"])), "", "nothing on stdout");
     ok(detect(&sources, &suspicious, &xml, &[]));
-    let files = texts(&suspicious);
+    let files = text_files(&suspicious);
     let check_args = |extra: &[&str]| {
         let mut args = vec!["check", "--index", s(&index), "--format", "json"];
         args.extend(extra);
