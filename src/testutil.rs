@@ -49,3 +49,24 @@ impl crate::report::DetectionSink for CollectDetections {
         Ok(())
     }
 }
+
+/// Writes into `dir` a corpus for aligning a long document in parts:
+/// `src/source{0..5}.txt`, each holding a passage copied into the one
+/// suspicious document `susp/long.txt` (about 13 KB) between stretches of
+/// its own text. The copies have 150 words (about 1,100 bytes), except that
+/// of `source3.txt`, of 500 words. Returns the long document's text.
+pub(crate) fn long_document_corpus(dir: &std::path::Path) -> String {
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("susp")).unwrap();
+    let copied = |k: u64| prose(30 + k, if k == 3 { 500 } else { 150 });
+    let mut long = String::new();
+    for k in 0..5u64 {
+        let source = format!("{}{}{}", prose(10 + k, 100), copied(k), prose(20 + k, 100));
+        std::fs::write(dir.join(format!("src/source{k}.txt")), source).unwrap();
+        long.push_str(&prose(100 + k, 180));
+        long.push_str(&copied(k));
+    }
+    long.push_str(&prose(200, 180));
+    std::fs::write(dir.join("susp/long.txt"), &long).unwrap();
+    long
+}

@@ -35,15 +35,19 @@ use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
 use super::Cluster;
-use crate::analysis::document::{Analyzer, Document};
+use crate::analysis::document::{self, Analyzer, Document};
 use crate::analysis::read::{self, DocumentFile};
-use crate::analysis::span::{CharRange, ChunkRanges, PackedRanges};
+use crate::analysis::span::{CharRange, ChunkRanges, PackedRanges, union_len};
 use crate::analysis::taboo;
 use crate::archive::failpoints::crash_point;
 use crate::detect::params::DetectParams;
-use crate::detect::{RunFiles, Scope, Setup, Summary, drop_hits_of, report_document, run_taboo};
+use crate::detect::parts::{self, Part};
+use crate::detect::{
+    RunFiles, Scope, Setup, Summary, drop_hits_of, listed_sources, report_document, report_parts, run_taboo,
+};
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
+use crate::matching::overlap::Passage;
 use crate::matching::search::{BatchLookup, Hit, HitBudget, keep_within_budget};
 use crate::passages::{PassageFinder, SourceDocuments};
 use crate::progress::{Progress, Stage};
@@ -319,13 +323,31 @@ fn send_sources<K: ChunkKey + Serialize + DeserializeOwned>(
 struct Round<'f> {
     /// The round's time.
     time: u32,
-    files: &'f [&'f DocumentFile],
-    /// Their analyses (taboo text blanked); `None` for skipped files.
-    documents: Vec<Option<Document>>,
+    /// Its documents, and the parts of its long documents, numbered by place
+    /// in their lookups.
+    entries: Vec<Entry<'f>>,
 }
 
-/// Reads and analyses a round of suspicious `files`, sends their lookups, and
-/// moves the lookups' input to the next round.
+/// A suspicious document of a round, or a part of a long one.
+struct Entry<'f> {
+    file: &'f DocumentFile,
+    /// For a part of a long document aligned in parts: which one.
+    part: Option<PartPlace>,
+    /// Its analysis (taboo text blanked); `None` for a skipped file.
+    document: Option<Document>,
+}
+
+/// A part of a long document ([`crate::detect::parts`]).
+struct PartPlace {
+    number: usize,
+    part: Part,
+    /// The document's last part: its passages are reported after it.
+    last: bool,
+}
+
+/// Reads and analyses a round of suspicious `files` (a long one in parts, as
+/// a one-process run aligns it), sends their lookups, and moves the
+/// lookups' input to the next round.
 fn send_round<'f, K: ChunkKey + Serialize + DeserializeOwned>(
     worker: &mut Worker,
     input: &mut DataInput<Lookups<K>>,
@@ -339,23 +361,61 @@ fn send_round<'f, K: ChunkKey + Serialize + DeserializeOwned>(
     let hash_bits = setup.params.chunks.hash_bits;
     let time = (*input.time()).max(1);
     input.advance_to(time);
-    let mut documents = Vec::with_capacity(files.len());
-    for (place, file) in (0u32..).zip(files) {
+    let mut entries: Vec<Entry<'f>> = Vec::with_capacity(files.len());
+    let mut send = |document: &Document, place: usize| {
+        for (to, (seqs, hashes)) in split_by_hash(&document.chunks.hashes, |_| true, hash_bits, peers) {
+            input.send(Lookups { to, owner: me, doc: place as u32, seqs, hashes });
+        }
+    };
+    for file in files {
         summary.input_bytes += file.bytes;
-        let document = analyzer.analyse_file(file, setup.reader, progress).map(|mut document| {
-            summary.taboo_chars += taboo::covered_chars(&document.blank_taboo(setup.taboo));
-            summary.suspicious_chunks += document.chunks.len() as u64;
-            for (to, (seqs, hashes)) in split_by_hash(&document.chunks.hashes, |_| true, hash_bits, peers) {
-                input.send(Lookups { to, owner: me, doc: place, seqs, hashes });
+        if setup.aligned_in_parts(file) {
+            for entry in analyse_in_parts(file, setup, analyzer, progress, summary) {
+                entry.document.iter().for_each(|document| send(document, entries.len()));
+                entries.push(entry);
             }
-            document
-        });
+        } else {
+            let document = analyzer.analyse_file(file, setup.reader, progress).map(|mut document| {
+                summary.taboo_chars += taboo::covered_chars(&document.blank_taboo(setup.taboo));
+                summary.suspicious_chunks += document.chunks.len() as u64;
+                send(&document, entries.len());
+                document
+            });
+            entries.push(Entry { file, part: None, document });
+        }
         progress.advance(file.bytes);
-        documents.push(document);
         worker.step();
     }
     input.advance_to(time + 1);
-    Round { time, files, documents }
+    Round { time, entries }
+}
+
+/// The parts of the long document `file`, analysed (one entry with no
+/// document when it is skipped).
+fn analyse_in_parts<'f>(
+    file: &'f DocumentFile,
+    setup: &Setup<'_>,
+    analyzer: &mut Analyzer<'_>,
+    progress: &dyn Progress,
+    summary: &mut Summary,
+) -> Vec<Entry<'f>> {
+    let text =
+        document::read_bytes(file, progress).and_then(|bytes| document::decode(file, bytes, setup.reader, progress));
+    let Some(text) = text else { return vec![Entry { file, part: None, document: None }] };
+    let all = parts::parts(&text, setup.parts);
+    let last = all.len() - 1;
+    let mut taboo_regions = Vec::new();
+    let entries = (all.into_iter().enumerate())
+        .map(|(number, part)| {
+            let analysed = part.analyse(analyzer, &text, setup.taboo);
+            taboo_regions.extend(analysed.taboo);
+            summary.suspicious_chunks += analysed.own_chunks;
+            let part = Some(PartPlace { number, part, last: number == last });
+            Entry { file, part, document: Some(analysed.document) }
+        })
+        .collect();
+    summary.taboo_chars += union_len(&mut taboo_regions);
+    entries
 }
 
 /// Waits until every hit of `round` has arrived; returns the round with its
@@ -367,7 +427,7 @@ fn await_hits<'f>(worker: &mut Worker, arriving: &Hits, round: Round<'f>) -> (Ro
         worker.step_or_park(None);
     }
     let arrived = arriving.arrived.borrow_mut().remove(&round.time).unwrap_or_default();
-    let hits = hits_by_document(arrived.into_iter(), round.files.len());
+    let hits = hits_by_document(arrived.into_iter(), round.entries.len());
     (round, hits)
 }
 
@@ -382,15 +442,16 @@ struct Reporter<'a> {
 }
 
 impl Reporter<'_> {
-    /// Reports the documents of a round whose hits have arrived.
+    /// Reports the documents of a round whose hits have arrived; a long
+    /// document's passages after its last part.
     fn report(
         &mut self,
         (round, mut gathered): (Round<'_>, Vec<Gathered>),
         summary: &mut Summary,
     ) -> Result<(), Error> {
         let setup = self.setup;
-        for ((file, document), Gathered { hits, sources }) in round.files.iter().zip(round.documents).zip(&mut gathered)
-        {
+        let mut in_parts: Vec<(usize, Passage)> = Vec::new();
+        for (Entry { file, part, document }, Gathered { hits, sources }) in round.entries.iter().zip(&mut gathered) {
             let Some(document) = document else {
                 summary.skipped_files += 1;
                 continue;
@@ -400,11 +461,22 @@ impl Reporter<'_> {
                 drop_hits_of(&self.names, &file.name, hits);
             }
             let sources = HitSources { files: &self.files.sources, setup, chunks: std::mem::take(sources) };
-            let (passages, pairs) =
-                report_document(&mut self.finder, file, &document, hits, &sources, &self.names, setup, self.sink)?;
-            summary.suspicious_documents += 1;
-            summary.passages += passages;
+            let Some(PartPlace { number, part, last }) = part else {
+                let (passages, pairs) =
+                    report_document(&mut self.finder, file, document, hits, &sources, &self.names, setup, self.sink)?;
+                summary.suspicious_documents += 1;
+                summary.passages += passages;
+                summary.candidate_pairs += pairs;
+                continue;
+            };
+            let listed = setup.pairs.map(|pairs| listed_sources(&self.names, pairs, &file.name));
+            let (passages, pairs) = self.finder.find(document, hits, &sources, listed.as_deref());
+            in_parts.extend(passages.iter().map(|p| (*number, part.passage_in_text(p))));
             summary.candidate_pairs += pairs;
+            if *last {
+                summary.passages += report_parts(file, std::mem::take(&mut in_parts), &self.names, setup, self.sink)?;
+                summary.suspicious_documents += 1;
+            }
         }
         Ok(())
     }
@@ -617,6 +689,34 @@ impl SourceDocuments for HitSources<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::taboo::TabooChunks;
+    use crate::detect::params::Preset;
+    use crate::detect::parts::PartSizes;
+    use crate::progress::Silent;
+    use crate::testutil::{CollectDetections, long_document_corpus};
+
+    #[test]
+    fn a_long_document_aligned_in_parts_by_two_workers_gives_the_passages_of_one_process() {
+        let dir = tempfile::tempdir().unwrap();
+        long_document_corpus(dir.path());
+        let (src, susp) = (dir.path().join("src"), dir.path().join("susp"));
+        let params = DetectParams::preset(Preset::Best);
+        let one_process = CollectDetections::default();
+        crate::detect::detect(&src, &susp, &params, &one_process, &Silent).unwrap();
+        let scope = Scope::default();
+        let files = RunFiles::list(&src, &susp, &scope, &Silent).unwrap();
+        let taboo = TabooChunks::default();
+        let parts = PartSizes { part: 2500, overlap: 1200 };
+        let setup = Setup { parts, ..Setup::new(&params, &scope, false, &taboo) };
+        let cluster = CollectDetections::default();
+        let (summaries, _) =
+            Cluster::local(2).run(1, |worker| run_worker::<u32>(worker, &files, &setup, &cluster, &Silent)).unwrap();
+        let passages: u64 = summaries.into_iter().map(|summary| summary.unwrap().passages).sum();
+        let (one_process, cluster) = (one_process.sorted(), cluster.sorted());
+        assert_eq!(one_process.len(), 5, "{one_process:?}");
+        assert_eq!(cluster, one_process);
+        assert_eq!(passages, 5);
+    }
 
     #[test]
     fn hash_ranges_cover_the_workers_in_order() {

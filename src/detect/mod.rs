@@ -3,7 +3,7 @@
 //! (suspicious documents), in parallel with rayon.
 
 pub mod params;
-mod parts;
+pub(crate) mod parts;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -26,7 +26,7 @@ use crate::passages::{PassageFinder, SourceDocuments};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use params::DetectParams;
-use parts::{Part, PartSizes};
+use parts::{AnalysedPart, Part, PartSizes};
 
 /// What a run did, for the one-line summary and the benchmarks.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -210,7 +210,7 @@ impl<'a> Setup<'a> {
 
     /// Whether the suspicious document `file` is aligned in parts
     /// ([`parts`]): with the alignment stage, when it is longer than a part.
-    fn aligned_in_parts(&self, file: &DocumentFile) -> bool {
+    pub(crate) fn aligned_in_parts(&self, file: &DocumentFile) -> bool {
         self.params.align.is_some() && file.bytes > self.parts.part as u64
     }
 
@@ -440,9 +440,8 @@ impl<K: ChunkKey> Matching<'_, K> {
         summary.taboo_chars += union_len(&mut taboo_regions);
         summary.suspicious_chunks += found.iter().map(|f| f.chunks).sum::<u64>();
         summary.candidate_pairs += found.iter().map(|f| f.aligned_pairs).sum::<u64>();
-        let mut passages = parts::join_across_cuts(found.into_iter().flat_map(|f| f.passages).collect());
-        resolve_overlaps(&mut passages, setup.params.overlap);
-        summary.passages += report_passages(file, &passages, &side.names, self.sink)?;
+        let passages = found.into_iter().flat_map(|f| f.passages).collect();
+        summary.passages += report_parts(file, passages, &side.names, setup, self.sink)?;
         summary.suspicious_documents += 1;
         Ok(())
     }
@@ -458,11 +457,7 @@ impl<K: ChunkKey> Matching<'_, K> {
         (analyzer, finder, lookup): (&mut Analyzer<'_>, &mut PassageFinder<'_>, &mut BatchLookup),
     ) -> PartFound {
         let Matching { side, index, setup, .. } = *self;
-        let piece = &text[part.bytes.clone()];
-        let mut doc =
-            analyzer.analyse_text(piece.to_string(), piece.len() as u64, read::content_hash(piece.as_bytes()));
-        let taboo = doc.blank_taboo(setup.taboo).into_iter().map(|r| part.in_text(r)).collect();
-        let chunks = doc.chunks.ranges.iter().filter(|r| part.in_text(**r).start < part.next_char).count() as u64;
+        let AnalysedPart { document: doc, taboo, own_chunks: chunks } = part.analyse(analyzer, text, setup.taboo);
         let found = lookup.found(index, &[&doc.chunks.hashes[..]], setup.hit_budget()).pop();
         let mut hits = found.map_or_else(Vec::new, |f| f.hits(index, &doc.chunks.hashes));
         if setup.same_directory {
@@ -505,6 +500,22 @@ pub(crate) fn report_document(
     Ok((report_passages(file, passages, names, sink)?, aligned_pairs))
 }
 
+/// Reports the passages `found` in the parts of the long document `file`
+/// (tagged with their part's number, in the document's offsets): the pieces
+/// of a passage cut by a part boundary joined, overlaps resolved by
+/// `setup`'s policy over the whole document. Returns how many there were.
+pub(crate) fn report_parts(
+    file: &DocumentFile,
+    found: Vec<(usize, Passage)>,
+    names: &[String],
+    setup: &Setup<'_>,
+    sink: &dyn DetectionSink,
+) -> Result<u64, Error> {
+    let mut passages = parts::join_across_cuts(found);
+    resolve_overlaps(&mut passages, setup.params.overlap);
+    report_passages(file, &passages, names, sink)
+}
+
 /// Reports `passages` (between `file` and the sources named `names`) to
 /// `sink`; returns how many there were.
 fn report_passages(
@@ -526,7 +537,7 @@ mod tests {
     use super::*;
     use crate::detect::params::Preset;
     use crate::progress::Silent;
-    use crate::testutil::{CollectDetections, Collected, prose};
+    use crate::testutil::{CollectDetections, Collected, long_document_corpus};
 
     /// The best preset's detections and summary on `dir`'s `src` and `susp`,
     /// long documents cut into `parts`.
@@ -544,20 +555,9 @@ mod tests {
     #[test]
     fn a_long_document_aligned_in_parts_gives_the_passages_of_its_whole_alignment() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("src")).unwrap();
-        std::fs::create_dir_all(dir.path().join("susp")).unwrap();
-        // Copies of 150 words (shorter than the overlap: each lies whole in
-        // a part) and one of 500 (longer: cut, and joined again).
-        let copied = |k: u64| prose(30 + k, if k == 3 { 500 } else { 150 });
-        let mut long = String::new();
-        for k in 0..5u64 {
-            let source = format!("{}{}{}", prose(10 + k, 100), copied(k), prose(20 + k, 100));
-            std::fs::write(dir.path().join(format!("src/source{k}.txt")), source).unwrap();
-            long.push_str(&prose(100 + k, 180));
-            long.push_str(&copied(k));
-        }
-        long.push_str(&prose(200, 180));
-        std::fs::write(dir.path().join("susp/long.txt"), &long).unwrap();
+        // Copies of 150 words are shorter than the overlap and lie whole in a
+        // part; that of 500 is cut, and joined again.
+        let long = long_document_corpus(dir.path());
         let in_parts = PartSizes { part: 2500, overlap: 1200 };
         assert!(parts::parts(&long, in_parts).len() >= 8, "{} bytes", long.len());
 

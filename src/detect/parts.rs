@@ -17,8 +17,10 @@
 
 use std::ops::Range;
 
-use crate::analysis::document::cut_after_space;
+use crate::analysis::document::{Analyzer, Document, cut_after_space};
+use crate::analysis::read;
 use crate::analysis::span::CharRange;
+use crate::analysis::taboo::TabooChunks;
 use crate::matching::overlap::Passage;
 
 /// Bytes of text in a part of a long document.
@@ -84,7 +86,30 @@ fn chars(text: &str) -> u32 {
     u32::try_from(text.chars().count()).unwrap_or(u32::MAX)
 }
 
+/// A part analysed as a document of its own.
+pub(crate) struct AnalysedPart {
+    /// The part's analysis (offsets from its start), taboo text blanked.
+    pub(crate) document: Document,
+    /// The regions its taboo chunks cover, in the whole text's offsets.
+    pub(crate) taboo: Vec<CharRange>,
+    /// Its chunks that start before the next part (the document's chunks,
+    /// each counted in one part).
+    pub(crate) own_chunks: u64,
+}
+
 impl Part {
+    /// Analyses the part of `text` with `analyzer`, the text that `taboo`
+    /// chunks cover blanked.
+    pub(crate) fn analyse(&self, analyzer: &mut Analyzer<'_>, text: &str, taboo: &TabooChunks) -> AnalysedPart {
+        let piece = &text[self.bytes.clone()];
+        let hash = read::content_hash(piece.as_bytes());
+        let mut document = analyzer.analyse_text(piece.to_string(), piece.len() as u64, hash);
+        let taboo = document.blank_taboo(taboo).into_iter().map(|r| self.in_text(r)).collect();
+        let own = |range: &&CharRange| self.in_text(**range).start < self.next_char;
+        let own_chunks = document.chunks.ranges.iter().filter(own).count() as u64;
+        AnalysedPart { document, taboo, own_chunks }
+    }
+
     /// `range` of the part in the whole text's offsets.
     pub(crate) fn in_text(&self, range: CharRange) -> CharRange {
         CharRange::new(range.start + self.first_char, range.end + self.first_char)
