@@ -330,6 +330,12 @@ pub fn read_bytes(file: &DocumentFile, progress: &dyn Progress) -> Option<Vec<u8
     }
 }
 
+/// A file's text, read and decoded with `reader`; `None` (with a warning
+/// through `progress`) when it cannot be read or is skipped.
+pub fn read_text(file: &DocumentFile, reader: TextReader<'_>, progress: &dyn Progress) -> Option<String> {
+    read_bytes(file, progress).and_then(|bytes| decode(file, bytes, reader, progress))
+}
+
 /// A file's text from its bytes ([`TextReader::decode`]); a skipped file's
 /// warning, or a lossy decoding's, goes to `progress`.
 pub fn decode(file: &DocumentFile, bytes: Vec<u8>, reader: TextReader<'_>, progress: &dyn Progress) -> Option<String> {

@@ -399,8 +399,7 @@ fn analyse_in_parts<'f>(
     progress: &dyn Progress,
     summary: &mut Summary,
 ) -> Vec<Entry<'f>> {
-    let text =
-        document::read_bytes(file, progress).and_then(|bytes| document::decode(file, bytes, setup.reader, progress));
+    let text = document::read_text(file, setup.reader, progress);
     let Some(text) = text else { return vec![Entry { file, part: None, document: None }] };
     let all = parts::parts(&text, setup.parts);
     let last = all.len() - 1;

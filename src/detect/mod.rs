@@ -417,8 +417,7 @@ impl<K: ChunkKey> Matching<'_, K> {
     fn report_in_parts(&self, file: &DocumentFile, summary: &mut Summary) -> Result<(), Error> {
         let Matching { side, setup, progress, .. } = *self;
         summary.input_bytes += file.bytes;
-        let text = document::read_bytes(file, progress)
-            .and_then(|bytes| document::decode(file, bytes, setup.reader, progress));
+        let text = document::read_text(file, setup.reader, progress);
         progress.advance(file.bytes);
         let Some(text) = text else {
             summary.skipped_files += 1;
