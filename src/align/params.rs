@@ -10,7 +10,7 @@ pub const DEFAULT_CANDIDATE_WORDS: usize = 3;
 /// cheap stand-in for a stem in the candidate stage.
 pub const DEFAULT_CANDIDATE_PREFIX: usize = 5;
 /// Candidate chunks a source document must share with a suspicious one to be aligned.
-pub const DEFAULT_CANDIDATE_MIN_COMMON: usize = 4;
+pub const DEFAULT_CANDIDATE_MIN_COMMON: usize = 3;
 
 /// Unmatched candidate chunks allowed between neighbouring matching ones.
 pub const DEFAULT_CANDIDATE_MAX_GAP: usize = 25;
