@@ -474,6 +474,12 @@ pub struct SimilarityEntry {
     pub rows: u64,
     /// [`SIMILARITY`]: the SQLite database.
     pub file: FileEntry,
+    /// The method its rows were computed with (a hash of the detector's
+    /// parameters, [`super::similar::table_method`]); `None` in an index
+    /// made before it was recorded. An update by a build whose method
+    /// differs computes the whole table again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
 }
 
 /// The parsed `header.json` of a generation.
@@ -533,6 +539,15 @@ impl Header {
     /// The CRC-32 of the header's text with `header_crc32` left out.
     fn own_crc32(&self) -> u32 {
         crc32fast::hash(Header { header_crc32: None, ..self.clone() }.to_text().as_bytes())
+    }
+
+    /// Writes the header, sealed with its CRC, as the `header.json` of the
+    /// generation directory `dir`: tests give an index what another build
+    /// would have written.
+    #[cfg(test)]
+    pub(crate) fn write_sealed(&self, dir: &Path) {
+        let sealed = Header { header_crc32: Some(self.own_crc32()), ..self.clone() };
+        fs::write(dir.join(HEADER), sealed.to_text()).unwrap();
     }
 
     /// The lengths the fixed body files must have according to the counts
@@ -1036,6 +1051,7 @@ mod tests {
                 min_percent,
                 rows: 2,
                 file: FileEntry { name: name.into(), bytes: 8192, crc32: 7 },
+                method: Some("0123456789abcdef".into()),
             }),
             ..header()
         };

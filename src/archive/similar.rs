@@ -141,6 +141,12 @@ pub(crate) fn write_table(
     let started = Instant::now();
     let path = new.similarity_path();
     let generation = new.header().generation;
+    // A copied table keeps the method its rows were computed with (an
+    // update computes the whole table when that is not this build's).
+    let method = match &start {
+        TableStart::Empty => Some(table_method(new)),
+        TableStart::Copy { old, .. } => old.header().similarity.as_ref().and_then(|table| table.method.clone()),
+    };
     let all: Vec<u32>;
     let (mut writer, docs) = match start {
         TableStart::Empty => {
@@ -163,7 +169,22 @@ pub(crate) fn write_table(
     summary.rows = writer.finish()?;
     crash_point!(SIMILARITY_WRITTEN);
     summary.time = started.elapsed();
-    Ok((table::entry(&path, min_percent, summary.rows)?, summary))
+    Ok((table::entry(&path, min_percent, summary.rows, method)?, summary))
+}
+
+/// The method of `index`'s similarity rows in this build: a hash of the
+/// detector's parameters its pairs are counted and aligned with, which
+/// tuning a default of the alignment changes.
+pub fn table_method(index: &ArchiveIndex) -> String {
+    let params = format!("{:?}", index.settings().detect_params());
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(params.as_bytes()))
+}
+
+/// Whether `index`'s similarity table must be computed whole by the next
+/// update: it has none, or its rows were computed with another method.
+pub fn table_is_stale(index: &ArchiveIndex) -> bool {
+    let method = index.header().similarity.as_ref().map(|table| table.method.as_deref());
+    method != Some(Some(table_method(index).as_str()))
 }
 
 /// A pair of documents sharing chunks: `first` is the one whose name sorts

@@ -194,10 +194,15 @@ impl TableWriter {
 }
 
 /// The header entry of the finished table at `path`: its length and CRC-32.
-pub(crate) fn entry(path: &Path, min_percent: f64, rows: u64) -> Result<SimilarityEntry, ArchiveError> {
+pub(crate) fn entry(
+    path: &Path,
+    min_percent: f64,
+    rows: u64,
+    method: Option<String>,
+) -> Result<SimilarityEntry, ArchiveError> {
     let bytes = fs::metadata(path).map_err(ArchiveError::io(path))?.len();
     let file = FileEntry { name: format::SIMILARITY.to_string(), bytes, crc32: file_crc32(path)? };
-    Ok(SimilarityEntry { min_percent, rows, file })
+    Ok(SimilarityEntry { min_percent, rows, file, method })
 }
 
 /// The similarity table of an open index, read-only.

@@ -287,8 +287,9 @@ fn update_with<K: ChunkKey>(
     summary.taboo_changed = taboo.rebuild;
     // Pairs depend on the documents' distinct chunks, which a new taboo set
     // changes: the table is then computed whole, as it is for an index made
-    // before it existed.
-    let rebuild_table = taboo.rebuild || old.header().similarity.is_none();
+    // before it existed or by a build that counted or aligned pairs with
+    // other parameters.
+    let rebuild_table = taboo.rebuild || similar::table_is_stale(old);
     if changed.is_empty() && deleted.is_empty() && !taboo.changed && !rebuild_table {
         // Nothing to write; what a crashed run left is removed all the same.
         format::remove_other_generations(old.root(), old.header().generation);
@@ -745,6 +746,48 @@ mod tests {
     fn update_taboo(docs: &Path, root: &Path, taboo: TabooChange) -> UpdateSummary {
         let options = UpdateOptions { taboo, ..UpdateOptions::default() };
         update(docs, root, &SettingsOverride::default(), &options, &Silent).unwrap()
+    }
+
+    #[test]
+    fn a_table_computed_with_other_parameters_is_computed_whole_by_the_next_update() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        let root = dir.path().join("idx");
+        fs::create_dir_all(&docs).unwrap();
+        let shared: String = (0..40).map(|i| format!("shared{i} ")).collect();
+        let mut seed = 5u64;
+        for i in 0..4 {
+            fs::write(docs.join(format!("{i}.txt")), format!("{shared}{}", text(&mut seed, 40))).unwrap();
+        }
+        create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
+        let index = ArchiveIndex::open(&root).unwrap();
+        let method = index.header().similarity.as_ref().unwrap().method.clone();
+        assert_eq!(method, Some(similar::table_method(&index)));
+        assert!(!similar::table_is_stale(&index));
+        // Nothing changed: nothing is written.
+        assert!(!update_quietly(&docs, &root).committed);
+
+        // The table of a build whose alignment had other defaults.
+        let mut header = index.header().clone();
+        header.similarity.as_mut().unwrap().method = Some("0123456789abcdef".to_string());
+        header.write_sealed(index.generation_dir());
+        drop(index);
+        assert!(similar::table_is_stale(&ArchiveIndex::open(&root).unwrap()));
+        let summary = update_quietly(&docs, &root);
+        assert!(summary.committed, "{summary:?}");
+        assert_eq!(summary.similarity.pairs, 6, "all pairs of the four documents: {summary:?}");
+        assert!(!similar::table_is_stale(&ArchiveIndex::open(&root).unwrap()));
+
+        // A merge copies the table with the method it has.
+        let stale = ArchiveIndex::open(&root).unwrap();
+        let mut header = stale.header().clone();
+        header.similarity.as_mut().unwrap().method = None;
+        header.write_sealed(stale.generation_dir());
+        drop(stale);
+        merge(&root, &Silent).unwrap();
+        let merged = ArchiveIndex::open(&root).unwrap();
+        assert_eq!(merged.header().similarity.as_ref().unwrap().method, None);
+        assert!(similar::table_is_stale(&merged));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::archive::ArchiveError;
-use pan_detect::archive::similar::{STORED_MIN_PERCENT, SimilarParams, SimilarRow, similar};
+use pan_detect::archive::similar::{STORED_MIN_PERCENT, SimilarParams, SimilarRow, similar, table_is_stale};
 use pan_detect::archive::table::{SimilarityTable, SqliteExport};
 use pan_detect::cluster::Cluster;
 
@@ -172,6 +172,13 @@ fn run_table(args: Args) -> anyhow::Result<ExitCode> {
     let (index, table) = SimilarityTable::open(index_dir)?;
     if args.verify {
         index.verify()?;
+    }
+    if table_is_stale(&index) {
+        messages::warn(format_args!(
+            "{}: the table was computed by a build that counts or aligns pairs with other parameters; \
+             the next `index update` computes it again",
+            index_dir.display()
+        ));
     }
     let top = args.top.unwrap_or(SimilarParams::default().top);
     let params = SimilarParams { top, min_percent, since_update: args.since_update };
