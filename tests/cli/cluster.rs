@@ -19,20 +19,8 @@ pub fn hostfile(dir: &Path, processes: usize) -> std::path::PathBuf {
     path
 }
 
-/// Starts process `process` of a run described by `hostfile`, with `workers`
-/// per process, detecting over the fixture corpus `corpus` into `out`.
-pub fn start_process(
-    corpus: &Path,
-    out: &Path,
-    hostfile: &Path,
-    process: usize,
-    workers: usize,
-    extra: &[&str],
-) -> Child {
-    process_command(corpus, out, hostfile, process, workers, extra).spawn().unwrap()
-}
-
-/// The command of [`start_process`], to start it.
+/// The command of process `process` of a run described by `hostfile`, with
+/// `workers` per process, detecting over the fixture corpus `corpus` into `out`.
 pub fn process_command(
     corpus: &Path,
     out: &Path,
@@ -68,7 +56,8 @@ pub fn process_command(
 /// Runs `processes` processes of `workers` workers each and waits for them.
 fn run_cluster(corpus: &Path, out: &Path, processes: usize, workers: usize, extra: &[&str]) -> Vec<Output> {
     let hosts = hostfile(out.parent().unwrap(), processes);
-    let children: Vec<Child> = (0..processes).map(|i| start_process(corpus, out, &hosts, i, workers, extra)).collect();
+    let children: Vec<Child> =
+        (0..processes).map(|i| process_command(corpus, out, &hosts, i, workers, extra).spawn().unwrap()).collect();
     children.into_iter().map(|child| child.wait_with_output().unwrap()).collect()
 }
 
@@ -141,8 +130,8 @@ fn processes_of_different_jobs_refuse_each_other() {
     let tmp = tempfile::tempdir().unwrap();
     let hosts = hostfile(tmp.path(), 2);
     let out = tmp.path().join("out");
-    let first = start_process(&corpus, &out, &hosts, 0, 1, &["--preset", "best"]);
-    let second = start_process(&corpus, &out, &hosts, 1, 1, &["--preset", "pan09"]);
+    let first = process_command(&corpus, &out, &hosts, 0, 1, &["--preset", "best"]).spawn().unwrap();
+    let second = process_command(&corpus, &out, &hosts, 1, 1, &["--preset", "pan09"]).spawn().unwrap();
     let (first, second) = (first.wait_with_output().unwrap(), second.wait_with_output().unwrap());
     assert!(!first.status.success() && !second.status.success());
     let stderr = String::from_utf8_lossy(&first.stderr);

@@ -175,14 +175,14 @@ fn merge_killed_at_every_point(preset: &str) {
 
 #[test]
 fn a_process_lost_mid_run_stops_the_others_with_a_message_naming_it() {
-    use crate::cluster::{hostfile, process_command, start_process};
+    use crate::cluster::{hostfile, process_command};
     use pan_detect::archive::failpoints::CLUSTER_SOURCES_SENT;
     let corpus = crate::fixtures().join("pan");
     let tmp = tempfile::tempdir().unwrap();
     let hosts = hostfile(tmp.path(), 2);
     let lost = fs::read_to_string(&hosts).unwrap().lines().nth(1).unwrap().to_string();
     let out = tmp.path().join("out");
-    let survivor = start_process(&corpus, &out, &hosts, 0, 1, &[]);
+    let survivor = process_command(&corpus, &out, &hosts, 0, 1, &[]).spawn().unwrap();
     let mut crashing = process_command(&corpus, &out, &hosts, 1, 1, &[]);
     let crashing = crashing.env("FAILPOINTS", format!("{CLUSTER_SOURCES_SENT}=return")).spawn().unwrap();
     let crashing = crashing.wait_with_output().unwrap();
