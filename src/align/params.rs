@@ -2,6 +2,7 @@
 //! candidate chunks that find document pairs, the seeds, passages and
 //! filters that align them, and the defaults for given document pairs.
 
+use crate::analysis::function_words::FunctionWords;
 use crate::analysis::stem::LanguageSetting;
 
 /// Words per candidate chunk of the `best` preset: 3 stop-word-free words.
@@ -154,6 +155,10 @@ pub struct AlignParams {
     /// ... and as given pairs in every respect from this share on
     /// ([`DEFAULT_GIVEN_CANDIDATE_SHARE`]).
     pub given_candidate_share: f64,
+    /// Words left out of candidate chunks besides the typed stop lists: the
+    /// collection's own function words ([`crate::analysis::function_words`]),
+    /// derived from the source documents when a run starts.
+    pub function_words: FunctionWords,
     /// Report each candidate pair as one whole-document detection instead of
     /// aligning it (to measure candidate recall with `pan-detect eval`'s
     /// document level).
@@ -190,6 +195,7 @@ impl Default for AlignParams {
             strong_candidate_share: DEFAULT_STRONG_CANDIDATE_SHARE,
             strong_candidate_summary_share: DEFAULT_STRONG_CANDIDATE_SUMMARY_SHARE,
             given_candidate_share: DEFAULT_GIVEN_CANDIDATE_SHARE,
+            function_words: FunctionWords::NONE,
             report_candidates: false,
         }
     }

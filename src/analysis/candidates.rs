@@ -8,6 +8,7 @@
 //! (`connected`, `connection` → `conne`). Words keep their character ranges.
 
 use crate::analysis::chunk::Chunks;
+use crate::analysis::function_words::FunctionWords;
 use crate::analysis::span::CharRange;
 use crate::analysis::stem::LANGUAGES;
 use crate::analysis::synonyms::Synonyms;
@@ -38,6 +39,8 @@ pub struct CandidateWords<'a> {
     prefix: usize,
     min_len: usize,
     synonyms: Option<&'a Synonyms>,
+    /// The collection's own function words, also left out.
+    function_words: FunctionWords,
 }
 
 impl<'a> CandidateWords<'a> {
@@ -52,20 +55,37 @@ impl<'a> CandidateWords<'a> {
             .collect();
         stop_keys.sort_unstable();
         stop_keys.dedup();
-        CandidateWords { stop_keys, prefix, min_len, synonyms }
+        CandidateWords { stop_keys, prefix, min_len, synonyms, function_words: FunctionWords::NONE }
     }
 
-    /// True when word `seq` of `tokens` is a stop word of some language.
-    fn is_stop_word(&self, tokens: &Tokens, seq: usize) -> bool {
-        tokens.word_bytes(seq).len() <= 8 && self.stop_keys.binary_search(&tokens.sort_key(seq)).is_ok()
+    /// These candidate words, leaving out `function_words` too.
+    pub fn without(self, function_words: FunctionWords) -> Self {
+        CandidateWords { function_words, ..self }
+    }
+
+    /// True when word `seq` of `tokens` is left out: too short (ideographs,
+    /// words of one character, never are), a stop word of some language or
+    /// one of the collection's function words.
+    fn leaves_out(&self, tokens: &Tokens, seq: usize) -> bool {
+        !self.keeps_but_for_function_words(tokens, seq)
+            || (tokens.word_bytes(seq).len() <= 8 && self.function_words.contains_key(tokens.sort_key(seq)))
+    }
+
+    /// True when word `seq` of `tokens` would be a candidate word but for
+    /// the collection's function words: the words among which those are
+    /// sought ([`FunctionWords::derive`]).
+    pub fn keeps_but_for_function_words(&self, tokens: &Tokens, seq: usize) -> bool {
+        let word = tokens.word(seq);
+        let short = word.len() < self.min_len && (word.is_ascii() || word.chars().count() < self.min_len);
+        let typed = tokens.word_bytes(seq).len() <= 8 && self.stop_keys.binary_search(&tokens.sort_key(seq)).is_ok();
+        // Ideographs are words of one character, kept as the tokenizer keeps them.
+        (!short || word.starts_with(is_ideographic)) && !typed
     }
 
     /// Writes the candidate words of `tokens` into `out`.
     pub fn derive(&self, tokens: &Tokens, out: &mut Tokens) {
         out.derive_from(tokens, |seq, word, folded| {
-            let short = word.len() < self.min_len && (word.is_ascii() || word.chars().count() < self.min_len);
-            // Ideographs are words of one character, kept as the tokenizer keeps them.
-            if (short && !word.starts_with(is_ideographic)) || self.is_stop_word(tokens, seq) {
+            if self.leaves_out(tokens, seq) {
                 return false;
             }
             let word = self.synonyms.map_or(word, |s| s.canonical(word));
@@ -139,6 +159,21 @@ mod tests {
         let found = candidate_words("安装 the 系统", 5, None);
         let expected = [("安", 0), ("装", 1), ("系", 7), ("统", 8)];
         assert_eq!(found, expected.map(|(w, o)| (w.to_string(), o)));
+    }
+
+    #[test]
+    fn the_collections_function_words_go_too() {
+        let mut tokens = Tokens::default();
+        let text = "Η εγκατάσταση του συστήματος και του δικτύου";
+        Tokenizer::new(TokenizerParams { min_word_len: 1, ..TokenizerParams::default() }).tokenize(text, &mut tokens);
+        let derive = |words: CandidateWords<'_>| {
+            let mut out = Tokens::default();
+            words.derive(&tokens, &mut out);
+            (0..out.len()).map(|seq| out.word(seq).to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(derive(CandidateWords::new(5, 3, None)), ["εγκατ", "του", "συστη", "και", "του", "δικτυ"]);
+        let function_words = FunctionWords::of(["του", "και"]);
+        assert_eq!(derive(CandidateWords::new(5, 3, None).without(function_words)), ["εγκατ", "συστη", "δικτυ"]);
     }
 
     #[test]

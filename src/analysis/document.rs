@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use crate::analysis::candidates::{CandidateWords, dense_structure_chunks, structure_words};
 use crate::analysis::chunk::{ChunkHash, ChunkParams, Chunker, Chunks};
+use crate::analysis::function_words::FunctionWords;
 use crate::analysis::read::{self, DocumentFile, TextReader, content_hash};
 use crate::analysis::span::CharRange;
 use crate::analysis::synonyms::Synonyms;
@@ -42,6 +43,9 @@ pub struct CandidateChunks<'a> {
     pub structure_words: usize,
     /// Synonym groups whose words count as one word.
     pub synonyms: Option<&'a Synonyms>,
+    /// Words left out of the content words besides the typed stop lists:
+    /// the collection's own function words.
+    pub function_words: FunctionWords,
 }
 
 impl<'a> AnalysisParams<'a> {
@@ -187,7 +191,8 @@ impl<'a> Analyzer<'a> {
         };
         let hash_bits = params.chunks.hash_bits;
         let candidate_words =
-            CandidateWords::new(candidates.prefix, params.tokenizer.min_word_len, candidates.synonyms);
+            CandidateWords::new(candidates.prefix, params.tokenizer.min_word_len, candidates.synonyms)
+                .without(candidates.function_words);
         let structure = (candidates.structure_words > 0).then(|| {
             let chunks = ChunkParams {
                 words: candidates.structure_words,
@@ -427,7 +432,8 @@ mod tests {
 
     #[test]
     fn candidate_chunks_come_first_then_salted_structure_chunks() {
-        let candidates = CandidateChunks { prefix: 5, structure_words: 3, synonyms: None };
+        let candidates =
+            CandidateChunks { prefix: 5, structure_words: 3, synonyms: None, function_words: FunctionWords::NONE };
         let chunks = ChunkParams { words: 3, ..ChunkParams::default() };
         let params = AnalysisParams {
             candidates: Some(candidates),

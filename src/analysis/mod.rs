@@ -10,7 +10,8 @@
 //!    reduces words to stems for the alignment stage;
 //! 3. [`chunk`] hashes every run of consecutive words (sorted) with MD5;
 //!    — or, for the alignment stage, chunks of stop-word-free word prefixes
-//!    and of function words ([`candidates`], with [`synonyms`] as one word);
+//!    and of function words ([`candidates`], with [`synonyms`] as one word,
+//!    leaving out the [`function_words`] derived from the collection);
 //! 4. [`document`] runs these steps per document, in parallel batches;
 //! 5. [`taboo`] leaves out chunks of texts whose passages are never reported;
 //! 6. [`minhash`] computes the MinHash signature of a text's character
@@ -21,6 +22,7 @@ pub mod chunk;
 pub mod code;
 pub mod document;
 pub mod extract;
+pub mod function_words;
 pub mod minhash;
 pub mod read;
 pub mod span;

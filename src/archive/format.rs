@@ -79,6 +79,8 @@ use super::failpoints::crash_point;
 use crate::align::params::AlignParams;
 use crate::analysis::chunk::{ChunkHash, ChunkParams};
 use crate::analysis::document::AnalysisParams;
+use crate::analysis::function_words::FunctionWords;
+use crate::analysis::read::{DocumentFile, TextReader};
 use crate::analysis::tokenize::{TokenizerKind, TokenizerParams};
 use crate::detect::params::{DetectParams, Preset};
 use crate::matching::index::KeyWidth;
@@ -92,12 +94,15 @@ pub const MAGIC: &str = "pan-detect archive index";
 /// table (`Header::similarity`), version 5 the postings per segment (one
 /// postings file for the whole index before), version 6 the tokenizer
 /// (`Settings::tokenizer`; absent, as in version 5, means words) and
-/// interleaved chunks (`Settings::interleaved`; absent means contiguous).
+/// interleaved chunks (`Settings::interleaved`; absent means contiguous),
+/// version 7 the collection's function words of a `best` index
+/// (`CandidateSettings::function_words`; absent means none).
 ///
-/// Version 5 indexes are read as they are (their tokens are words); a build
-/// that reads version 5 only refuses a version 6 index with the version
-/// error, instead of reading code or character tokens as words.
-pub const FORMAT_VERSION: u32 = 6;
+/// Version 5 and 6 indexes are read as they are (their tokens are words,
+/// and they have no function words); a build that reads version 6 at most
+/// refuses a version 7 index with the version error, instead of cutting the
+/// chunks of a checked file without the index's function words.
+pub const FORMAT_VERSION: u32 = 7;
 /// The oldest format version this build reads: an index of version 4 or
 /// older keeps all its postings in one file, which this build does not read;
 /// `index create` makes it again.
@@ -181,6 +186,12 @@ pub struct CandidateSettings {
     pub prefix: usize,
     /// Function words per structure chunk (0: none).
     pub structure_words: usize,
+    /// The collection's function words, left out of the candidate chunks
+    /// ([`crate::analysis::function_words`]): derived from the documents when
+    /// the index is created, and kept by every update. Absent (none) before
+    /// version 7.
+    #[serde(default, skip_serializing_if = "FunctionWords::is_empty")]
+    pub function_words: FunctionWords,
 }
 
 impl Default for Settings {
@@ -205,6 +216,7 @@ impl Settings {
             candidate_words: self.chunk_words,
             candidate_prefix: candidates.prefix,
             structure_words: candidates.structure_words,
+            function_words: candidates.function_words,
             ..align
         });
         match align {
@@ -246,10 +258,23 @@ impl Settings {
         let mut settings = Settings::from_params(params.tokenizer, params.chunks);
         if let Some(align) = params.align {
             settings.chunk_words = align.candidate_words;
-            settings.candidates =
-                Some(CandidateSettings { prefix: align.candidate_prefix, structure_words: align.structure_words });
+            settings.candidates = Some(CandidateSettings {
+                prefix: align.candidate_prefix,
+                structure_words: align.structure_words,
+                function_words: align.function_words,
+            });
         }
         settings
+    }
+
+    /// These settings with the function words of the documents `files`
+    /// (sorted by name, read with `reader`) kept for the candidate chunks
+    /// ([`FunctionWords::of_files`]); unchanged without candidate chunks.
+    pub fn with_function_words_of(&self, files: &[DocumentFile], reader: TextReader<'_>) -> Settings {
+        let Some(candidates) = self.candidates else { return *self };
+        let derived = self.detect_params().with_function_words_of(files, reader);
+        let function_words = derived.align.map_or(FunctionWords::NONE, |align| align.function_words);
+        Settings { candidates: Some(CandidateSettings { function_words, ..candidates }), ..*self }
     }
 
     /// The tokenizer parameters.
@@ -1007,16 +1032,16 @@ mod tests {
         let path = Path::new("idx/header.json");
         let text = serde_json::to_string(&header()).unwrap();
         assert_eq!(Header::parse(&text, path).unwrap(), header());
-        let version = |v: u32| text.replace("\"format_version\":6", &format!("\"format_version\":{v}"));
+        let version = |v: u32| text.replace("\"format_version\":7", &format!("\"format_version\":{v}"));
         let error = Header::parse(&version(4), path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { oldest: 5, newest: 6, got: 4, .. }), "{error:?}");
+        assert!(matches!(error, ArchiveError::Version { oldest: 5, newest: 7, got: 4, .. }), "{error:?}");
         assert_eq!(
             error.to_string(),
-            "idx/header.json: index format version 4, this pan-detect reads versions 5 to 6 \
+            "idx/header.json: index format version 4, this pan-detect reads versions 5 to 7 \
              (make the index again with `pan-detect index create`)"
         );
-        let error = Header::parse(&version(7), path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { got: 7, .. }), "{error:?}");
+        let error = Header::parse(&version(8), path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { got: 8, .. }), "{error:?}");
         assert!(!error.to_string().contains("index create"), "{error}");
         let foreign = text.replace(MAGIC, "something else");
         assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));
@@ -1124,7 +1149,7 @@ mod tests {
         let words = serde_json::to_string(&header()).unwrap();
         assert!(!words.contains("tokenizer"), "{words}");
         // A version 5 header has no tokenizer: its tokens are words.
-        let version_5 = words.replace("\"format_version\":6", "\"format_version\":5");
+        let version_5 = words.replace("\"format_version\":7", "\"format_version\":5");
         assert_eq!(Header::parse(&version_5, path).unwrap().settings.tokenizer, TokenizerKind::Words);
         for kind in [TokenizerKind::Chars(3), TokenizerKind::Code] {
             let stored = Header { settings: Settings { tokenizer: kind, ..Settings::default() }, ..header() };

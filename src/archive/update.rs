@@ -74,7 +74,9 @@ use rayon::prelude::*;
 use super::builder::{KeyDoc, PostingsWriter, SegmentWriter, TableBuilder, postings_of};
 use super::error::ArchiveError;
 use super::failpoints::crash_point;
-use super::format::{self, Changes, DocRecord, FORMAT_VERSION, GenerationWriter, Header, MAGIC, SettingsOverride};
+use super::format::{
+    self, Changes, DocRecord, FORMAT_VERSION, GenerationWriter, Header, MAGIC, Settings, SettingsOverride,
+};
 use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
 use super::similar::{self, STORED_MIN_PERCENT, TableStart, TableSummary};
@@ -82,7 +84,7 @@ use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::analysis::document::{self, Analyzer};
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::read::{self, TextReader};
+use crate::analysis::read::{self, DocumentFile, TextReader};
 use crate::matching::index::{ChunkKey, KeyWidth};
 use crate::progress::{Progress, Stage};
 
@@ -196,13 +198,16 @@ fn update_with<K: ChunkKey>(
 ) -> Result<UpdateSummary, ArchiveError> {
     let reader = TextReader::new(Some(cache));
     let started = Instant::now();
-    let settings = *old.settings();
-    let taboo = NewTaboo::plan(old, &options.taboo);
     // The scan reads the document table, the merge the postings and directory;
     // the segments are checked once it is known which are kept.
     old.verify_files(&format::BODY_FILES)?;
     let scanned_ns = scan::now_ns();
     let files = scan::list_documents(docs, progress)?;
+    let settings = new_settings(old, &files, &options.taboo, reader);
+    // The collection's function words changed: every document is cut into
+    // chunks again, as a fresh `create` would cut it.
+    let reanalyse = settings != *old.settings();
+    let taboo = NewTaboo::plan(old, &options.taboo, &settings);
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
     let old_ids: HashMap<&str, u32> = old.live_ids().map(|id| (old.name(id), id)).collect();
     let no_taboo = TabooSet::default();
@@ -212,6 +217,7 @@ fn update_with<K: ChunkKey>(
     // modification: unchanged without reading (as git's index does).
     let trusted = |listed: &scan::ListedDocument, record: &DocRecord| {
         !options.rehash
+            && !reanalyse
             && listed.modified_ns > 0
             && record.bytes == listed.file.bytes
             && record.modified_ns == listed.modified_ns
@@ -237,6 +243,7 @@ fn update_with<K: ChunkKey>(
                     let hash = read::content_hash(&bytes);
                     if let Some((id, record)) = &known
                         && record.content_hash == hash
+                        && !reanalyse
                     {
                         return Some(Scanned::Unchanged(*id, true));
                     }
@@ -289,7 +296,7 @@ fn update_with<K: ChunkKey>(
     // changes: the table is then computed whole, as it is for an index made
     // before it existed or by a build that counted or aligned pairs with
     // other parameters.
-    let rebuild_table = taboo.rebuild || similar::table_is_stale(old);
+    let rebuild_table = taboo.rebuild || reanalyse || similar::table_is_stale(old);
     if changed.is_empty() && deleted.is_empty() && !taboo.changed && !rebuild_table {
         // Nothing to write; what a crashed run left is removed all the same.
         format::remove_other_generations(old.root(), old.header().generation);
@@ -328,6 +335,7 @@ fn update_with<K: ChunkKey>(
         }),
         table: if rebuild_table { TableStart::Empty } else { TableStart::Copy { old, gone: &gone, changed: &new_ids } },
         merge: if taboo.rebuild { MergeRequest::All } else { MergeRequest::Policy },
+        settings,
     };
     let written = write_generation::<K>(old, &changes, &taboo, target, progress)?;
     scan::prune_text_cache(cache, written.live_content_hashes.into_iter());
@@ -386,7 +394,7 @@ fn merge_with<K: ChunkKey>(old: &ArchiveIndex, progress: &dyn Progress) -> Resul
     }
     let changes =
         Changeset { changed: &[], new_ids: &[], kept: &kept, modified_ns: &modified_ns, id_slots: old.id_slots() };
-    let taboo = NewTaboo::plan(old, &TabooChange::Keep);
+    let taboo = NewTaboo::plan(old, &TabooChange::Keep, old.settings());
     let header = old.header();
     let target = Target {
         docs_root: header.docs_root.clone(),
@@ -394,6 +402,7 @@ fn merge_with<K: ChunkKey>(old: &ArchiveIndex, progress: &dyn Progress) -> Resul
         last_update: header.last_update.clone(),
         table: TableStart::Copy { old, gone: &[], changed: &[] },
         merge: MergeRequest::All,
+        settings: *old.settings(),
     };
     progress.start(Stage::BuildIndex, 0);
     let written = write_generation::<K>(old, &changes, &taboo, target, progress)?;
@@ -433,6 +442,9 @@ struct Target<'a> {
     last_update: Option<Changes>,
     table: TableStart<'a>,
     merge: MergeRequest,
+    /// The settings of the new generation: the old ones, with the
+    /// collection's function words derived again.
+    settings: Settings,
 }
 
 /// A new generation, committed.
@@ -454,7 +466,7 @@ fn write_generation<K: ChunkKey>(
     target: Target<'_>,
     progress: &dyn Progress,
 ) -> Result<WrittenGeneration, ArchiveError> {
-    let settings = *old.settings();
+    let settings = target.settings;
     let old_segments = &old.header().segments;
     let plan = SegmentPlan::new(old, changes.kept, changes.new_chunks(), target.merge);
     // The bytes of the merged segments' chunk lists are read and copied into
@@ -655,6 +667,24 @@ impl SegmentPlan {
     }
 }
 
+/// The settings of the generation an update writes from the listed `files`:
+/// `old`'s, with the function words of the collection as it is now (those a
+/// fresh `create` would derive). An index whose stored taboo set is kept
+/// keeps its function words too: the taboo chunks were cut with them, and the
+/// taboo texts are not at hand to cut them again.
+fn new_settings(
+    old: &ArchiveIndex,
+    files: &[scan::ListedDocument],
+    taboo: &TabooChange,
+    reader: TextReader<'_>,
+) -> Settings {
+    if matches!(taboo, TabooChange::Keep) && old.header().taboo.is_some() {
+        return *old.settings();
+    }
+    let listed: Vec<DocumentFile> = files.iter().map(|listed| listed.file.clone()).collect();
+    old.settings().with_function_words_of(&listed, reader)
+}
+
 /// The taboo set of the new generation, and how it differs from the old one.
 struct NewTaboo {
     /// The set to write (`None`: the new generation has none).
@@ -667,14 +697,15 @@ struct NewTaboo {
 }
 
 impl NewTaboo {
-    /// What `change` makes of `old`'s taboo set.
-    fn plan(old: &ArchiveIndex, change: &TabooChange) -> NewTaboo {
+    /// What `change` makes of `old`'s taboo set, cut into chunks as the new
+    /// generation's `settings` say.
+    fn plan(old: &ArchiveIndex, change: &TabooChange, settings: &Settings) -> NewTaboo {
         let stored = old.header().taboo.as_ref();
         let set = match change {
             TabooChange::Keep => {
                 stored.map(|entry| TabooSet { chunks: old.taboo().clone(), texts: entry.texts.clone() })
             }
-            TabooChange::Replace(files) => Some(TabooSet::of(files, old.settings())),
+            TabooChange::Replace(files) => Some(TabooSet::of(files, settings)),
             TabooChange::Remove => None,
         };
         let hashes = set.as_ref().map_or(&[][..], |set| set.chunks.hashes());

@@ -36,7 +36,7 @@ use timely::worker::Worker;
 
 use super::Cluster;
 use crate::analysis::document::{self, Analyzer, Document};
-use crate::analysis::read::{self, DocumentFile};
+use crate::analysis::read::{self, DocumentFile, TextReader};
 use crate::analysis::span::{CharRange, ChunkRanges, PackedRanges, union_len};
 use crate::analysis::taboo;
 use crate::archive::failpoints::crash_point;
@@ -75,6 +75,7 @@ pub fn detect(
 ) -> Result<(Summary, u64), Error> {
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
+    let params = &params.with_function_words_of(&files.sources, TextReader::new(scope.text_cache));
     let peers = cluster.peers();
     let mine = cluster.my_workers();
     let owned = |file: &&DocumentFile| mine.contains(&document_worker(&file.name, peers));

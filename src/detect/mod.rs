@@ -103,6 +103,7 @@ pub fn detect_with(
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
     sink.prepare(&[source_dir, suspicious_dir], &files.suspicious_names(), progress)?;
+    let params = &params.with_function_words_of(&files.sources, TextReader::new(scope.text_cache));
     let taboo = run_taboo(params, scope);
     let setup = Setup::new(params, scope, files.same_directory, &taboo);
     match KeyWidth::of(params.chunks.hash_bits) {

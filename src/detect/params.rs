@@ -8,11 +8,14 @@
 //! matching chunks with gaps of at most 49, checked on both documents.
 
 use crate::align::params::AlignParams;
+use crate::analysis::candidates::CandidateWords;
 use crate::analysis::chunk::{ChunkHash, ChunkParams, HASH_BITS_RANGE, MAX_CHUNK_WORDS};
 use crate::analysis::code::CodeDefaults;
 use crate::analysis::document::{AnalysisParams, CandidateChunks};
+use crate::analysis::function_words::FunctionWords;
+use crate::analysis::read::{DocumentFile, TextReader};
 use crate::analysis::synonyms::Synonyms;
-use crate::analysis::tokenize::{CHARS_RANGE, TokenizerKind, TokenizerParams};
+use crate::analysis::tokenize::{CHARS_RANGE, TokenizerKind, TokenizerParams, Tokens};
 use crate::error::ParamError;
 use crate::matching::intervals::IntervalParams;
 use crate::matching::overlap::OverlapPolicy;
@@ -67,9 +70,24 @@ impl DetectParams {
             return AnalysisParams::words(self.tokenizer, self.chunks);
         };
         let chunks = ChunkParams { words: align.candidate_words, sorted: true, hash: ChunkHash::Xxh3, ..self.chunks };
-        let candidates =
-            CandidateChunks { prefix: align.candidate_prefix, structure_words: align.structure_words, synonyms };
+        let candidates = CandidateChunks {
+            prefix: align.candidate_prefix,
+            structure_words: align.structure_words,
+            synonyms,
+            function_words: align.function_words,
+        };
         AnalysisParams { tokenizer: self.tokenizer, chunks, candidates: Some(candidates) }
+    }
+
+    /// These parameters with the function words of the collection of
+    /// `sources` ([`FunctionWords::of_files`], read with `reader`) left out
+    /// of the candidate chunks; unchanged without the alignment stage.
+    pub fn with_function_words_of(&self, sources: &[DocumentFile], reader: TextReader<'_>) -> DetectParams {
+        let Some(align) = self.align else { return *self };
+        let candidate_words = CandidateWords::new(align.candidate_prefix, self.tokenizer.min_word_len, None);
+        let counts = |tokens: &Tokens, seq: usize| candidate_words.keeps_but_for_function_words(tokens, seq);
+        let function_words = FunctionWords::of_files(sources, reader, self.tokenizer, counts);
+        DetectParams { align: Some(AlignParams { function_words, ..align }), ..*self }
     }
 
     /// These parameters with the tokenizer `kind` and its defaults.

@@ -106,3 +106,54 @@ fn an_index_keeps_its_preset_through_updates() {
         "--preset pan09",
     );
 }
+
+/// Text in a made-up language whose function words ("zeta", "omon") are on
+/// no typed stop list: `prose` with one of them after every third word.
+fn text_with_function_words(seed: u64, words: usize) -> String {
+    let prose = crate::prose(seed, words);
+    let mut text = Vec::new();
+    for (i, word) in prose.split(' ').enumerate() {
+        text.push(word.to_string());
+        if i % 3 == 2 {
+            text.push(if i % 2 == 0 { "zeta" } else { "omon" }.to_string());
+        }
+    }
+    text.join(" ")
+}
+
+#[test]
+fn a_best_index_derives_the_collections_function_words_and_an_update_equals_a_fresh_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    for i in 0..12 {
+        write(&docs.join(format!("doc-{i:02}.txt")), &text_with_function_words(100 + i, 400));
+    }
+    let index = dir.path().join("idx");
+    ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&index), "--preset", "best", "--quiet"]));
+    let generation = crate::archive::generation_dir(&index);
+    let header: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(generation.join("header.json")).unwrap()).unwrap();
+    let words = header["settings"]["candidates"]["function_words"].as_array().unwrap();
+    assert!(words.iter().any(|w| w == "zeta") && words.iter().any(|w| w == "omon"), "{header}");
+    // A copy of half a document, its function words replaced, is still found.
+    let copied = fs::read_to_string(docs.join("doc-03.txt")).unwrap();
+    let probe = dir.path().join("probe.txt");
+    let changed = copied.replace("zeta", "ipsa").replace("omon", "ulla");
+    write(&probe, &format!("{} {}", crate::prose(7, 200), &changed[..changed.len() / 2]));
+    let check = |index: &Path| ok(run(&["check", "--index", s(index), "--format", "json", s(&probe)]));
+    let answer: serde_json::Value = serde_json::from_str(&check(&index)).unwrap();
+    let sources = answer["documents"][0]["sources"].as_array().unwrap();
+    let found = sources.iter().find(|d| d["name"] == "doc-03.txt").expect("the copied document");
+    assert!(!found["passages"].as_array().unwrap().is_empty(), "{answer}");
+    // Documents added and deleted: the update gives what a fresh create gives.
+    for i in 12..20 {
+        write(&docs.join(format!("doc-{i:02}.txt")), &text_with_function_words(100 + i, 400));
+    }
+    fs::remove_file(docs.join("doc-05.txt")).unwrap();
+    ok(run(&["index", "update", "--docs", s(&docs), "--index", s(&index), "--quiet"]));
+    let fresh = dir.path().join("fresh");
+    ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&fresh), "--preset", "best", "--quiet"]));
+    assert_eq!(check(&index), check(&fresh));
+    let similar = |index: &Path| ok(run(&["similar", "--index", s(index), "--format", "csv"]));
+    assert_eq!(similar(&index), similar(&fresh));
+}
