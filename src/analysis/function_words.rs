@@ -83,10 +83,15 @@ impl FunctionWords {
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        keys.truncate(MAX_FUNCTION_WORDS);
+        FunctionWords::of_keys(&keys)
+    }
+
+    /// The first [`MAX_FUNCTION_WORDS`] of `keys` (distinct sort keys).
+    fn of_keys(keys: &[u64]) -> Self {
         let mut set = FunctionWords::NONE;
-        set.keys[..keys.len()].copy_from_slice(&keys);
-        set.len = keys.len();
+        set.len = keys.len().min(MAX_FUNCTION_WORDS);
+        set.keys[..set.len].copy_from_slice(&keys[..set.len]);
+        set.keys[..set.len].sort_unstable();
         set
     }
 
@@ -133,14 +138,8 @@ impl FunctionWords {
         widespread.sort_unstable_by_key(|&(key, (docs, occurrences))| {
             (std::cmp::Reverse(docs), std::cmp::Reverse(occurrences), key)
         });
-        widespread.truncate(MAX_FUNCTION_WORDS);
-        let mut set = FunctionWords::NONE;
-        for (slot, &(key, _)) in set.keys.iter_mut().zip(&widespread) {
-            *slot = key;
-        }
-        set.len = widespread.len();
-        set.keys[..set.len].sort_unstable();
-        set
+        let keys: Vec<u64> = widespread.iter().map(|&(key, _)| key).collect();
+        FunctionWords::of_keys(&keys)
     }
 
     /// The function words of `files` (a collection's documents, sorted by
