@@ -135,6 +135,10 @@ fn a_best_index_derives_the_collections_function_words_and_an_update_equals_a_fr
         serde_json::from_str(&fs::read_to_string(generation.join("header.json")).unwrap()).unwrap();
     let words = header["settings"]["candidates"]["function_words"].as_array().unwrap();
     assert!(words.iter().any(|w| w == "zeta") && words.iter().any(|w| w == "omon"), "{header}");
+    let stats = ok(run(&["index", "stats", "--index", s(&index)]));
+    let line = stats.lines().find(|l| l.starts_with("function words: ")).expect("a function-words line");
+    assert!(line.contains(" omon ") || line.ends_with(" omon"), "{line}");
+    assert!(line.contains(&format!("{} derived from the documents", words.len())), "{line}");
     // A copy of half a document, its function words replaced, is still found.
     let copied = fs::read_to_string(docs.join("doc-03.txt")).unwrap();
     let probe = dir.path().join("probe.txt");

@@ -272,6 +272,12 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
         ),
         None => "preset:     pan09\n".to_string(),
     };
+    if let Some(c) = s.candidates {
+        text += &match c.function_words.words() {
+            words if words.is_empty() => "function words: none derived from the documents\n".to_string(),
+            words => format!("function words: {} derived from the documents: {}\n", words.len(), words.join(" ")),
+        };
+    }
     text += &format!("docs:       {}\n", header.docs_root);
     text += &match &header.taboo {
         Some(taboo) => format!("taboo:      {} from {}\n", count(taboo.chunks, "chunk"), taboo.texts.join(", ")),
