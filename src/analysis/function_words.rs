@@ -18,7 +18,6 @@
 //! counted (not the typed stop words, nor words too short to be kept), so
 //! English text, whose function words the typed lists hold, rarely has any.
 
-use std::collections::HashMap;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -99,39 +98,28 @@ impl FunctionWords {
     /// module documentation), as `tokenizer` cuts them into words.
     /// Only the words for which `counts(tokens, seq)` is true are counted:
     /// those the candidate chunks would otherwise keep.
-    pub fn derive<'t>(
-        texts: impl IntoIterator<Item = &'t str>,
+    pub fn derive<T: AsRef<str> + Sync>(
+        texts: &[T],
         tokenizer: &AnyTokenizer,
-        counts: impl Fn(&Tokens, usize) -> bool,
+        counts: impl Fn(&Tokens, usize) -> bool + Sync,
     ) -> Self {
-        let mut tokens = Tokens::default();
-        let mut in_documents: HashMap<u64, (u32, u32)> = HashMap::new();
-        let mut seen = Vec::new();
-        let mut documents = 0usize;
-        let mut counted = 0u64;
-        for text in texts {
-            tokenizer.tokenize(prefix(text, SAMPLE_CHARS), &mut tokens);
-            seen.clear();
-            for seq in 0..tokens.len() {
-                if tokens.word_bytes(seq).len() <= MAX_WORD_BYTES && counts(&tokens, seq) {
-                    seen.push(tokens.sort_key(seq));
-                }
-            }
-            seen.sort_unstable();
-            counted += seen.len() as u64;
-            for group in seen.chunk_by(|a, b| a == b) {
-                let counts = in_documents.entry(group[0]).or_default();
-                counts.0 += 1;
-                counts.1 += group.len() as u32;
-            }
-            documents += 1;
-        }
+        let per_document: Vec<Vec<(u64, u32)>> = texts
+            .par_iter()
+            .map_init(Tokens::default, |tokens, text| counted_words(text.as_ref(), tokenizer, &counts, tokens))
+            .collect();
+        let documents = per_document.len();
+        let counted: u64 = per_document.iter().flatten().map(|&(_, n)| u64::from(n)).sum();
+        let mut all: Vec<(u64, u32)> = per_document.into_iter().flatten().collect();
+        all.sort_unstable();
+        // (key, (documents, occurrences)) of each counted word.
+        let in_documents = all
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|group| (group[0].0, (group.len() as u32, group.iter().map(|&(_, n)| n).sum::<u32>())));
         if documents < MIN_SAMPLE_DOCUMENTS {
             return FunctionWords::NONE;
         }
         let frequent = |occurrences: u32| f64::from(occurrences) >= MIN_WORD_SHARE * counted as f64;
         let mut widespread: Vec<(u64, (u32, u32))> = in_documents
-            .into_iter()
             .filter(|&(_, (docs, occurrences))| docs as usize * 2 >= documents && frequent(occurrences))
             .collect();
         // Most documents first, then most occurrences, then the key: a stable choice.
@@ -151,7 +139,7 @@ impl FunctionWords {
         files: &[DocumentFile],
         reader: TextReader<'_>,
         tokenizer: TokenizerParams,
-        counts: impl Fn(&Tokens, usize) -> bool,
+        counts: impl Fn(&Tokens, usize) -> bool + Sync,
     ) -> Self {
         let mut sampled: Vec<&DocumentFile> = files.iter().filter(|f| f.bytes <= SAMPLE_MAX_FILE_BYTES).collect();
         // The documents whose names hash lowest: a sample that an added or
@@ -160,7 +148,7 @@ impl FunctionWords {
         sampled.truncate(SAMPLE_DOCUMENTS);
         let texts: Vec<String> = sampled.par_iter().filter_map(|file| read_text(file, reader, &Silent)).collect();
         let tokenizer = AnyTokenizer::new(TokenizerParams { min_word_len: 1, ..tokenizer });
-        FunctionWords::derive(texts.iter().map(String::as_str), &tokenizer, counts)
+        FunctionWords::derive(&texts, &tokenizer, counts)
     }
 
     /// True when there is no function word.
@@ -196,6 +184,24 @@ impl Default for FunctionWords {
     fn default() -> Self {
         FunctionWords::NONE
     }
+}
+
+/// The words of `text` (its first [`SAMPLE_CHARS`] characters) for which
+/// `counts` is true and that a sort key identifies, with their occurrences,
+/// sorted; `tokens` is a buffer.
+fn counted_words(
+    text: &str,
+    tokenizer: &AnyTokenizer,
+    counts: impl Fn(&Tokens, usize) -> bool,
+    tokens: &mut Tokens,
+) -> Vec<(u64, u32)> {
+    tokenizer.tokenize(prefix(text, SAMPLE_CHARS), tokens);
+    let mut keys: Vec<u64> = (0..tokens.len())
+        .filter(|&seq| tokens.word_bytes(seq).len() <= MAX_WORD_BYTES && counts(tokens, seq))
+        .map(|seq| tokens.sort_key(seq))
+        .collect();
+    keys.sort_unstable();
+    keys.chunk_by(|a, b| a == b).map(|group| (group[0], group.len() as u32)).collect()
 }
 
 /// At most the first `chars` characters of `text`.
@@ -250,9 +256,9 @@ mod tests {
             "o ouranos kai i gi",
             "pou einai to nero",
         ];
-        let words = FunctionWords::derive(texts, &tokenizer(), |_, _| true);
+        let words = FunctionWords::derive(&texts, &tokenizer(), |_, _| true);
         assert_eq!(words.words(), ["einai", "kai", "o"]);
-        let counted = FunctionWords::derive(texts, &tokenizer(), |tokens, seq| tokens.word(seq) != "kai");
+        let counted = FunctionWords::derive(&texts, &tokenizer(), |tokens, seq| tokens.word(seq) != "kai");
         assert_eq!(counted.words(), ["einai", "o"], "only counted words are function words");
         assert!(words.contains_key(sort_key(b"kai")) && !words.contains_key(sort_key(b"spiti")));
     }
@@ -260,9 +266,9 @@ mod tests {
     #[test]
     fn a_sample_too_small_derives_none_and_long_words_never_count() {
         let texts = ["alpha beta"; MIN_SAMPLE_DOCUMENTS - 1];
-        assert!(FunctionWords::derive(texts, &tokenizer(), |_, _| true).is_empty());
+        assert!(FunctionWords::derive(&texts, &tokenizer(), |_, _| true).is_empty());
         let texts = ["extraordinary word"; MIN_SAMPLE_DOCUMENTS];
-        assert_eq!(FunctionWords::derive(texts, &tokenizer(), |_, _| true).words(), ["word"]);
+        assert_eq!(FunctionWords::derive(&texts, &tokenizer(), |_, _| true).words(), ["word"]);
     }
 
     #[test]
@@ -279,7 +285,7 @@ mod tests {
             "我的朋友",
             "你的名字",
         ];
-        let words = FunctionWords::derive(texts, &tokenizer(), |_, _| true);
+        let words = FunctionWords::derive(&texts, &tokenizer(), |_, _| true);
         assert!(words.words().contains(&"的".to_string()), "{words:?}");
     }
 
