@@ -142,6 +142,10 @@ pub struct UpdateSummary {
     pub taboo_chunks: u64,
     /// The taboo set's hashes changed, and the postings were rebuilt.
     pub taboo_changed: bool,
+    /// Unchanged documents analysed again because the collection's function
+    /// words changed ([`crate::analysis::function_words`]; counted among the
+    /// unchanged ones too).
+    pub reanalysed: u64,
     /// False when nothing changed and no new generation was written.
     pub committed: bool,
     /// Time to verify the old index and read, hash and chunk the documents.
@@ -271,10 +275,14 @@ fn update_with<K: ChunkKey>(
                 summary.hashed += u64::from(hashed);
             }
             Scanned::Changed(doc) => {
-                if old_ids.contains_key(listed.file.name.as_str()) {
-                    summary.modified += 1;
-                } else {
-                    summary.added += 1;
+                match old_ids.get(listed.file.name.as_str()) {
+                    // Read again only because the function words changed.
+                    Some(&id) if old.record(id).content_hash == doc.content_hash => {
+                        summary.unchanged += 1;
+                        summary.reanalysed += 1;
+                    }
+                    Some(_) => summary.modified += 1,
+                    None => summary.added += 1,
                 }
                 summary.hashed += 1;
                 changed.push((&listed.file.name, doc, listed.modified_ns));

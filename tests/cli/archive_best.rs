@@ -107,15 +107,16 @@ fn an_index_keeps_its_preset_through_updates() {
     );
 }
 
-/// Text in a made-up language whose function words ("zeta", "omon") are on
-/// no typed stop list: `prose` with one of them after every third word.
-fn text_with_function_words(seed: u64, words: usize) -> String {
+/// Text in a made-up language whose function words (`function_words`, such
+/// as "zeta" and "omon") are on no typed stop list: `prose` with one of them
+/// after every third word.
+fn text_with_function_words(seed: u64, words: usize, function_words: [&str; 2]) -> String {
     let prose = crate::prose(seed, words);
     let mut text = Vec::new();
     for (i, word) in prose.split(' ').enumerate() {
         text.push(word.to_string());
         if i % 3 == 2 {
-            text.push(if i % 2 == 0 { "zeta" } else { "omon" }.to_string());
+            text.push(function_words[i % 2].to_string());
         }
     }
     text.join(" ")
@@ -126,7 +127,7 @@ fn a_best_index_derives_the_collections_function_words_and_an_update_equals_a_fr
     let dir = tempfile::tempdir().unwrap();
     let docs = dir.path().join("docs");
     for i in 0..12 {
-        write(&docs.join(format!("doc-{i:02}.txt")), &text_with_function_words(100 + i, 400));
+        write(&docs.join(format!("doc-{i:02}.txt")), &text_with_function_words(100 + i, 400, ["zeta", "omon"]));
     }
     let index = dir.path().join("idx");
     ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&index), "--preset", "best", "--quiet"]));
@@ -149,12 +150,21 @@ fn a_best_index_derives_the_collections_function_words_and_an_update_equals_a_fr
     let sources = answer["documents"][0]["sources"].as_array().unwrap();
     let found = sources.iter().find(|d| d["name"] == "doc-03.txt").expect("the copied document");
     assert!(!found["passages"].as_array().unwrap().is_empty(), "{answer}");
-    // Documents added and deleted: the update gives what a fresh create gives.
+    // Half the documents now use other function words: the update derives
+    // "amba" too, analyses the unchanged documents again and gives what a
+    // fresh create gives.
     for i in 12..20 {
-        write(&docs.join(format!("doc-{i:02}.txt")), &text_with_function_words(100 + i, 400));
+        write(&docs.join(format!("doc-{i:02}.txt")), &text_with_function_words(100 + i, 400, ["amba", "ikko"]));
     }
-    fs::remove_file(docs.join("doc-05.txt")).unwrap();
-    ok(run(&["index", "update", "--docs", s(&docs), "--index", s(&index), "--quiet"]));
+    for i in [1, 5, 7, 9] {
+        fs::remove_file(docs.join(format!("doc-{i:02}.txt"))).unwrap();
+    }
+    let updated = run(&["index", "update", "--docs", s(&docs), "--index", s(&index)]);
+    let note = String::from_utf8_lossy(&updated.stderr).to_string();
+    assert!(updated.status.success(), "{note}");
+    assert!(note.contains("the function words changed: 8 unchanged documents analysed again"), "{note}");
+    let stats = ok(run(&["index", "stats", "--index", s(&index)]));
+    assert!(stats.contains(" amba ") || stats.contains(" amba\n"), "{stats}");
     let fresh = dir.path().join("fresh");
     ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&fresh), "--preset", "best", "--quiet"]));
     assert_eq!(check(&index), check(&fresh));

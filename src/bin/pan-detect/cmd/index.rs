@@ -190,6 +190,10 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
+    let reanalysed = match s.reanalysed {
+        0 => String::new(),
+        n => format!("; the function words changed: {} analysed again", count(n, "unchanged document")),
+    };
     let table = if s.committed { format!("; {}", table_note(&s.similarity)) } else { String::new() };
     let segments = match (s.committed, s.merged_segments) {
         (false, _) => String::new(),
@@ -198,7 +202,7 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     };
     messages::note(format_args!(
         "index {what}: {} added, {} modified, {} deleted, {} unchanged{} ({} read); \
-         {} recycled; {}, {}{segments}{taboo}{table} in {:.2} s (scan {:.2} s, write {:.2} s, similarities {:.2} s)",
+         {} recycled; {}, {}{segments}{taboo}{reanalysed}{table} in {:.2} s (scan {:.2} s, write {:.2} s, similarities {:.2} s)",
         s.added,
         s.modified,
         s.deleted,
