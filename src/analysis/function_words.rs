@@ -135,13 +135,13 @@ impl FunctionWords {
     /// words as `tokenizer` says (every word, however short). Files that
     /// cannot be read are left out of the sample without a warning; the run
     /// that reads them warns.
-    pub fn of_files(
-        files: &[DocumentFile],
+    pub fn of_files<'f>(
+        files: impl IntoIterator<Item = &'f DocumentFile>,
         reader: TextReader<'_>,
         tokenizer: TokenizerParams,
         counts: impl Fn(&Tokens, usize) -> bool + Sync,
     ) -> Self {
-        let mut sampled: Vec<&DocumentFile> = files.iter().filter(|f| f.bytes <= SAMPLE_MAX_FILE_BYTES).collect();
+        let mut sampled: Vec<&DocumentFile> = files.into_iter().filter(|f| f.bytes <= SAMPLE_MAX_FILE_BYTES).collect();
         // The documents whose names hash lowest: a sample that an added or
         // deleted document changes by at most one document.
         sampled.sort_by_cached_key(|file| (xxh3_64(file.name.as_bytes()), file.name.clone()));

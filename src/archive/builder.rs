@@ -23,7 +23,7 @@ use super::similar::{self, STORED_MIN_PERCENT, TableStart, TableSummary};
 use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::read::{DocumentFile, TextReader};
+use crate::analysis::read::TextReader;
 use crate::analysis::span::CharRange;
 use crate::matching::bucket_sort;
 use crate::matching::index::{ChunkKey, KeyWidth};
@@ -98,8 +98,8 @@ pub fn create(
         return Err(ArchiveError::AlreadyExists(index.to_path_buf()));
     }
     let cache = scan::text_cache(index)?;
-    let listed: Vec<DocumentFile> = files.iter().map(|listed| listed.file.clone()).collect();
-    let settings = &settings.with_function_words_of(&listed, TextReader::new(Some(&cache)));
+    let listed = files.iter().map(|listed| &listed.file);
+    let settings = &settings.with_function_words_of(listed, TextReader::new(Some(&cache)));
     let listing = Listing { files: &files, docs_root: &docs_root, scanned_ns, cache: &cache };
     let taboo = taboo.map(|files| TabooSet::of(files, settings));
     match KeyWidth::of(settings.hash_bits) {

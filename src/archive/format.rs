@@ -270,7 +270,11 @@ impl Settings {
     /// These settings with the function words of the documents `files`
     /// (sorted by name, read with `reader`) kept for the candidate chunks
     /// ([`FunctionWords::of_files`]); unchanged without candidate chunks.
-    pub fn with_function_words_of(&self, files: &[DocumentFile], reader: TextReader<'_>) -> Settings {
+    pub fn with_function_words_of<'f>(
+        &self,
+        files: impl IntoIterator<Item = &'f DocumentFile>,
+        reader: TextReader<'_>,
+    ) -> Settings {
         let Some(candidates) = self.candidates else { return *self };
         let derived = self.detect_params().with_function_words_of(files, reader);
         let function_words = derived.align.map_or(FunctionWords::NONE, |align| align.function_words);

@@ -84,7 +84,7 @@ use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::analysis::document::{self, Analyzer};
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::read::{self, DocumentFile, TextReader};
+use crate::analysis::read::{self, TextReader};
 use crate::matching::index::{ChunkKey, KeyWidth};
 use crate::progress::{Progress, Stage};
 
@@ -689,8 +689,7 @@ fn new_settings(
     if matches!(taboo, TabooChange::Keep) && old.header().taboo.is_some() {
         return *old.settings();
     }
-    let listed: Vec<DocumentFile> = files.iter().map(|listed| listed.file.clone()).collect();
-    old.settings().with_function_words_of(&listed, reader)
+    old.settings().with_function_words_of(files.iter().map(|listed| &listed.file), reader)
 }
 
 /// The taboo set of the new generation, and how it differs from the old one.

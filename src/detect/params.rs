@@ -82,7 +82,11 @@ impl DetectParams {
     /// These parameters with the function words of the collection of
     /// `sources` ([`FunctionWords::of_files`], read with `reader`) left out
     /// of the candidate chunks; unchanged without the alignment stage.
-    pub fn with_function_words_of(&self, sources: &[DocumentFile], reader: TextReader<'_>) -> DetectParams {
+    pub fn with_function_words_of<'f>(
+        &self,
+        sources: impl IntoIterator<Item = &'f DocumentFile>,
+        reader: TextReader<'_>,
+    ) -> DetectParams {
         let Some(align) = self.align else { return *self };
         let candidate_words = CandidateWords::new(align.candidate_prefix, self.tokenizer.min_word_len, None);
         let counts = |tokens: &Tokens, seq: usize| candidate_words.keeps_but_for_function_words(tokens, seq);
