@@ -764,6 +764,16 @@ mod tests {
         docs
     }
 
+    /// A temporary directory holding an empty documents directory (`docs`)
+    /// and the path of an index beside it (`idx`).
+    fn archive_dirs() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        fs::create_dir_all(&docs).unwrap();
+        let root = dir.path().join("idx");
+        (dir, docs, root)
+    }
+
     /// A text of `words` words from a vocabulary of 12, so documents share chunks.
     fn text(seed: &mut u64, words: usize) -> String {
         const VOCABULARY: [&str; 12] =
@@ -788,10 +798,7 @@ mod tests {
 
     #[test]
     fn a_table_computed_with_other_parameters_is_computed_whole_by_the_next_update() {
-        let dir = tempfile::tempdir().unwrap();
-        let docs = dir.path().join("docs");
-        let root = dir.path().join("idx");
-        fs::create_dir_all(&docs).unwrap();
+        let (_dir, docs, root) = archive_dirs();
         let shared: String = (0..40).map(|i| format!("shared{i} ")).collect();
         let mut seed = 5u64;
         for i in 0..4 {
@@ -830,10 +837,7 @@ mod tests {
 
     #[test]
     fn a_changed_taboo_set_gives_the_index_a_fresh_create_with_it_gives() {
-        let dir = tempfile::tempdir().unwrap();
-        let docs = dir.path().join("docs");
-        let root = dir.path().join("idx");
-        fs::create_dir_all(&docs).unwrap();
+        let (dir, docs, root) = archive_dirs();
         let template: String = (0..30).map(|i| format!("template{i} ")).collect();
         let mut seed = 11u64;
         for i in 0..5 {
@@ -913,10 +917,7 @@ mod tests {
 
     #[test]
     fn a_recycled_id_in_a_wider_table_leaves_its_old_postings_as_tombstones() {
-        let dir = tempfile::tempdir().unwrap();
-        let docs = dir.path().join("docs");
-        let root = dir.path().join("idx");
-        fs::create_dir_all(&docs).unwrap();
+        let (dir, docs, root) = archive_dirs();
         let mut seed = 3u64;
         for i in 0..256 {
             fs::write(docs.join(format!("{i:03}.txt")), text(&mut seed, 7)).unwrap();
@@ -944,10 +945,7 @@ mod tests {
 
     #[test]
     fn many_small_updates_keep_few_segments_and_merge_gives_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let docs = dir.path().join("docs");
-        let root = dir.path().join("idx");
-        fs::create_dir_all(&docs).unwrap();
+        let (dir, docs, root) = archive_dirs();
         let mut seed = 5u64;
         fs::write(docs.join("000.txt"), text(&mut seed, 300)).unwrap();
         create(&docs, &root, &Settings::default(), None, &Silent).unwrap();
@@ -986,10 +984,7 @@ mod tests {
 
     #[test]
     fn recorded_times_spare_reading_and_rehash_reads_everything() {
-        let dir = tempfile::tempdir().unwrap();
-        let docs = dir.path().join("docs");
-        let root = dir.path().join("idx");
-        fs::create_dir_all(&docs).unwrap();
+        let (_dir, docs, root) = archive_dirs();
         let hour = std::time::Duration::from_secs(3600);
         for name in ["a.txt", "b.txt"] {
             fs::write(docs.join(name), "one two three four five six").unwrap();
@@ -1019,10 +1014,7 @@ mod tests {
 
     #[test]
     fn kept_segments_are_linked_and_mostly_deleted_ones_compacted() {
-        let dir = tempfile::tempdir().unwrap();
-        let docs = dir.path().join("docs");
-        let root = dir.path().join("idx");
-        fs::create_dir_all(&docs).unwrap();
+        let (dir, docs, root) = archive_dirs();
         let mut seed = 1u64;
         for i in 0..4 {
             fs::write(docs.join(format!("{i}.txt")), text(&mut seed, 30)).unwrap();
