@@ -299,8 +299,8 @@ pub fn extract_dir(
 
 /// Extracts the duplicated passages of the live documents of an archive
 /// `index`, with its settings (preset, tokenizer, chunks) and without its taboo
-/// chunks: the stored chunk lists, and the texts read back from the documents
-/// directory (a document changed since it was indexed is skipped with a
+/// chunks: the texts read back from the documents directory and analysed
+/// again (a document changed since it was indexed is skipped with a
 /// warning). Documents are numbered by name, so the result is that of
 /// [`extract_dir`] over the same documents. `sink` as for [`extract_dir`].
 pub fn extract_index(

@@ -169,7 +169,7 @@ pub fn union_len(ranges: &mut [CharRange]) -> u64 {
 }
 
 /// The character ranges of a document's chunks, by chunk number: in memory
-/// as a slice or [`PackedRanges`], or stored in an archive's chunk list.
+/// as a slice or [`PackedRanges`].
 pub trait ChunkRanges {
     /// The range of chunk `seq`; `None` past the last chunk.
     fn chunk_range(&self, seq: u32) -> Option<CharRange>;

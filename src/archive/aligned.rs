@@ -5,13 +5,15 @@
 //!
 //! A posting names a document, not a chunk position, so the hits come in two
 //! steps: the postings of the file's distinct chunks give the documents that
-//! share them; the chunk lists of those documents give every occurrence
-//! (document, chunk number). The bounds are detect's
+//! share them; the chunks of those documents, analysed again from their texts
+//! ([`ArchiveIndex::document_chunks`]), give every occurrence (document,
+//! chunk number). The bounds are detect's
 //! ([`crate::matching::search::HitBudget`]): a chunk with more occurrences
 //! than `max_postings` makes no hit (a document holds an occurrence per
 //! posting at least, so a chunk with more postings is skipped before any
-//! chunk list is read), and the file gets at most `per_chunk` hits per chunk,
-//! rarest chunks first ([`keep_rarest`]).
+//! document is analysed), and the file gets at most `per_chunk` hits per
+//! chunk, rarest chunks first ([`keep_rarest`]). A document whose text can no
+//! longer be read as it was indexed makes no hit.
 //!
 //! Documents are numbered in name order among those the file shares chunks
 //! with, which keeps the relative order of detect's numbering (all sources in
@@ -21,8 +23,10 @@ use rayon::prelude::*;
 
 use super::error::ArchiveError;
 use super::format::DocRecord;
-use super::reader::{ArchiveIndex, StoredRanges};
+use super::reader::ArchiveIndex;
 use crate::align::sentences::TermMap;
+use crate::analysis::chunk::Chunks;
+use crate::analysis::span::CharRange;
 use crate::matching::intervals::ChunkMatch;
 use crate::matching::search::{Hit, HitBudget, keep_rarest};
 use crate::passages::SourceDocuments;
@@ -40,6 +44,9 @@ pub struct SharingDocuments<'a> {
     /// Distinct chunks of the file each document holds (chunks in more than
     /// `max_postings` documents left out).
     common: Vec<u64>,
+    /// The chunk ranges of each document (`None` when its text could not be
+    /// read as indexed).
+    ranges: Vec<Option<Vec<CharRange>>>,
 }
 
 impl SharingDocuments<'_> {
@@ -62,16 +69,22 @@ impl SharingDocuments<'_> {
     pub fn common(&self, doc: u32) -> u64 {
         self.common[doc as usize]
     }
+
+    /// Whether the text of document number `doc` could not be read as it was
+    /// indexed (changed or deleted since): it makes no hit.
+    pub fn unread(&self, doc: u32) -> bool {
+        self.ranges[doc as usize].is_none()
+    }
 }
 
 impl SourceDocuments for SharingDocuments<'_> {
     type Ranges<'b>
-        = StoredRanges<'b>
+        = &'b [CharRange]
     where
         Self: 'b;
 
-    fn chunk_ranges(&self, doc: u32) -> StoredRanges<'_> {
-        self.index.ranges_of(&self.records[doc as usize])
+    fn chunk_ranges(&self, doc: u32) -> &[CharRange] {
+        self.ranges[doc as usize].as_deref().unwrap_or_default()
     }
 
     fn content_chunks(&self, doc: u32) -> u32 {
@@ -95,8 +108,11 @@ pub fn archive_hits<'a>(
     budget: HitBudget,
 ) -> Result<(SharingDocuments<'a>, Vec<Hit>), ArchiveError> {
     let (shared, postings) = shared_hashes(index, hashes, budget.max_postings)?;
-    let documents = sharing_documents(index, &postings);
-    let occurrences = occurrences(index, &shared, &documents.ids, budget.max_postings);
+    let mut documents = sharing_documents(index, &postings);
+    let chunks: Vec<Option<Chunks>> =
+        documents.ids.par_iter().map(|&id| index.document_chunks(id)).collect::<Result<_, _>>()?;
+    let occurrences = occurrences(&shared, &chunks, budget.max_postings);
+    documents.ranges = chunks.into_iter().map(|chunks| chunks.map(|c| c.ranges)).collect();
     Ok((documents, budgeted_hits(hashes, &shared, &occurrences, budget)))
 }
 
@@ -125,16 +141,23 @@ impl FileSlots {
 }
 
 /// The hits of a file whose chunk hashes are `hashes` (numbered by `file`)
-/// in the archive document `id` alone: those [`archive_hits`] finds in an
-/// index that holds only that document (its number is 0), whatever else the
-/// index holds. They depend on the two documents only, which the similarity
-/// table needs ([`super::pair`]). One pass over the document's chunk list.
-pub fn pair_hits(index: &ArchiveIndex, hashes: &[u64], file: &FileSlots, budget: HitBudget, id: u32) -> Vec<Hit> {
+/// in the archive document whose chunk hashes are `document` alone: those
+/// [`archive_hits`] finds in an index that holds only that document (its
+/// number is 0), whatever else the index holds. They depend on the two
+/// documents only, which the similarity table needs ([`super::pair`]). One
+/// pass over the document's chunks.
+pub fn pair_hits(
+    index: &ArchiveIndex,
+    hashes: &[u64],
+    file: &FileSlots,
+    budget: HitBudget,
+    document: &[u64],
+) -> Vec<Hit> {
     let taboo = index.taboo();
     // Where each distinct hash of the file occurs in the document (taboo
     // chunks have no postings: they are shared with no file).
     let mut lists: Vec<Vec<(u32, u32)>> = vec![Vec::new(); file.slots.len()];
-    for (seq, hash) in (0u32..).zip(index.chunk_hashes(&index.record(id))) {
+    for (seq, &hash) in (0u32..).zip(document) {
         if let Some(&slot) = file.slots.get(&hash)
             && !taboo.contains(hash)
         {
@@ -232,27 +255,22 @@ fn sharing_documents<'a>(index: &'a ArchiveIndex, postings: &[(u32, u32)]) -> Sh
         }
     }
     let records = ids.iter().map(|&id| index.record(id)).collect();
-    SharingDocuments { index, ids, records, common }
+    SharingDocuments { index, ids, records, common, ranges: Vec::new() }
 }
 
 /// For each of the `shared` hashes, every (document number, chunk number)
-/// where it occurs in the `documents` (ids by number), sorted; `None` for a
-/// hash with more than `max_postings` occurrences.
-fn occurrences(
-    index: &ArchiveIndex,
-    shared: &[u64],
-    documents: &[u32],
-    max_postings: usize,
-) -> Vec<Option<Vec<(u32, u32)>>> {
+/// where it occurs in the documents (their chunks by number, `None` for a
+/// text that could not be read), sorted; `None` for a hash with more than
+/// `max_postings` occurrences.
+fn occurrences(shared: &[u64], documents: &[Option<Chunks>], max_postings: usize) -> Vec<Option<Vec<(u32, u32)>>> {
     let found: Vec<(u32, u32, u32)> = (0u32..)
         .zip(documents)
         .collect::<Vec<_>>()
         .par_iter()
-        .flat_map_iter(|&(number, &id)| {
-            let record = index.record(id);
-            let hashes: Vec<u64> = index.chunk_hashes(&record).collect();
+        .flat_map_iter(|&(number, chunks)| {
+            let hashes = chunks.as_ref().map_or(&[][..], |c| &c.hashes[..]);
             (0u32..).zip(hashes).filter_map(move |(seq, hash)| {
-                let slot = shared.binary_search(&hash).ok()? as u32;
+                let slot = shared.binary_search(hash).ok()? as u32;
                 Some((slot, number, seq))
             })
         })

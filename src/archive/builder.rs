@@ -1,13 +1,14 @@
 //! `index create`: chunk every document in parallel, sort the postings (bucket
 //! sort, as the detector's in-memory index), and write a first generation.
 //!
-//! The chunk lists are streamed to disk batch by batch in document order; only
-//! the postings (8 bytes per distinct chunk of a document, 12 above 32 hash
-//! bits) are held in memory for the sort. Chunks of the taboo set
-//! ([`super::taboo`]) get no posting. The similarity table is computed from
-//! the written generation before its header is written
-//! ([`super::similar`]).
+//! The postings (8 bytes per distinct chunk of a document, 12 above 32 hash
+//! bits) are spilled to disk and sorted; the chunk lists are streamed to the
+//! generation's scratch files batch by batch in document order. Chunks of the
+//! taboo set ([`super::taboo`]) get no posting. The similarity table is
+//! computed from the written generation and its scratch chunk lists, which
+//! are then removed, before its header is written ([`super::similar`]).
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -17,7 +18,7 @@ use super::format::{
     self, DOCS, DocRecord, FORMAT_VERSION, FileEntry, FileWriter, GenerationWriter, Header, MAGIC, NAMES,
     PostingsEntry, SegmentEntry, Settings,
 };
-use super::reader::ArchiveIndex;
+use super::reader::{ArchiveIndex, ScratchChunkLists};
 use super::scan::{self, IndexedDoc};
 use super::similar::{self, STORED_MIN_PERCENT, TableStart, TableSummary};
 use super::spill::SpilledPostings;
@@ -132,7 +133,7 @@ fn create_with<K: ChunkKey>(
     let taboo_entry = taboo.map(|set| taboo::write(&mut generation, set, settings)).transpose()?;
     let no_taboo = TabooSet::default();
     let taboo_chunks = &taboo.unwrap_or(&no_taboo).chunks;
-    let mut segment = SegmentWriter::new(&generation, settings)?;
+    let mut scratch = ScratchWriter::new(&generation, settings)?;
     let mut table = TableBuilder::default();
     let mut postings = SpilledPostings::<K>::new(&generation.dir, settings.hash_bits)?;
     progress.start(Stage::ReadSources, files.iter().map(|f| f.file.bytes).sum());
@@ -143,8 +144,8 @@ fn create_with<K: ChunkKey>(
                 continue;
             };
             let id = table.records.len() as u32;
-            table.push(id, &listed.file.name, &doc, listed.modified_ns, 0, segment.chunks);
-            segment.append(&doc.chunks.hashes, &doc.chunks.ranges)?;
+            table.push(id, &listed.file.name, &doc, listed.modified_ns, 0);
+            scratch.append(id, &doc.chunks.hashes, &doc.chunks.ranges)?;
             postings.push(postings_of::<K>(&doc, id))?;
             summary.text_bytes += listed.file.bytes;
         }
@@ -154,11 +155,13 @@ fn create_with<K: ChunkKey>(
 
     let started = Instant::now();
     progress.start(Stage::BuildIndex, 0);
-    let chunk_lists = segment.finish(&mut generation)?;
+    let scratch = scratch.finish(&mut generation)?;
     let id_slots = table.records.len() as u64;
     let mut writer = PostingsWriter::new(&generation, settings, postings.total(), id_slots)?;
     postings.drain_sorted(|sorted| sorted.iter().try_for_each(|p| writer.push(p.key.to_hash(), p.doc)))?;
-    let segment = chunk_lists.with_postings(writer.finish(&mut generation)?);
+    let chunks = scratch.chunks;
+    let postings = writer.finish(&mut generation)?;
+    let segment = SegmentEntry { generation: generation.number, chunks, live_chunks: chunks, postings };
     let postings = segment.postings.count;
     table.write(&mut generation)?;
     progress.finish();
@@ -181,8 +184,10 @@ fn create_with<K: ChunkKey>(
         header_crc32: None,
     };
     let view = ArchiveIndex::with_header(index, generation.dir.clone(), header.clone())?;
+    let view = view.with_scratch(scratch.open(&generation.dir)?);
     let (entry, similarity) = similar::write_table(&view, TableStart::Empty, STORED_MIN_PERCENT, progress)?;
     drop(view);
+    remove_scratch(&generation);
     header.similarity = Some(entry);
     generation.write_header(&header)?;
     format::commit(index, generation.number)?;
@@ -204,37 +209,36 @@ pub(crate) fn index_bytes(header: &Header) -> u64 {
     let fixed: u64 = header.files.iter().map(|f| f.bytes).sum();
     let taboo = header.taboo.as_ref().map_or(0, |t| t.file.bytes);
     let similarity = header.similarity.as_ref().map_or(0, |t| t.file.bytes);
-    let segments: u64 = header
-        .segments
-        .iter()
-        .map(|s| s.hashes.bytes + s.ranges.bytes + s.postings.file.bytes + s.postings.directory.bytes)
-        .sum();
+    let segments: u64 = header.segments.iter().map(|s| s.postings.file.bytes + s.postings.directory.bytes).sum();
     fixed + taboo + similarity + segments
 }
 
-/// Writes a chunk-list segment: hashes and ranges of documents, in order.
-pub(crate) struct SegmentWriter {
-    generation: u64,
+/// Writes the scratch chunk lists of a generation ([`ScratchChunkLists`]):
+/// the chunk hashes and ranges of the documents it analysed, in order.
+pub(crate) struct ScratchWriter {
     hashes: FileWriter,
     ranges: FileWriter,
     key_bytes: usize,
-    /// Chunks written so far: the next document's `chunk_start`.
-    pub(crate) chunks: u64,
+    /// Chunks written so far: where the next document's list starts.
+    chunks: u64,
+    starts: HashMap<u32, u64>,
 }
 
-impl SegmentWriter {
+impl ScratchWriter {
     pub(crate) fn new(generation: &GenerationWriter, settings: &Settings) -> Result<Self, ArchiveError> {
         let (hashes, ranges) = format::segment_names(generation.number);
-        Ok(SegmentWriter {
-            generation: generation.number,
+        Ok(ScratchWriter {
             hashes: generation.file(&hashes)?,
             ranges: generation.file(&ranges)?,
             key_bytes: settings.key_bytes(),
             chunks: 0,
+            starts: HashMap::new(),
         })
     }
 
-    pub(crate) fn append(&mut self, hashes: &[u64], ranges: &[CharRange]) -> Result<(), ArchiveError> {
+    /// Appends the chunk list of document `id`.
+    pub(crate) fn append(&mut self, id: u32, hashes: &[u64], ranges: &[CharRange]) -> Result<(), ArchiveError> {
+        self.starts.insert(id, self.chunks);
         for (&hash, range) in hashes.iter().zip(ranges) {
             self.hashes.write_key(hash, self.key_bytes)?;
             self.ranges.write_u32(range.start)?;
@@ -244,46 +248,37 @@ impl SegmentWriter {
         Ok(())
     }
 
-    /// Appends stored chunk lists as they are (the raw bytes of `count` chunks).
-    pub(crate) fn append_raw(&mut self, hashes: &[u8], ranges: &[u8], count: u64) -> Result<(), ArchiveError> {
-        self.hashes.write(hashes)?;
-        self.ranges.write(ranges)?;
-        self.chunks += count;
-        Ok(())
-    }
-
-    /// Finishes the chunk lists; the segment is complete with its postings
-    /// ([`ChunkListFiles::with_postings`]).
-    pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<ChunkListFiles, ArchiveError> {
+    /// Finishes the two files.
+    pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<ScratchFiles, ArchiveError> {
         let hashes = generation.finish(self.hashes)?;
         crash_point!(SEGMENT_HASHES_WRITTEN);
         let ranges = generation.finish(self.ranges)?;
         crash_point!(SEGMENT_RANGES_WRITTEN);
-        Ok(ChunkListFiles { generation: self.generation, chunks: self.chunks, hashes, ranges })
+        Ok(ScratchFiles { chunks: self.chunks, hashes, ranges, starts: self.starts })
     }
 }
 
-/// The chunk-list files of a segment being written.
-pub(crate) struct ChunkListFiles {
-    generation: u64,
+/// The finished scratch chunk lists of a generation being written.
+pub(crate) struct ScratchFiles {
     /// Chunks in the lists.
     pub(crate) chunks: u64,
     hashes: FileEntry,
     ranges: FileEntry,
+    starts: HashMap<u32, u64>,
 }
 
-impl ChunkListFiles {
-    /// The segment of these chunk lists and `postings`, all of them live.
-    pub(crate) fn with_postings(self, postings: PostingsEntry) -> SegmentEntry {
-        let ChunkListFiles { generation, chunks, hashes, ranges } = self;
-        SegmentEntry { generation, chunks, live_chunks: chunks, hashes, ranges, postings }
+impl ScratchFiles {
+    /// The lists, mapped for reading.
+    pub(crate) fn open(self, dir: &Path) -> Result<ScratchChunkLists, ArchiveError> {
+        ScratchChunkLists::open(dir, (&self.hashes, &self.ranges), self.starts)
     }
+}
 
-    /// Removes the files (of a segment that is not kept: no chunks).
-    pub(crate) fn remove(self, generation: &GenerationWriter) {
-        let _ = std::fs::remove_file(generation.dir.join(&self.hashes.name));
-        let _ = std::fs::remove_file(generation.dir.join(&self.ranges.name));
-    }
+/// Removes the scratch chunk lists of `generation` (once nothing reads them).
+pub(crate) fn remove_scratch(generation: &GenerationWriter) {
+    let (hashes, ranges) = format::segment_names(generation.number);
+    let _ = std::fs::remove_file(generation.dir.join(hashes));
+    let _ = std::fs::remove_file(generation.dir.join(ranges));
 }
 
 /// Writes a segment's postings, given in (hash, document) order, and its
@@ -390,18 +385,9 @@ impl TableBuilder {
     }
 
     /// Sets the record of `id` for a newly chunked document.
-    pub(crate) fn push(
-        &mut self,
-        id: u32,
-        name: &str,
-        doc: &IndexedDoc,
-        modified_ns: u64,
-        segment: u32,
-        chunk_start: u64,
-    ) {
+    pub(crate) fn push(&mut self, id: u32, name: &str, doc: &IndexedDoc, modified_ns: u64, segment: u32) {
         let record = DocRecord {
             modified_ns,
-            chunk_start,
             chunk_count: doc.chunks.len() as u32,
             structure_chunks: doc.chunks.len() as u32 - doc.content_chunks,
             distinct_chunks: doc.distinct(),

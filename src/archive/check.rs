@@ -18,13 +18,15 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::aligned::{SharingDocuments, archive_hits};
 use super::error::ArchiveError;
-use super::format::{DocRecord, Settings};
+use super::format::Settings;
 use super::reader::ArchiveIndex;
 use super::scan::{self, IndexedDoc};
+use crate::analysis::chunk::Chunks;
 use crate::analysis::document::Analyzer;
 use crate::analysis::read::{self, DocumentFile, Loaded, TextReader};
 use crate::analysis::span::{CharRange, ChunkRanges, union_len};
@@ -87,6 +89,11 @@ pub struct CheckReport {
     /// The archive documents it shares chunks with: most common chunks first,
     /// then by name.
     pub documents: Vec<DocumentMatch>,
+    /// Those of `documents` whose passages could not be looked for: their
+    /// texts, which the passages are found in, changed or went since the
+    /// index was last updated. By name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
 }
 
 /// An archive document similar to the checked file.
@@ -154,6 +161,10 @@ struct Candidate {
     doc: u32,
     common: u64,
     intervals: Vec<IntervalPair>,
+    /// The document's chunks, analysed again, when it has intervals.
+    chunks: Option<Chunks>,
+    /// Its intervals were wanted and its text could not be read as indexed.
+    unread: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -239,14 +250,14 @@ impl<'a> Checker<'a> {
         let mut passages = Vec::new();
         let mut matches_of: HashMap<Passage, u64> = HashMap::new();
         for (local, candidate) in (0u32..).zip(&by_name) {
-            let record = self.index.record(candidate.doc);
-            let document_taboo = if candidate.intervals.is_empty() { Vec::new() } else { self.taboo_regions(&record) };
+            let Some(chunks) = &candidate.chunks else { continue };
+            let document_taboo = self.index.taboo().regions(&chunks.hashes, &chunks.ranges);
             for pair in &candidate.intervals {
                 let (suspicious, source) =
-                    pair.char_ranges(&chunked.chunks.ranges[..], &self.index.ranges_of(&record)).ok_or_else(|| {
+                    pair.char_ranges(&chunked.chunks.ranges[..], &chunks.ranges[..]).ok_or_else(|| {
                         let (first, last) = pair.source;
                         let message = format!("chunks {first}..={last} of document {} out of range", candidate.doc);
-                        self.index.corrupt_chunk_list(&record, message)
+                        self.index.corrupt_record(candidate.doc, message)
                     })?;
                 let passage = Passage {
                     suspicious: outside(suspicious, &taboo_regions),
@@ -261,6 +272,7 @@ impl<'a> Checker<'a> {
         resolve_overlaps(&mut passages, self.params.overlap);
 
         let shared = by_name.iter().map(|c| (c.doc, c.common)).collect::<Vec<_>>();
+        let unread = by_name.iter().filter(|c| c.unread).map(|c| self.index.name(c.doc).to_string()).collect();
         let passages: Vec<(Passage, u64)> = passages
             .iter()
             .map(|p| {
@@ -275,6 +287,7 @@ impl<'a> Checker<'a> {
             distinct_chunks: chunked.distinct().into(),
             taboo_chars: taboo::covered_chars(&taboo_regions),
             documents,
+            unread,
         })
     }
 
@@ -302,6 +315,10 @@ impl<'a> Checker<'a> {
             })
             .map(|doc| (sources.id(doc), sources.common(doc)))
             .collect();
+        let unread = (0..sources.len() as u32)
+            .filter(|&doc| sources.unread(doc) && sources.common(doc) >= self.params.min_common as u64)
+            .map(|doc| self.index.name(sources.id(doc)).to_string())
+            .collect();
         // Passages name documents by number; the report by id.
         let passages: Vec<(Passage, u64)> = passages
             .iter()
@@ -318,6 +335,7 @@ impl<'a> Checker<'a> {
             distinct_chunks: distinct.into(),
             taboo_chars: taboo::covered_chars(&taboo_regions),
             documents,
+            unread,
         })
     }
 
@@ -366,8 +384,10 @@ impl<'a> Checker<'a> {
 
     /// Looks the file's distinct chunks up and finds, per archive document
     /// sharing at least `min_common` of them, the valid intervals. The chunk
-    /// positions in the archive document come from its chunk list, read only
-    /// for documents that share enough chunk positions to hold an interval.
+    /// positions in the archive document come from its analysis, made (in
+    /// parallel) only for documents that share enough chunk positions to hold
+    /// an interval; a document whose text can no longer be read as it was
+    /// indexed has none.
     fn candidates(&self, chunked: &IndexedDoc) -> Result<Vec<Candidate>, ArchiveError> {
         let index = self.index;
         let file = FileChunks::new(&chunked.chunks.hashes, index.taboo());
@@ -380,45 +400,32 @@ impl<'a> Checker<'a> {
             hits.extend(docs.iter().map(|&doc| (doc, occurrences)));
         }
         hits.sort_unstable();
-        let mut candidates = Vec::new();
-        let mut matches = Vec::new();
-        for group in hits.chunk_by(|a, b| a.0 == b.0) {
-            let doc = group[0].0;
+        // (document, distinct hashes it shares, positions of the file they hold)
+        let groups: Vec<(u32, u64, u64)> = hits
+            .chunk_by(|a, b| a.0 == b.0)
             // One posting per (hash, document): the group counts distinct hashes.
-            let common = group.len() as u64;
-            if common < self.params.min_common as u64 {
-                continue;
-            }
-            let positions: u64 = group.iter().map(|&(_, n)| u64::from(n)).sum();
-            let mut intervals = Vec::new();
-            if positions >= self.params.intervals.min_chunks as u64 {
-                let record = index.record(doc);
-                file.intervals_with(index, &record, &self.params.intervals, &mut matches, &mut intervals);
-            }
-            candidates.push(Candidate { doc, common, intervals });
-        }
-        Ok(candidates)
+            .map(|group| (group[0].0, group.len() as u64, group.iter().map(|&(_, n)| u64::from(n)).sum()))
+            .filter(|&(_, common, _)| common >= self.params.min_common as u64)
+            .collect();
+        let intervals = &self.params.intervals;
+        groups
+            .par_iter()
+            .map(|&(doc, common, positions)| {
+                let mut candidate = Candidate { doc, common, intervals: Vec::new(), chunks: None, unread: false };
+                if positions < intervals.min_chunks as u64 {
+                    return Ok(candidate);
+                }
+                match index.document_chunks(doc)? {
+                    Some(chunks) => {
+                        file.intervals_with(index.taboo(), &chunks.hashes, intervals, &mut candidate.intervals);
+                        candidate.chunks = (!candidate.intervals.is_empty()).then_some(chunks);
+                    }
+                    None => candidate.unread = true,
+                }
+                Ok(candidate)
+            })
+            .collect()
     }
-
-    /// The character regions an archive document's taboo chunks cover (none
-    /// without a taboo set).
-    fn taboo_regions(&self, record: &DocRecord) -> Vec<CharRange> {
-        taboo_regions(self.index, record)
-    }
-}
-
-/// The character regions an archive document's taboo chunks cover (none
-/// without a taboo set).
-pub(crate) fn taboo_regions(index: &ArchiveIndex, record: &DocRecord) -> Vec<CharRange> {
-    let taboo = index.taboo();
-    if taboo.is_empty() {
-        return Vec::new();
-    }
-    let hashes: Vec<u64> = index.chunk_hashes(record).collect();
-    // A reversed (corrupt) range is left out with its hash: it covers nothing.
-    let (hashes, ranges): (Vec<u64>, Vec<CharRange>) =
-        (0u32..).zip(hashes).filter_map(|(seq, hash)| Some((hash, index.chunk_range(record, seq)?))).unzip();
-    taboo.regions(&hashes, &ranges)
 }
 
 /// A checked file's chunks ready to be matched with archive documents' chunk
@@ -442,20 +449,18 @@ impl FileChunks {
     }
 
     /// Appends to `out` the valid intervals between the file and the archive
-    /// document of `record` (whose chunk list is read), never across a taboo
-    /// chunk; `matches` is a buffer.
+    /// document whose chunk hashes are `document`, never across a chunk of
+    /// `taboo`.
     pub(crate) fn intervals_with(
         &self,
-        index: &ArchiveIndex,
-        record: &DocRecord,
+        taboo: &TabooChunks,
+        document: &[u64],
         params: &IntervalParams,
-        matches: &mut Vec<StretchMatch>,
         out: &mut Vec<IntervalPair>,
     ) {
-        let taboo = index.taboo();
-        matches.clear();
+        let mut matches: Vec<StretchMatch> = Vec::new();
         let mut source_stretch = 0u32;
-        for (source, hash) in (0u32..).zip(index.chunk_hashes(record)) {
+        for (source, &hash) in (0u32..).zip(document) {
             if taboo.contains(hash) {
                 source_stretch += 1; // It matches nothing: `by_hash` has no taboo chunk.
                 continue;
@@ -467,7 +472,7 @@ impl FileChunks {
                 (stretches, ChunkMatch { suspicious, source })
             }));
         }
-        intervals_between_taboo(matches, params, out);
+        intervals_between_taboo(&mut matches, params, out);
     }
 }
 
@@ -582,10 +587,12 @@ mod tests {
         assert_eq!(p.document.offset as usize, archived.find(&passage).unwrap());
         assert_eq!(p.file.excerpt, p.document.excerpt);
         assert!(p.file.excerpt.as_deref().unwrap().starts_with("shared0 shared1"));
-        // Changing the archived file hides its excerpt (the offsets are the indexed version's).
+        // A changed archived file still shares its indexed chunks, but its
+        // passages need its indexed text.
         fs::write(docs.join("thesis.txt"), "changed").unwrap();
         let report = checker.check_text("new.txt", &upload).unwrap();
-        assert_eq!(report.documents[0].passages[0].document.excerpt, None);
+        assert_eq!(report.documents[0].common_chunks, 36);
+        assert!(report.documents[0].passages.is_empty());
     }
 
     #[test]

@@ -44,7 +44,8 @@ pub enum ArchiveError {
     },
     /// The index was written by another version of the format.
     #[error(
-        "{path}: index format version {got}, this pan-detect reads versions {oldest} to {newest}{}",
+        "{path}: index format version {got}, this pan-detect reads {}{}",
+        if oldest == newest { format!("version {newest}") } else { format!("versions {oldest} to {newest}") },
         if got < oldest { " (make the index again with `pan-detect index create`)" } else { "" }
     )]
     Version {

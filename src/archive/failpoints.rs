@@ -33,13 +33,13 @@ pub const GENERATION_CREATED: &str = "archive-generation-created";
 /// `taboo.bin` is written.
 #[cfg(feature = "failpoints")]
 pub const TABOO_WRITTEN: &str = "archive-taboo-written";
-/// The kept chunk-list segments are hard-linked into the new generation (update only).
+/// The kept segments are hard-linked into the new generation (update only).
 #[cfg(feature = "failpoints")]
 pub const SEGMENTS_LINKED: &str = "archive-segments-linked";
-/// The new segment's `.hashes` file is written.
+/// The scratch chunk lists' `.hashes` file is written.
 #[cfg(feature = "failpoints")]
 pub const SEGMENT_HASHES_WRITTEN: &str = "archive-segment-hashes-written";
-/// The new segment's `.ranges` file is written.
+/// The scratch chunk lists' `.ranges` file is written.
 #[cfg(feature = "failpoints")]
 pub const SEGMENT_RANGES_WRITTEN: &str = "archive-segment-ranges-written";
 /// `postings.bin` is written.

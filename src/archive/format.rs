@@ -9,14 +9,23 @@
 //!                          file's length and CRC-32
 //!     docs.bin             the document table, one 72-byte record per id
 //!     names.bin            document names (UTF-8), concatenated
-//!     segment-000001.hashes     one segment per generation that added
-//!     segment-000001.ranges     documents (or merged segments), four files:
-//!     segment-000001.postings   the chunk lists (every document's chunk
-//!     segment-000001.directory  hashes in sequence order, u32 or u64 above
-//!     segment-000003.hashes     32 hash bits, and their character ranges,
-//!     ...                       start u32 and end u32), and the postings of
-//!                               its documents
+//!     segment-000001.postings   one segment per generation that added
+//!     segment-000001.directory  documents (or merged segments): the
+//!     segment-000003.postings   postings of its documents and their
+//!     ...                       bucket directory
 //! ```
+//!
+//! The index holds no chunk list (the chunk hashes of a document in sequence
+//! order and their character ranges): they took about 1.6 times the text,
+//! four times the postings. What needs one (a check's passages, the
+//! alignment, `extract`) analyses the document's text again, read back from
+//! the documents directory or the index's cache of extracted texts and
+//! checked against the recorded content hash ([`super::reader`]), with the
+//! index's settings, which give the chunks the index was built from. A
+//! generation being written keeps the chunk lists of the documents it
+//! analysed in two scratch files (`segment-N.hashes` and `segment-N.ranges`)
+//! until its similarity table is computed, and removes them before its
+//! header is written: creating an index does not analyse its documents twice.
 //!
 //! A segment's postings are one per distinct (chunk hash, document), sorted
 //! by (hash, document): the hash's bits below the directory's (the "residue",
@@ -32,8 +41,8 @@
 //! where they are), and a changed document's record names the new segment. A
 //! recycled id is safe the same way: the old postings of the id are in
 //! another segment than its record names. Merging (the merge policy of `index
-//! update`, or `index merge`) copies the live chunk lists and postings of
-//! several segments into one new segment and drops the tombstones.
+//! update`, or `index merge`) copies the live postings of several segments
+//! into one new segment and drops the tombstones.
 //!
 //! ```text
 //! IDX/gen-000003/ (continued)
@@ -46,8 +55,8 @@
 //!
 //! Every integer is little-endian. The arrays are read in place through a memory
 //! map ([`super::reader`]); only the header is parsed. A posting names a
-//! document, not a chunk position: where the chunk occurs is in the document's
-//! chunk list, read only for the few documents a check reports.
+//! document, not a chunk position: where the chunk occurs comes from the
+//! document's analysis, made only for the few documents a check reports.
 //!
 //! An update writes a complete new generation beside the live one and replaces
 //! `CURRENT` with one rename, which is the commit: until then readers and
@@ -96,17 +105,13 @@ pub const MAGIC: &str = "pan-detect archive index";
 /// (`Settings::tokenizer`; absent, as in version 5, means words) and
 /// interleaved chunks (`Settings::interleaved`; absent means contiguous),
 /// version 7 the collection's function words of a `best` index
-/// (`CandidateSettings::function_words`; absent means none).
-///
-/// Version 5 and 6 indexes are read as they are (their tokens are words,
-/// and they have no function words); a build that reads version 6 at most
-/// refuses a version 7 index with the version error, instead of cutting the
-/// chunks of a checked file without the index's function words.
-pub const FORMAT_VERSION: u32 = 7;
-/// The oldest format version this build reads: an index of version 4 or
-/// older keeps all its postings in one file, which this build does not read;
-/// `index create` makes it again.
-pub const OLDEST_FORMAT_VERSION: u32 = 5;
+/// (`CandidateSettings::function_words`; absent means none), version 8 left
+/// the chunk lists out (a segment is its postings).
+pub const FORMAT_VERSION: u32 = 8;
+/// The oldest format version this build reads: an index of version 7 or
+/// older keeps chunk lists in its segments, which this build neither reads
+/// nor carries into a new generation; `index create` makes it again.
+pub const OLDEST_FORMAT_VERSION: u32 = 8;
 /// The file naming the live generation.
 pub const CURRENT: &str = "CURRENT";
 /// The file locked by the one process writing to an index.
@@ -134,10 +139,10 @@ pub const DOC_RECORD_BYTES: usize = 72;
 /// before the recording scan (the "racily clean" case of git: a change within
 /// the same timestamp tick would not show).
 pub const RACY_NS: u64 = 2_000_000_000;
-/// Bytes of one chunk range in a segment.
+/// Bytes of one chunk range in a generation's scratch chunk lists.
 pub const RANGE_BYTES: usize = 8;
 
-/// The file names of the chunk lists of the segment written by generation
+/// The file names of the scratch chunk lists of the documents generation
 /// `generation`: hashes and ranges.
 pub fn segment_names(generation: u64) -> (String, String) {
     (format!("segment-{generation:06}.hashes"), format!("segment-{generation:06}.ranges"))
@@ -402,8 +407,8 @@ pub struct FileEntry {
     pub crc32: u32,
 }
 
-/// A segment: the chunk hashes, ranges and postings of the documents one
-/// generation added (or merged).
+/// A segment: the postings of the documents one generation added (or
+/// merged), and how many chunks those documents have.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SegmentEntry {
     /// The generation that wrote it (its file names).
@@ -412,10 +417,6 @@ pub struct SegmentEntry {
     pub chunks: u64,
     /// Chunks of live documents; the rest belongs to deleted documents.
     pub live_chunks: u64,
-    /// The hashes file.
-    pub hashes: FileEntry,
-    /// The ranges file.
-    pub ranges: FileEntry,
     /// The postings of its documents.
     pub postings: PostingsEntry,
 }
@@ -622,10 +623,7 @@ impl Header {
         }
         let key_bytes = header.settings.key_bytes() as u64;
         for segment in &header.segments {
-            let (hashes, ranges) = segment_names(segment.generation);
-            let bytes_ok = segment.chunks.checked_mul(key_bytes) == Some(segment.hashes.bytes)
-                && segment.chunks.checked_mul(RANGE_BYTES as u64) == Some(segment.ranges.bytes);
-            if segment.hashes.name != hashes || segment.ranges.name != ranges || !bytes_ok {
+            if segment.live_chunks > segment.chunks {
                 return Err(corrupt(format!("segment of generation {} is inconsistent", segment.generation)));
             }
             segment.postings.check(segment.generation, header.settings.hash_bits).map_err(corrupt)?;
@@ -677,8 +675,6 @@ pub fn directory_bits(postings: u64, hash_bits: u32) -> u32 {
 /// One record of the document table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DocRecord {
-    /// Position of the document's first chunk in the chunk lists.
-    pub chunk_start: u64,
     /// Chunks of the document.
     pub chunk_count: u32,
     /// Distinct chunk hashes of the document (the denominator of similarity).
@@ -695,9 +691,9 @@ pub struct DocRecord {
     pub bytes: u64,
     /// Characters of the decoded text (0 before format version 3).
     pub chars: u32,
-    /// The chunk-list segment holding its chunks (position in the header's list).
+    /// The segment holding its postings (position in the header's list).
     pub segment: u32,
-    /// Structure chunks at the end of its chunk list (candidate chunks only;
+    /// Structure chunks after its content chunks (candidate chunks only;
     /// 0 before format version 3).
     pub structure_chunks: u32,
     /// The file's modification time when it was scanned (ns since 1970).
@@ -705,15 +701,15 @@ pub struct DocRecord {
 }
 
 impl DocRecord {
-    /// Content chunks at the start of its chunk list (structure chunks follow).
+    /// Content chunks, those its analysis gives first (structure chunks follow).
     pub fn content_chunks(&self) -> u32 {
         self.chunk_count.saturating_sub(self.structure_chunks)
     }
 
-    /// The record's 72 bytes.
+    /// The record's 72 bytes. The first 8 are zero: they held the position of
+    /// the document's chunk list before format version 8.
     pub fn encode(&self) -> [u8; DOC_RECORD_BYTES] {
         let mut out = [0u8; DOC_RECORD_BYTES];
-        out[0..8].copy_from_slice(&self.chunk_start.to_le_bytes());
         out[8..12].copy_from_slice(&self.chunk_count.to_le_bytes());
         out[12..16].copy_from_slice(&self.distinct_chunks.to_le_bytes());
         out[16..24].copy_from_slice(&self.name_start.to_le_bytes());
@@ -737,7 +733,6 @@ impl DocRecord {
         let mut content_hash = [0u8; 16];
         content_hash.copy_from_slice(&bytes[32..48]);
         DocRecord {
-            chunk_start: u64_at(0),
             chunk_count: u32_at(8),
             distinct_chunks: u32_at(12),
             name_start: u64_at(16),
@@ -993,7 +988,6 @@ mod tests {
     #[test]
     fn doc_record_round_trips() {
         let record = DocRecord {
-            chunk_start: 1 << 40,
             chunk_count: 7,
             distinct_chunks: 6,
             name_start: 99,
@@ -1036,16 +1030,16 @@ mod tests {
         let path = Path::new("idx/header.json");
         let text = serde_json::to_string(&header()).unwrap();
         assert_eq!(Header::parse(&text, path).unwrap(), header());
-        let version = |v: u32| text.replace("\"format_version\":7", &format!("\"format_version\":{v}"));
-        let error = Header::parse(&version(4), path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { oldest: 5, newest: 7, got: 4, .. }), "{error:?}");
+        let version = |v: u32| text.replace("\"format_version\":8", &format!("\"format_version\":{v}"));
+        let error = Header::parse(&version(7), path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { oldest: 8, newest: 8, got: 7, .. }), "{error:?}");
         assert_eq!(
             error.to_string(),
-            "idx/header.json: index format version 4, this pan-detect reads versions 5 to 7 \
+            "idx/header.json: index format version 7, this pan-detect reads version 8 \
              (make the index again with `pan-detect index create`)"
         );
-        let error = Header::parse(&version(8), path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { got: 8, .. }), "{error:?}");
+        let error = Header::parse(&version(9), path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { got: 9, .. }), "{error:?}");
         assert!(!error.to_string().contains("index create"), "{error}");
         let foreign = text.replace(MAGIC, "something else");
         assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));
@@ -1100,14 +1094,11 @@ mod tests {
         let path = Path::new("idx/header.json");
         let mut huge_segment = header();
         let file = |name: String| FileEntry { name, bytes: 0, crc32: 0 };
-        let (hashes, ranges) = segment_names(1);
         let (postings, directory) = postings_names(1);
         let segment = SegmentEntry {
             generation: 1,
             chunks: 0,
             live_chunks: 0,
-            hashes: file(hashes),
-            ranges: file(ranges),
             postings: PostingsEntry {
                 count: 0,
                 live: 0,
@@ -1119,7 +1110,7 @@ mod tests {
         };
         huge_segment.segments.push(segment.clone());
         Header::parse(&serde_json::to_string(&huge_segment).unwrap(), path).unwrap();
-        huge_segment.segments[0].chunks = 1 << 62;
+        huge_segment.segments[0].live_chunks = 1;
         let error = Header::parse(&serde_json::to_string(&huge_segment).unwrap(), path).unwrap_err();
         assert!(error.to_string().contains("segment of generation 1 is inconsistent"), "{error}");
         let huge_table = Header { id_slots: u64::MAX / 8, ..header() };
@@ -1152,9 +1143,8 @@ mod tests {
         let path = Path::new("idx/header.json");
         let words = serde_json::to_string(&header()).unwrap();
         assert!(!words.contains("tokenizer"), "{words}");
-        // A version 5 header has no tokenizer: its tokens are words.
-        let version_5 = words.replace("\"format_version\":7", "\"format_version\":5");
-        assert_eq!(Header::parse(&version_5, path).unwrap().settings.tokenizer, TokenizerKind::Words);
+        // A header without a tokenizer: its tokens are words.
+        assert_eq!(Header::parse(&words, path).unwrap().settings.tokenizer, TokenizerKind::Words);
         for kind in [TokenizerKind::Chars(3), TokenizerKind::Code] {
             let stored = Header { settings: Settings { tokenizer: kind, ..Settings::default() }, ..header() };
             let text = serde_json::to_string(&stored).unwrap();

@@ -3,7 +3,7 @@
 //!
 //! A pair is checked as `check` would check the text of its first document
 //! (the one whose name sorts first) against an index that holds the second
-//! alone: with the paper's chunks, the valid intervals of their chunk lists,
+//! alone: with the paper's chunks, the valid intervals of their chunks,
 //! never across a taboo chunk and trimmed off taboo text (the code of
 //! [`super::check`]); with an index of the `best` preset, the
 //! first's hits in the second ([`pair_hits`]) aligned by [`PassageFinder`],
@@ -14,8 +14,10 @@
 //! fresh create writes. One computation gives both rows of the pair: each
 //! document's characters in passages with the other, overlaps counted once.
 //!
-//! The paper's chunks need the chunk lists only. The `best` preset reads both
-//! texts back from the documents directory
+//! Both documents' chunks come from their analysis
+//! ([`ArchiveIndex::document_chunks`]: the scratch chunk lists of the
+//! generation being written, or the text read back and analysed again), and
+//! the `best` preset reads both texts back from the documents directory
 //! ([`ArchiveIndex::document_text`]); a text that cannot be read as it was
 //! indexed (changed or deleted during the run) leaves the pair unaligned
 //! (`None`), and the next update, which finds that document changed,
@@ -24,10 +26,10 @@
 use std::cell::Cell;
 
 use super::aligned::{FileSlots, pair_hits};
-use super::check::{CheckParams, FileChunks, StretchMatch, outside, taboo_regions};
+use super::check::{CheckParams, FileChunks, outside};
 use super::error::ArchiveError;
 use super::format::DocRecord;
-use super::reader::{ArchiveIndex, StoredRanges};
+use super::reader::ArchiveIndex;
 use crate::analysis::document::Document;
 use crate::analysis::span::{CharRange, union_len};
 use crate::matching::intervals::{IntervalPair, IntervalParams};
@@ -47,18 +49,17 @@ pub(crate) struct AlignedChars {
 
 /// The first document of pairs, prepared once for all of them.
 pub(crate) struct FirstDocument {
-    record: DocRecord,
     side: FirstSide,
 }
 
 enum FirstSide {
-    /// The paper's chunks: its chunks to match, and the text its taboo
-    /// chunks cover.
-    Chunks { chunks: FileChunks, taboo: Vec<CharRange> },
+    /// The paper's chunks: its chunks to match, their ranges, and the text
+    /// its taboo chunks cover.
+    Chunks { chunks: FileChunks, ranges: Vec<CharRange>, taboo: Vec<CharRange> },
     /// The `best` preset: its text, taboo text blanked, and its chunks,
     /// numbered for [`pair_hits`].
     Text { document: Box<Document>, slots: FileSlots },
-    /// The `best` preset, with a text that could not be read as indexed.
+    /// A text that could not be read as indexed.
     Unreadable,
 }
 
@@ -68,7 +69,6 @@ pub(crate) struct PairAligner<'a> {
     intervals: IntervalParams,
     /// With an index of the `best` preset: the alignment stage and its bounds.
     finder: Option<(PassageFinder<'static>, HitBudget)>,
-    matches: Vec<StretchMatch>,
     found: Vec<IntervalPair>,
 }
 
@@ -78,16 +78,21 @@ impl<'a> PairAligner<'a> {
         let detect = index.settings().detect_params();
         let finder = detect.align.map(|align| (PassageFinder::new(&detect, None), align.hit_budget()));
         let intervals = CheckParams::for_index(index.settings()).intervals;
-        PairAligner { index, intervals, finder, matches: Vec::new(), found: Vec::new() }
+        PairAligner { index, intervals, finder, found: Vec::new() }
     }
 
     /// Prepares document `id` as the first of pairs.
     pub(crate) fn first(&self, id: u32) -> Result<FirstDocument, ArchiveError> {
         let index = self.index;
-        let record = index.record(id);
         let side = if self.finder.is_none() {
-            let hashes: Vec<u64> = index.chunk_hashes(&record).collect();
-            FirstSide::Chunks { chunks: FileChunks::new(&hashes, index.taboo()), taboo: taboo_regions(index, &record) }
+            match index.document_chunks(id)? {
+                Some(chunks) => FirstSide::Chunks {
+                    chunks: FileChunks::new(&chunks.hashes, index.taboo()),
+                    taboo: index.taboo().regions(&chunks.hashes, &chunks.ranges),
+                    ranges: chunks.ranges,
+                },
+                None => FirstSide::Unreadable,
+            }
         } else {
             match index.stored_document(id)? {
                 Some(document) => {
@@ -97,15 +102,15 @@ impl<'a> PairAligner<'a> {
                 None => FirstSide::Unreadable,
             }
         };
-        Ok(FirstDocument { record, side })
+        Ok(FirstDocument { side })
     }
 
     /// The characters of `first` and of document `second` in passages with
     /// each other; `None` when a text could not be read back as indexed.
     pub(crate) fn aligned(&mut self, first: &FirstDocument, second: u32) -> Result<Option<AlignedChars>, ArchiveError> {
         match &first.side {
-            FirstSide::Chunks { chunks, taboo } => self.intervals(&first.record, chunks, taboo, second).map(Some),
-            FirstSide::Text { document, slots } => Ok(self.aligned_text(document, slots, second)),
+            FirstSide::Chunks { chunks, ranges, taboo } => self.intervals(chunks, ranges, taboo, second),
+            FirstSide::Text { document, slots } => self.aligned_text(document, slots, second),
             FirstSide::Unreadable => Ok(None),
         }
     }
@@ -113,44 +118,49 @@ impl<'a> PairAligner<'a> {
     /// The paper's chunks: the valid intervals, as `check` finds them.
     fn intervals(
         &mut self,
-        first: &DocRecord,
         chunks: &FileChunks,
+        first_ranges: &[CharRange],
         first_taboo: &[CharRange],
         second: u32,
-    ) -> Result<AlignedChars, ArchiveError> {
+    ) -> Result<Option<AlignedChars>, ArchiveError> {
         let index = self.index;
-        let record = index.record(second);
+        let Some(theirs) = index.document_chunks(second)? else { return Ok(None) };
         self.found.clear();
-        chunks.intervals_with(index, &record, &self.intervals, &mut self.matches, &mut self.found);
+        chunks.intervals_with(index.taboo(), &theirs.hashes, &self.intervals, &mut self.found);
         if self.found.is_empty() {
-            return Ok(AlignedChars { first: 0, second: 0 });
+            return Ok(Some(AlignedChars { first: 0, second: 0 }));
         }
-        let second_taboo = taboo_regions(index, &record);
-        let (first_ranges, second_ranges) = (index.ranges_of(first), index.ranges_of(&record));
+        let second_taboo = index.taboo().regions(&theirs.hashes, &theirs.ranges);
         let mut sides = (Vec::with_capacity(self.found.len()), Vec::with_capacity(self.found.len()));
         for interval in &self.found {
-            let (mine, theirs) = interval.char_ranges(&first_ranges, &second_ranges).ok_or_else(|| {
+            let (mine, theirs) = interval.char_ranges(first_ranges, &theirs.ranges[..]).ok_or_else(|| {
                 let (first, last) = interval.source;
-                index.corrupt_chunk_list(&record, format!("chunks {first}..={last} of document {second} out of range"))
+                index.corrupt_record(second, format!("chunks {first}..={last} out of range"))
             })?;
             sides.0.push(outside(mine, first_taboo));
             sides.1.push(outside(theirs, &second_taboo));
         }
-        Ok(AlignedChars { first: union_len(&mut sides.0), second: union_len(&mut sides.1) })
+        Ok(Some(AlignedChars { first: union_len(&mut sides.0), second: union_len(&mut sides.1) }))
     }
 
     /// The `best` preset: the aligned passages, as `check` finds them.
-    fn aligned_text(&mut self, document: &Document, slots: &FileSlots, second: u32) -> Option<AlignedChars> {
-        let (finder, budget) = self.finder.as_mut()?;
-        let mut hits = pair_hits(self.index, &document.chunks.hashes, slots, *budget, second);
-        let source =
-            PairSource { index: self.index, id: second, record: self.index.record(second), read: Cell::new(true) };
+    fn aligned_text(
+        &mut self,
+        document: &Document,
+        slots: &FileSlots,
+        second: u32,
+    ) -> Result<Option<AlignedChars>, ArchiveError> {
+        let Some((finder, budget)) = self.finder.as_mut() else { return Ok(None) };
+        let Some(theirs) = self.index.document_chunks(second)? else { return Ok(None) };
+        let mut hits = pair_hits(self.index, &document.chunks.hashes, slots, *budget, &theirs.hashes);
+        let record = self.index.record(second);
+        let source = PairSource { index: self.index, id: second, record, ranges: theirs.ranges, read: Cell::new(true) };
         let (passages, _) = finder.find(document, &mut hits, &source, None);
         if !source.read.get() {
-            return None;
+            return Ok(None);
         }
         let side = |of: fn(&Passage) -> CharRange| union_len(&mut passages.iter().map(of).collect::<Vec<_>>());
-        Some(AlignedChars { first: side(|p| p.suspicious), second: side(|p| p.source) })
+        Ok(Some(AlignedChars { first: side(|p| p.suspicious), second: side(|p| p.source) }))
     }
 }
 
@@ -159,18 +169,20 @@ struct PairSource<'a> {
     index: &'a ArchiveIndex,
     id: u32,
     record: DocRecord,
+    /// Its chunk ranges.
+    ranges: Vec<CharRange>,
     /// False once its text was wanted and could not be read as indexed.
     read: Cell<bool>,
 }
 
 impl SourceDocuments for PairSource<'_> {
     type Ranges<'b>
-        = StoredRanges<'b>
+        = &'b [CharRange]
     where
         Self: 'b;
 
-    fn chunk_ranges(&self, _doc: u32) -> StoredRanges<'_> {
-        self.index.ranges_of(&self.record)
+    fn chunk_ranges(&self, _doc: u32) -> &[CharRange] {
+        &self.ranges
     }
 
     fn content_chunks(&self, _doc: u32) -> u32 {
@@ -226,17 +238,18 @@ mod tests {
         let first = aligner.first(a).unwrap();
         assert!(matches!(first.side, FirstSide::Unreadable));
         assert_eq!(aligner.aligned(&first, b).unwrap(), None);
-        // The paper's chunks need no text.
+        // The paper's chunks come from the texts as well.
         let pan09 = dir.path().join("pan09");
         fs::write(docs.join("a.txt"), &a_text).unwrap();
         fs::write(docs.join("b.txt"), format!("{shared}{b_text}")).unwrap();
         create(&docs, &pan09, &Settings::default(), None, &Silent).unwrap();
-        fs::remove_file(docs.join("b.txt")).unwrap();
         let index = ArchiveIndex::open(&pan09).unwrap();
         let mut aligner = PairAligner::new(&index);
         let first = aligner.first(a).unwrap();
         let chars = aligner.aligned(&first, b).unwrap().unwrap();
         assert_eq!((chars.first, chars.second), (shared.trim_end().chars().count() as u64, chars.first));
+        fs::remove_file(docs.join("b.txt")).unwrap();
+        assert_eq!(aligner.aligned(&first, b).unwrap(), None);
     }
 
     #[test]

@@ -11,7 +11,15 @@
 //! --verify`, `check --verify` and `similar --verify` call it. `index update`
 //! and `index merge` check every file whose bytes they read into the new
 //! generation before using it ([`ArchiveIndex::verify_files`]): the document
-//! table and names, and the chunk lists of the segments they merge.
+//! table and names, and the postings of the segments they merge.
+//!
+//! The index keeps no chunk lists ([`super::format`]): the chunks of a
+//! document, where a check, the alignment or `extract` needs them, come from
+//! its text read back ([`ArchiveIndex::document_text`]) and analysed again
+//! with the index's settings ([`ArchiveIndex::document_chunks`]); `None` when
+//! the text can no longer be read as it was indexed (changed or deleted
+//! since). A generation being written reads the chunk lists of the documents
+//! it analysed from its scratch files instead ([`ScratchChunkLists`]).
 //! Lookups go through every segment's postings and keep the live ones
 //! ([`ArchiveIndex::documents_with`]). `check` and `similar` do not verify by
 //! default, to answer within a second on an index of gigabytes; a flipped bit
@@ -20,6 +28,7 @@
 //! bounds-checked). The taboo set is the exception: it is small, read whole
 //! and its CRC-32 checked on opening ([`super::taboo`]).
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -35,10 +44,10 @@ use super::format::{
 };
 use super::taboo;
 use crate::analysis::chunk::Chunks;
-use crate::analysis::document::Document;
+use crate::analysis::document::{Analyzer, Document};
 use crate::analysis::extract::cache::TextCache;
 use crate::analysis::read::{DocumentFile, Loaded, TextReader, content_hash};
-use crate::analysis::span::{CharRange, ChunkRanges};
+use crate::analysis::span::CharRange;
 use crate::analysis::taboo::TabooChunks;
 
 /// A read-only memory map of one file, with the CRC-32 the header records.
@@ -72,7 +81,7 @@ impl Mapped {
         // A memory map is undefined behaviour in Rust's model if the file is
         // changed or truncated while it is mapped. The files of a generation
         // are never modified after they are written: an update writes a new
-        // generation directory (hard-linking the immutable chunk-list segments
+        // generation directory (hard-linking the immutable segments
         // it keeps) and switches `CURRENT`, then deletes the old directory,
         // which on Unix keeps the mapped data alive until it is unmapped. Only
         // a process that ignores this protocol and rewrites the files in place
@@ -121,12 +130,34 @@ impl Mapped {
     }
 }
 
-/// One segment, mapped: its chunk lists and its postings.
+/// One segment, mapped: its postings.
 #[derive(Debug)]
 struct Segment {
+    postings: SegmentPostings,
+}
+
+/// The chunk lists of the documents a generation being written analysed (the
+/// chunk hashes of each in sequence order, then their character ranges, start
+/// and end u32), in its scratch files until its similarity table is computed
+/// ([`super::format`]).
+#[derive(Debug)]
+pub(crate) struct ScratchChunkLists {
     hashes: Mapped,
     ranges: Mapped,
-    postings: SegmentPostings,
+    /// The position of each listed document's first chunk, by id.
+    starts: HashMap<u32, u64>,
+}
+
+impl ScratchChunkLists {
+    /// Maps the finished scratch files `hashes` and `ranges` of `dir`, whose
+    /// documents start at `starts`.
+    pub(crate) fn open(
+        dir: &Path,
+        (hashes, ranges): (&FileEntry, &FileEntry),
+        starts: HashMap<u32, u64>,
+    ) -> Result<Self, ArchiveError> {
+        Ok(ScratchChunkLists { hashes: Mapped::open(dir, hashes)?, ranges: Mapped::open(dir, ranges)?, starts })
+    }
 }
 
 /// The postings of one segment and their byte layout.
@@ -135,7 +166,6 @@ struct SegmentPostings {
     postings: Mapped,
     directory: Mapped,
     count: u64,
-    #[cfg(test)]
     directory_bits: u32,
     residue_bytes: usize,
     doc_bytes: usize,
@@ -152,7 +182,6 @@ impl SegmentPostings {
             postings: Mapped::open(dir, &entry.file)?,
             directory: Mapped::open(dir, &entry.directory)?,
             count: entry.count,
-            #[cfg(test)]
             directory_bits: entry.directory_bits,
             residue_bytes: format::residue_bytes(shift),
             doc_bytes: entry.doc_bytes as usize,
@@ -229,7 +258,6 @@ impl SegmentPostings {
     }
 
     /// Calls `f(hash, doc)` for every posting in (hash, document) order.
-    #[cfg(test)]
     fn for_each(&self, mut f: impl FnMut(u64, u32) -> Result<(), ArchiveError>) -> Result<(), ArchiveError> {
         let postings = self.postings.bytes();
         for bucket in 0..1usize << self.directory_bits {
@@ -277,6 +305,8 @@ pub struct ArchiveIndex {
     /// The texts extracted from the documents, for lookups only.
     text_cache: TextCache,
     key_bytes: usize,
+    /// The scratch chunk lists of a generation being written.
+    scratch: Option<ScratchChunkLists>,
 }
 
 impl ArchiveIndex {
@@ -339,10 +369,7 @@ impl ArchiveIndex {
         let segments = header
             .segments
             .iter()
-            .map(|s| {
-                let postings = SegmentPostings::open(&generation_dir, &s.postings, hash_bits)?;
-                Ok(Segment { hashes: map(&s.hashes)?, ranges: map(&s.ranges)?, postings })
-            })
+            .map(|s| Ok(Segment { postings: SegmentPostings::open(&generation_dir, &s.postings, hash_bits)? }))
             .collect::<Result<Vec<_>, ArchiveError>>()?;
         let taboo = match &header.taboo {
             Some(entry) => taboo::read(&generation_dir, entry, &header.settings)?,
@@ -365,12 +392,19 @@ impl ArchiveIndex {
             names,
             segments,
             taboo,
+            scratch: None,
         };
         index.check_table()?;
         Ok(index)
     }
 
-    /// Checks the document table's references into the names and chunk lists
+    /// This view of a generation being written, with the chunk lists of the
+    /// documents it analysed in `scratch`.
+    pub(crate) fn with_scratch(self, scratch: ScratchChunkLists) -> Self {
+        ArchiveIndex { scratch: Some(scratch), ..self }
+    }
+
+    /// Checks the document table's references into the names and segments
     /// and its counts against the header, and that the names are UTF-8, so
     /// that accessors can slice without fear.
     fn check_table(&self) -> Result<(), ArchiveError> {
@@ -400,12 +434,10 @@ impl ArchiveIndex {
                 return Err(corrupt(format!("document {id}: more distinct chunks than chunks")));
             }
             if record.chunk_count == 0 {
-                continue; // No chunk list: the segment field is not used.
+                continue; // No chunks: the segment field is not used.
             }
-            let segment = self.header.segments.get(record.segment as usize);
-            let end = record.chunk_start.checked_add(u64::from(record.chunk_count));
-            if segment.is_none_or(|s| end.is_none_or(|end| end > s.chunks)) {
-                return Err(corrupt(format!("document {id}: chunk list out of bounds")));
+            if record.segment as usize >= self.segments.len() {
+                return Err(corrupt(format!("document {id}: segment out of bounds")));
             }
             chunks += u64::from(record.chunk_count);
             postings += u64::from(record.distinct_chunks);
@@ -481,9 +513,9 @@ impl ArchiveIndex {
     }
 
     fn mapped_files(&self) -> impl Iterator<Item = &Mapped> {
-        let segments =
-            self.segments.iter().flat_map(|s| [&s.hashes, &s.ranges, &s.postings.postings, &s.postings.directory]);
-        [&self.docs, &self.names].into_iter().chain(segments)
+        let segments = self.segments.iter().flat_map(|s| [&s.postings.postings, &s.postings.directory]);
+        let scratch = self.scratch.iter().flat_map(|s| [&s.hashes, &s.ranges]);
+        [&self.docs, &self.names].into_iter().chain(segments).chain(scratch)
     }
 
     /// The index directory this was opened from.
@@ -627,7 +659,6 @@ impl ArchiveIndex {
 
     /// Calls `f(hash, doc)` for every live posting of segment `segment` in
     /// (hash, document) order: one sequential pass over its postings.
-    #[cfg(test)]
     pub(crate) fn for_each_live_posting(
         &self,
         segment: usize,
@@ -642,40 +673,50 @@ impl ArchiveIndex {
         })
     }
 
-    /// The raw chunk-list bytes of a document (hashes, ranges).
-    pub(crate) fn chunk_list_bytes(&self, record: &DocRecord) -> (&[u8], &[u8]) {
-        let Some(segment) = self.segments.get(record.segment as usize) else { return (&[], &[]) };
-        let (start, count) = (record.chunk_start as usize, record.chunk_count as usize);
-        let hashes = &segment.hashes.bytes()[start * self.key_bytes..(start + count) * self.key_bytes];
-        let ranges = &segment.ranges.bytes()[start * RANGE_BYTES..(start + count) * RANGE_BYTES];
-        (hashes, ranges)
+    /// The chunks of document `id` as it was indexed: its text read back and
+    /// analysed again with the index's settings (or, in a generation being
+    /// written, its scratch chunk list); `None` when the text can no longer be
+    /// read as it was indexed.
+    pub(crate) fn document_chunks(&self, id: u32) -> Result<Option<Chunks>, ArchiveError> {
+        if let Some(chunks) = self.scratch_chunks(id)? {
+            return Ok(Some(chunks));
+        }
+        Ok(self.document_text(id).and_then(|text| self.analyse(id, text)).map(|document| document.chunks))
     }
 
-    /// The chunk hashes of a document, in sequence order.
-    pub fn chunk_hashes(&self, record: &DocRecord) -> impl ExactSizeIterator<Item = u64> + '_ {
+    /// The chunk list of document `id` in the scratch lists, when it is there;
+    /// fails on a reversed range, which only damage makes.
+    fn scratch_chunks(&self, id: u32) -> Result<Option<Chunks>, ArchiveError> {
+        let Some(scratch) = &self.scratch else { return Ok(None) };
+        let Some(&start) = scratch.starts.get(&id) else { return Ok(None) };
+        let (start, count) = (start as usize, self.record(id).chunk_count as usize);
         let key_bytes = self.key_bytes;
-        let (hashes, _) = self.chunk_list_bytes(record);
-        hashes.chunks_exact(key_bytes).map(move |b| read_key(b, key_bytes))
+        let hashes = scratch.hashes.bytes()[start * key_bytes..(start + count) * key_bytes]
+            .chunks_exact(key_bytes)
+            .map(|b| read_key(b, key_bytes))
+            .collect();
+        let ranges = scratch.ranges.bytes()[start * RANGE_BYTES..(start + count) * RANGE_BYTES]
+            .chunks_exact(RANGE_BYTES)
+            .map(|b| (read_u32(b, 0), read_u32(b, 4)))
+            .map(|(start, end)| (start <= end).then(|| CharRange::new(start, end)))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| ArchiveError::Corrupt {
+                path: scratch.ranges.path.clone(),
+                message: format!("a reversed chunk range of document {id}"),
+            })?;
+        Ok(Some(Chunks { hashes, ranges }))
     }
 
-    /// The character range of chunk `seq` of a document; `None` past its
-    /// chunks or for a reversed (corrupt) range.
-    pub fn chunk_range(&self, record: &DocRecord, seq: u32) -> Option<CharRange> {
-        let (_, ranges) = self.chunk_list_bytes(record);
-        let bytes = ranges.get(seq as usize * RANGE_BYTES..(seq as usize + 1) * RANGE_BYTES)?;
-        let (start, end) = (read_u32(bytes, 0), read_u32(bytes, 4));
-        (start <= end).then(|| CharRange::new(start, end))
-    }
-
-    /// The chunk list of a document, as stored (the chunks its analysis
-    /// gave); fails on a reversed range, which only damage makes.
-    pub(crate) fn stored_chunks(&self, record: &DocRecord) -> Result<Chunks, ArchiveError> {
-        let hashes = self.chunk_hashes(record).collect();
-        let ranges = (0..record.chunk_count).map(|seq| self.chunk_range(record, seq)).collect::<Option<Vec<_>>>();
-        let ranges = ranges.ok_or_else(|| {
-            self.corrupt_chunk_list(record, format!("a reversed chunk range at chunk {}", record.chunk_start))
-        })?;
-        Ok(Chunks { hashes, ranges })
+    /// Document `id` analysed from its `text` with the index's settings;
+    /// `None` when the analysis does not give the chunks the record counts
+    /// (an index written with other settings than its header's).
+    fn analyse(&self, id: u32, text: String) -> Option<Document> {
+        let record = self.record(id);
+        let mut analyzer = Analyzer::new(&self.header.settings.analysis());
+        let document = analyzer.analyse_text(text, record.bytes, record.content_hash);
+        let same =
+            document.chunks.len() == record.chunk_count as usize && document.content_chunks == record.content_chunks();
+        same.then_some(document)
     }
 
     /// The text of document `id` read from the documents directory, when the
@@ -698,40 +739,40 @@ impl ArchiveIndex {
     }
 
     /// Document `id` as it was indexed, for the alignment: its text read back
-    /// (`None` when missing, unreadable or changed since), its stored chunks,
-    /// and the text that taboo chunks cover blanked, as `check` blanks it.
+    /// (`None` when missing, unreadable or changed since), its chunks
+    /// ([`document_chunks`](Self::document_chunks)), and the text that taboo
+    /// chunks cover blanked, as `check` blanks it.
     pub(crate) fn stored_document(&self, id: u32) -> Result<Option<Document>, ArchiveError> {
         let Some(text) = self.document_text(id) else { return Ok(None) };
-        let record = self.record(id);
-        let chunks = self.stored_chunks(&record)?;
-        let (bytes, content_hash, content_chunks) = (record.bytes, record.content_hash, record.content_chunks());
-        let mut document = Document { text, bytes, content_hash, chunks, content_chunks };
+        let mut document = match self.scratch_chunks(id)? {
+            Some(chunks) => {
+                let record = self.record(id);
+                let (bytes, content_hash, content_chunks) =
+                    (record.bytes, record.content_hash, record.content_chunks());
+                Document { text, bytes, content_hash, chunks, content_chunks }
+            }
+            None => match self.analyse(id, text) {
+                Some(document) => document,
+                None => return Ok(None),
+            },
+        };
         document.blank_taboo(self.taboo());
         Ok(Some(document))
-    }
-
-    /// The chunk ranges of a document, as stored.
-    pub fn ranges_of<'a>(&'a self, record: &'a DocRecord) -> StoredRanges<'a> {
-        StoredRanges { index: self, record }
     }
 
     /// Bytes of every file, by name.
     pub fn file_sizes(&self) -> Vec<(&str, u64)> {
         let fixed = self.header.files.iter().map(|f| (f.name.as_str(), f.bytes));
-        let segments =
-            self.header.segments.iter().flat_map(|s| [&s.hashes, &s.ranges, &s.postings.file, &s.postings.directory]);
+        let segments = self.header.segments.iter().flat_map(|s| [&s.postings.file, &s.postings.directory]);
         let taboo = self.header.taboo.iter().map(|t| &t.file);
         let similarity = self.header.similarity.iter().map(|t| &t.file);
         fixed.chain(segments.chain(taboo).chain(similarity).map(|f| (f.name.as_str(), f.bytes))).collect()
     }
 
-    /// The corrupt-index error for the chunk ranges of `record`'s segment.
-    pub(crate) fn corrupt_chunk_list(&self, record: &DocRecord, message: String) -> ArchiveError {
-        let path = self
-            .segments
-            .get(record.segment as usize)
-            .map_or_else(|| self.docs.path.clone(), |s| s.ranges.path.clone());
-        ArchiveError::Corrupt { path, message }
+    /// The corrupt-index error of document `id`'s record, which its
+    /// analysis contradicts.
+    pub(crate) fn corrupt_record(&self, id: u32, message: String) -> ArchiveError {
+        ArchiveError::Corrupt { path: self.docs.path.clone(), message: format!("document {id}: {message}") }
     }
 }
 
@@ -747,18 +788,6 @@ pub(crate) fn file_crc32(path: &Path) -> Result<u32, ArchiveError> {
             return Ok(hasher.finalize());
         }
         hasher.update(&buffer[..read]);
-    }
-}
-
-/// The chunk ranges of one archive document, read from its chunk list.
-pub struct StoredRanges<'a> {
-    index: &'a ArchiveIndex,
-    record: &'a DocRecord,
-}
-
-impl ChunkRanges for StoredRanges<'_> {
-    fn chunk_range(&self, seq: u32) -> Option<CharRange> {
-        self.index.chunk_range(self.record, seq)
     }
 }
 
@@ -812,17 +841,33 @@ mod tests {
             docs
         };
         for id in index.live_ids() {
-            let record = index.record(id);
-            for hash in index.chunk_hashes(&record) {
+            let chunks = index.document_chunks(id).unwrap().unwrap();
+            assert_eq!(chunks.len(), index.record(id).chunk_count as usize);
+            for &hash in &chunks.hashes {
                 assert_eq!(holders(hash).iter().filter(|&&doc| doc == id).count(), 1);
             }
         }
         // "three four five six seven" is in both documents.
-        let a = index.record(2);
-        let shared = index.chunk_hashes(&a).nth(2).unwrap();
-        assert_eq!(holders(shared), [0, 2]);
-        assert_eq!(index.chunk_range(&a, 0), Some(CharRange::new(0, 23)));
-        assert_eq!(index.chunk_range(&a, 99), None);
+        let a = index.document_chunks(2).unwrap().unwrap();
+        assert_eq!(holders(a.hashes[2]), [0, 2]);
+        assert_eq!(a.ranges[0], CharRange::new(0, 23));
+        // The index holds postings, no chunk lists.
+        let mut files: Vec<String> = fs::read_dir(index.generation_dir())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        assert_eq!(
+            files,
+            ["docs.bin", "header.json", "names.bin", "segment-000001.directory", "segment-000001.postings"]
+                .into_iter()
+                .chain(["similarity.sqlite"])
+                .collect::<Vec<_>>()
+        );
+        // A document changed since it was indexed has no chunks to give.
+        fs::write(dir.path().join("docs/sub/a.txt"), "one two three four five six seven eight nine ten").unwrap();
+        assert!(index.document_chunks(2).unwrap().is_none());
+        assert!(index.stored_document(2).unwrap().is_none());
         // The sequential walk gives every posting with its full hash.
         let mut walked = Vec::new();
         index

@@ -1,6 +1,6 @@
 //! Reading the archive's documents: listing them recursively, and analysing
 //! them in parallel as the detector does ([`crate::analysis::document`]), into
-//! chunk lists and postings; the texts extracted from PDF, DOCX and ODT
+//! chunk lists (for the similarity table) and postings; the texts extracted from PDF, DOCX and ODT
 //! documents are kept in the index's cache ([`format::TEXT_CACHE`]).
 
 use std::fs;

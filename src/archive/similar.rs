@@ -26,7 +26,8 @@
 //! changes every document's distinct chunks and computes the whole table.
 //!
 //! Counting: the documents are taken in batches; a batch's distinct chunk
-//! hashes (from the stored chunk lists) are sorted and looked up in the
+//! hashes (from the chunk lists in the scratch files of the generation being
+//! written, [`super::format`]) are sorted and looked up in the
 //! postings, which hold one posting per (hash, document). The cost is the
 //! sum over hashes of (documents holding it)², as in the paper's pair
 //! counting.
@@ -238,7 +239,7 @@ fn add_pairs(
         }
         rows.sort_unstable_by(|a, b| (&a.document, &a.other).cmp(&(&b.document, &b.other)));
         writer.insert(&rows)?;
-        // The window's pages of the postings and chunk lists are not needed again.
+        // The window's pages of the postings and scratch chunk lists are not needed again.
         index.release_pages();
         progress.advance(window.iter().map(|task| task.len() as u64).sum());
     }
@@ -312,7 +313,10 @@ fn rows_of(index: &ArchiveIndex, pair: Pair, chars: Option<AlignedChars>) -> [Si
 fn count_batch(index: &ArchiveIndex, docs: &[u32]) -> Result<Vec<Vec<(u32, u32)>>, ArchiveError> {
     let mut lookups: Vec<(u64, u32)> = Vec::new();
     for (local, &a) in (0u32..).zip(docs) {
-        lookups.extend(index.chunk_hashes(&index.record(a)).map(|hash| (hash, local)));
+        let chunks = index.document_chunks(a)?.ok_or_else(|| {
+            index.corrupt_record(a, "its chunks are in no scratch list and its text is not as indexed".into())
+        })?;
+        lookups.extend(chunks.hashes.into_iter().map(|hash| (hash, local)));
     }
     lookups.sort_unstable();
     lookups.dedup();

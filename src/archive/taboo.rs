@@ -1,13 +1,13 @@
 //! The archive's taboo set: the chunk hashes of texts whose passages are
 //! never reported ([`crate::analysis::taboo`]: a thesis template, an assignment, a
 //! licence), chunked with the archive's own settings so that they are the
-//! hashes its chunk lists and postings hold.
+//! hashes its documents' chunks and postings hold.
 //!
 //! `index create --taboo` stores the set in the generation as `taboo.bin`
-//! (the hashes sorted, 4 or 8 bytes each as the chunk lists store them), with
+//! (the hashes sorted, 4 or 8 bytes each as the postings' keys are), with
 //! its length and CRC-32 in the header ([`TabooEntry`]); `index update` links
-//! it into the next generation unchanged, or replaces it. Taboo chunks stay in
-//! the documents' chunk lists but get no postings and do not count among a
+//! it into the next generation unchanged, or replaces it. Taboo chunks stay
+//! among the documents' chunks but get no postings and do not count among a
 //! document's distinct chunks, so `similar` finds no similarity in them;
 //! `check` leaves them out of the checked file too.
 //!

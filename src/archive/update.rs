@@ -13,7 +13,7 @@
 //! 3. Freed ids are recycled, lowest first, for the changed documents in name
 //!    order; fresh ids are appended after them.
 //! 4. A new generation is written beside the live one: the changed
-//!    documents' chunk lists and postings go to a new segment (postings
+//!    documents' postings go to a new segment (postings
 //!    spilled and sorted as `create` sorts them), the other segments are
 //!    hard-linked, never read nor rewritten, and the document table is
 //!    rewritten. A deleted or changed document's old postings stay in their
@@ -22,13 +22,13 @@
 //! 5. The merge policy ([`SegmentPlan`]) may merge segments into the new one:
 //!    a segment more than half of whose chunks are dead, and segments of the
 //!    new one's size tier once there are [`MERGE_FACTOR`] of them. Merging
-//!    copies the live chunk lists and rebuilds their postings from them,
-//!    dropping the tombstones. `index merge` ([`merge`]) merges every segment
+//!    copies the live postings, dropping the tombstones. `index merge` ([`merge`]) merges every segment
 //!    into one, as a generation of its own with the same documents.
 //! 6. The similarity table is copied from the live generation into the new
 //!    one, loses there the rows naming a changed or deleted document, and
 //!    gains the pairs of the added and changed documents, computed from the
-//!    new generation's files ([`super::similar`]).
+//!    new generation's files and the chunk lists of the documents it
+//!    analysed, kept in scratch files until then ([`super::similar`]).
 //! 7. `CURRENT` is switched to the new generation with one rename (the commit)
 //!    and the old generation is removed, and so are the cached texts of
 //!    documents no longer in the index.
@@ -36,14 +36,14 @@
 //! The taboo set ([`super::taboo`]) is kept as stored unless the update
 //! replaces it ([`TabooChange`]). A replaced set whose hashes differ changes
 //! which chunks are postings and every document's distinct chunks, so every
-//! segment is then merged into the new one (its postings rebuilt from the
-//! stored chunk lists, which hold taboo chunks too; no document is read
-//! again) and the similarity table is computed whole.
+//! document is then analysed again, as new function words or a similarity
+//! table computed with other parameters make it: all of them go to the new
+//! segment, and the table is computed whole.
 //!
 //! Every stored file whose bytes are read into the new generation is checked
 //! against the CRC-32 its header records before they are used, each file
 //! once ([`ArchiveIndex::verify_files`]): the document table and names (read
-//! by step 1), the chunk lists of merged segments, and the similarity table
+//! by step 1), the postings of merged segments, and the similarity table
 //! it copies ([`ArchiveIndex::verify_similarity`]). The header has its own
 //! CRC-32 and the taboo set is checked on opening. A mismatch stops the
 //! update with [`ArchiveError::ChecksumMismatch`] naming the file, before the
@@ -71,7 +71,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::builder::{KeyDoc, PostingsWriter, SegmentWriter, TableBuilder, postings_of};
+use super::builder::{KeyDoc, PostingsWriter, ScratchWriter, TableBuilder, postings_of, remove_scratch};
 use super::error::ArchiveError;
 use super::failpoints::crash_point;
 use super::format::{
@@ -143,8 +143,9 @@ pub struct UpdateSummary {
     /// The taboo set's hashes changed, and the postings were rebuilt.
     pub taboo_changed: bool,
     /// Unchanged documents analysed again because the collection's function
-    /// words changed ([`crate::analysis::function_words`]; counted among the
-    /// unchanged ones too).
+    /// words ([`crate::analysis::function_words`]), the taboo set or the
+    /// similarity table's parameters changed (counted among the unchanged
+    /// ones too).
     pub reanalysed: u64,
     /// False when nothing changed and no new generation was written.
     pub committed: bool,
@@ -208,10 +209,13 @@ fn update_with<K: ChunkKey>(
     let scanned_ns = scan::now_ns();
     let files = scan::list_documents(docs, progress)?;
     let settings = new_settings(old, &files, &options.taboo, reader);
-    // The collection's function words changed: every document is cut into
-    // chunks again, as a fresh `create` would cut it.
-    let reanalyse = settings != *old.settings();
     let taboo = NewTaboo::plan(old, &options.taboo, &settings);
+    // Every document is analysed again, as a fresh `create` would analyse it,
+    // when the collection's function words changed (its chunks change), when
+    // the taboo set did (its postings change) and when the similarity table
+    // is computed whole (from the chunk lists of every document, which the
+    // index does not keep).
+    let reanalyse = settings != *old.settings() || taboo.rebuild || similar::table_is_stale(old);
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
     let old_ids: HashMap<&str, u32> = old.live_ids().map(|id| (old.name(id), id)).collect();
     let no_taboo = TabooSet::default();
@@ -276,7 +280,7 @@ fn update_with<K: ChunkKey>(
             }
             Scanned::Changed(doc) => {
                 match old_ids.get(listed.file.name.as_str()) {
-                    // Read again only because the function words changed.
+                    // Read again only to be analysed again.
                     Some(&id) if old.record(id).content_hash == doc.content_hash => {
                         summary.unchanged += 1;
                         summary.reanalysed += 1;
@@ -300,11 +304,11 @@ fn update_with<K: ChunkKey>(
     summary.scanning = started.elapsed();
     summary.taboo_chunks = taboo_chunks.hashes().len() as u64;
     summary.taboo_changed = taboo.rebuild;
-    // Pairs depend on the documents' distinct chunks, which a new taboo set
-    // changes: the table is then computed whole, as it is for an index made
-    // before it existed or by a build that counted or aligned pairs with
-    // other parameters.
-    let rebuild_table = taboo.rebuild || reanalyse || similar::table_is_stale(old);
+    // Pairs depend on the documents' chunks, which new function words and a
+    // new taboo set change: the table is then computed whole, as it is for
+    // an index made by a build that counted or aligned pairs with other
+    // parameters.
+    let rebuild_table = reanalyse;
     if changed.is_empty() && deleted.is_empty() && !taboo.changed && !rebuild_table {
         // Nothing to write; what a crashed run left is removed all the same.
         format::remove_other_generations(old.root(), old.header().generation);
@@ -368,7 +372,7 @@ pub struct MergeSummary {
     pub writing: Duration,
 }
 
-/// `index merge`: copies the live chunk lists and postings of every segment
+/// `index merge`: copies the live postings of every segment
 /// of the index in `root` into one new segment, dropping the tombstones, and
 /// commits that as a new generation. The documents, the taboo set and the
 /// similarity table are those of the live generation (the documents
@@ -477,30 +481,25 @@ fn write_generation<K: ChunkKey>(
     let settings = target.settings;
     let old_segments = &old.header().segments;
     let plan = SegmentPlan::new(old, changes.kept, changes.new_chunks(), target.merge);
-    // The bytes of the merged segments' chunk lists are read and copied into
-    // the new segment: checked first, so that damage is refused instead of
-    // carried on under a fresh checksum. Linked segments are not read; they
-    // keep their recorded checksums, which `--verify` checks.
+    // The merged segments' postings are read and copied into the new
+    // segment: checked first, so that damage is refused instead of carried on
+    // under a fresh checksum. Linked segments are not read; they keep their
+    // recorded checksums, which `--verify` checks.
     let read_files: Vec<&str> = (old_segments.iter().zip(&plan.merged))
         .filter(|&(_, &merged)| merged)
-        .flat_map(|(entry, _)| [entry.hashes.name.as_str(), entry.ranges.name.as_str()])
+        .flat_map(|(entry, _)| [entry.postings.file.name.as_str(), entry.postings.directory.name.as_str()])
         .collect();
     old.verify_files(&read_files)?;
     if matches!(target.table, TableStart::Copy { .. }) {
         old.verify_similarity()?; // Copied into the new generation.
     }
-    let no_taboo = TabooSet::default();
-    let taboo_chunks = &taboo.set.as_ref().unwrap_or(&no_taboo).chunks;
-
     let mut generation = GenerationWriter::create(old.root(), old.header().generation + 1)?;
     let taboo_entry = taboo.set.as_ref().map(|set| taboo::write(&mut generation, set, &settings)).transpose()?;
     let mut segments = Vec::new();
     let mut segment_of_old = vec![u32::MAX; old_segments.len()];
     for (s, entry) in old_segments.iter().enumerate() {
         if plan.linked(s) {
-            for name in
-                [&entry.hashes.name, &entry.ranges.name, &entry.postings.file.name, &entry.postings.directory.name]
-            {
+            for name in [&entry.postings.file.name, &entry.postings.directory.name] {
                 generation.link(old.generation_dir(), name)?;
             }
             segment_of_old[s] = segments.len() as u32;
@@ -510,7 +509,8 @@ fn write_generation<K: ChunkKey>(
     }
     crash_point!(SEGMENTS_LINKED);
     let new_segment = segments.len() as u32;
-    let mut writer = SegmentWriter::new(&generation, &settings)?;
+    let mut scratch = ScratchWriter::new(&generation, &settings)?;
+    let mut new_chunks = 0u64;
     let mut new_postings = SpilledPostings::<K>::new(&generation.dir, settings.hash_bits)?;
     let mut table = TableBuilder::default();
     if changes.id_slots > 0 {
@@ -520,43 +520,48 @@ fn write_generation<K: ChunkKey>(
     for id in 0..changes.id_slots {
         if let Some(&i) = by_id.get(&id) {
             let (name, doc, modified_ns) = &changes.changed[i];
-            table.push(id, name, doc, *modified_ns, new_segment, writer.chunks);
-            writer.append(&doc.chunks.hashes, &doc.chunks.ranges)?;
+            table.push(id, name, doc, *modified_ns, new_segment);
+            scratch.append(id, &doc.chunks.hashes, &doc.chunks.ranges)?;
             new_postings.push(postings_of::<K>(doc, id))?;
+            new_chunks += doc.chunks.len() as u64;
         } else if changes.kept.get(id as usize).copied().unwrap_or(false) {
             let record = DocRecord { modified_ns: changes.modified_ns[id as usize], ..old.record(id) };
             let s = record.segment as usize;
             if record.chunk_count == 0 {
-                // No chunk list: the segment field is not used.
-                table.set(id, old.name(id), DocRecord { segment: 0, chunk_start: 0, ..record });
+                // No chunks: the segment field is not used.
+                table.set(id, old.name(id), DocRecord { segment: 0, ..record });
             } else if plan.merged[s] {
-                let distinct = scan::distinct_outside(old.chunk_hashes(&record), taboo_chunks);
-                new_postings.push(distinct.iter().map(|&hash| KeyDoc { key: K::from_hash(hash), doc: id }))?;
-                let (hashes, ranges) = old.chunk_list_bytes(&record);
-                let moved = DocRecord {
-                    segment: new_segment,
-                    chunk_start: writer.chunks,
-                    distinct_chunks: distinct.len() as u32,
-                    ..record
-                };
-                writer.append_raw(hashes, ranges, u64::from(record.chunk_count))?;
-                table.set(id, old.name(id), moved);
+                // Its postings are copied below.
+                new_chunks += u64::from(record.chunk_count);
+                table.set(id, old.name(id), DocRecord { segment: new_segment, ..record });
             } else {
                 table.set(id, old.name(id), DocRecord { segment: segment_of_old[s], ..record });
             }
         }
     }
-    let chunk_lists = writer.finish(&mut generation)?;
-    if chunk_lists.chunks > 0 {
+    // The live postings of the kept documents of the merged segments.
+    for s in (0..old_segments.len()).filter(|&s| plan.merged[s]) {
+        old.for_each_live_posting(s, |hash, doc| {
+            let kept = changes.kept.get(doc as usize).copied().unwrap_or(false);
+            if kept { new_postings.push(std::iter::once(KeyDoc { key: K::from_hash(hash), doc })) } else { Ok(()) }
+        })?;
+    }
+    let scratch = scratch.finish(&mut generation)?;
+    if new_chunks > 0 {
         let mut postings_writer =
             PostingsWriter::new(&generation, &settings, new_postings.total(), u64::from(changes.id_slots))?;
         new_postings
             .drain_sorted(|sorted| sorted.iter().try_for_each(|p| postings_writer.push(p.key.to_hash(), p.doc)))?;
-        segments.push(chunk_lists.with_postings(postings_writer.finish(&mut generation)?));
+        let postings = postings_writer.finish(&mut generation)?;
+        segments.push(format::SegmentEntry {
+            generation: generation.number,
+            chunks: new_chunks,
+            live_chunks: new_chunks,
+            postings,
+        });
     } else {
         // Only deletions, or nothing but empty documents: no new segment.
         new_postings.drain_sorted(|_| Ok(()))?;
-        chunk_lists.remove(&generation);
     }
     table.write(&mut generation)?;
     let live = table.records.iter().filter(|r| r.live);
@@ -582,9 +587,11 @@ fn write_generation<K: ChunkKey>(
         header_crc32: None,
     };
     let view = ArchiveIndex::with_header(old.root(), generation.dir.clone(), header.clone())?;
+    let view = view.with_scratch(scratch.open(&generation.dir)?);
     let min_percent = old.header().similarity.as_ref().map_or(STORED_MIN_PERCENT, |table| table.min_percent);
     let (entry, similarity) = similar::write_table(&view, target.table, min_percent, progress)?;
     drop(view);
+    remove_scratch(&generation);
     header.similarity = Some(entry);
     generation.write_header(&header)?;
     format::commit(old.root(), generation.number)?;
@@ -609,7 +616,7 @@ enum MergeRequest {
 const MERGE_FACTOR: usize = 8;
 
 /// What becomes of each stored segment: dropped (no live document in it),
-/// hard-linked, or merged (its live chunk lists and postings copied into the
+/// hard-linked, or merged (its live postings copied into the
 /// new segment).
 struct SegmentPlan {
     /// Chunks of kept documents, per segment.
@@ -750,13 +757,12 @@ mod tests {
             .live_ids()
             .map(|id| {
                 let record = index.record(id);
-                let hashes: Vec<u64> = index.chunk_hashes(&record).collect();
-                let distinct = scan::distinct_outside(hashes.iter().copied(), index.taboo());
+                let chunks = index.document_chunks(id).unwrap().unwrap();
+                let distinct = scan::distinct_outside(chunks.hashes.iter().copied(), index.taboo());
                 assert_eq!(postings.remove(&id).unwrap_or_default(), distinct, "postings of {}", index.name(id));
                 assert_eq!(record.distinct_chunks as usize, distinct.len(), "distinct chunks of {}", index.name(id));
-                let ranges =
-                    (0..record.chunk_count).map(|seq| format!("{:?}", index.chunk_range(&record, seq))).collect();
-                (index.name(id).to_string(), hashes, ranges)
+                let ranges = chunks.ranges.iter().map(|range| format!("{range:?}")).collect();
+                (index.name(id).to_string(), chunks.hashes, ranges)
             })
             .collect();
         assert!(postings.is_empty(), "postings of free ids: {postings:?}");

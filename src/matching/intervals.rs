@@ -63,7 +63,8 @@ pub struct IntervalPair {
 impl IntervalPair {
     /// The characters the interval covers in the suspicious document (whose
     /// chunks are `this`) and in the source document (`source`); `None` when a
-    /// chunk number is past the last chunk (a corrupt stored chunk list).
+    /// chunk number is past the last chunk (chunks that do not belong to the
+    /// intervals).
     pub fn char_ranges(
         &self,
         this: &(impl ChunkRanges + ?Sized),

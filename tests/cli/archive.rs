@@ -209,11 +209,43 @@ fn mismatched_settings_are_refused_naming_the_setting() {
 }
 
 #[test]
+fn a_document_changed_since_the_update_keeps_its_shared_chunks_and_check_says_its_passages_are_left_out() {
+    for preset in ["pan09", "best"] {
+        let archive = Archive::new();
+        let index = archive.index("idx");
+        archive.create_with(&index, preset);
+        let passages = |json: &str, name: &str| -> (u64, usize) {
+            let value: serde_json::Value = serde_json::from_str(json).unwrap();
+            let sources = value["documents"][0]["sources"].as_array().unwrap();
+            let source = sources.iter().find(|source| source["name"] == name).unwrap();
+            (source["common_chunks"].as_u64().unwrap(), source["passages"].as_array().unwrap().len())
+        };
+        let before = passages(&archive.check_json(&index), "faculty/thesis-3.txt");
+        assert!(before.1 > 0, "{preset}: {before:?}");
+        archive.change();
+        let output = run(&["check", "--index", s(&index), "--format", "json", s(&archive.probe)]);
+        let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        assert!(output.status.success(), "{stderr}");
+        let after = passages(&String::from_utf8_lossy(&output.stdout), "faculty/thesis-3.txt");
+        assert_eq!(after, (before.0, 0), "{preset}: the postings stay, the passages need the indexed text");
+        let warning = format!(
+            "{}: archive document faculty/thesis-3.txt changed or went since the index was updated: \
+             its passages are left out",
+            index.display()
+        );
+        assert!(stderr.contains(&warning), "{preset}: {stderr}");
+        archive.update(&index);
+        let output = run(&["check", "--index", s(&index), "--format", "json", s(&archive.probe)]);
+        assert!(!String::from_utf8_lossy(&output.stderr).contains("changed or went"), "{preset}");
+    }
+}
+
+#[test]
 fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
     let archive = Archive::new();
     let index = archive.index("idx");
     archive.create(&index);
-    let before = without_excerpts(&archive.check_json(&index));
+    let before = ok(run(&["similar", "--index", s(&index), "--format", "csv"]));
     archive.change();
     // Another process writing: the lock file is held (here by the test).
     let held = fs::OpenOptions::new().write(true).open(index.join("LOCK")).unwrap();
@@ -222,11 +254,12 @@ fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
         run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index), "--quiet"]),
         "another pan-detect process is writing to this index",
     );
-    // Excerpts are read from the documents, which changed; the index did not.
-    assert_eq!(without_excerpts(&archive.check_json(&index)), before, "the refused update changed nothing");
+    assert!(stat_line(&stats(&index), "index:").ends_with("(generation 1)"));
+    let after = ok(run(&["similar", "--index", s(&index), "--format", "csv"]));
+    assert_eq!(after, before, "the refused update changed nothing");
     drop(held);
     archive.update(&index);
-    assert_ne!(without_excerpts(&archive.check_json(&index)), before);
+    assert_ne!(ok(run(&["similar", "--index", s(&index), "--format", "csv"])), before);
 }
 
 pub(crate) fn generation_dir(index: &Path) -> PathBuf {
@@ -254,10 +287,10 @@ fn truncated_or_corrupted_files_are_reported_with_their_path() {
     ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
     let header = generation_dir(&index).join("header.json");
     let text = fs::read_to_string(&header).unwrap();
-    fs::write(&header, text.replace("\"format_version\": 7", "\"format_version\": 8")).unwrap();
+    fs::write(&header, text.replace("\"format_version\": 8", "\"format_version\": 9")).unwrap();
     fails_with(
         run(&["index", "stats", "--index", s(&index)]),
-        "index format version 8, this pan-detect reads versions 5 to 7",
+        "index format version 9, this pan-detect reads version 8",
     );
     fs::write(&header, &text[..text.len() / 2]).unwrap();
     fails_with(run(&["index", "stats", "--index", s(&index)]), &format!("{}: corrupt index", header.display()));
@@ -274,8 +307,8 @@ fn flip_byte(path: &Path) {
 #[test]
 fn an_update_or_merge_refuses_a_damaged_file_it_would_copy_and_the_damage_stays_visible() {
     // Six of the eight theses deleted: the update merges the first segment
-    // into its new one, reading the chunk lists it copies.
-    for (file, preset) in [("segment-000001.hashes", "pan09"), ("segment-000001.ranges", "best")] {
+    // into its new one, reading the postings it copies.
+    for (file, preset) in [("segment-000001.postings", "pan09"), ("segment-000001.directory", "best")] {
         let archive = Archive::new();
         let index = archive.index("idx");
         archive.create_with(&index, preset);
@@ -313,25 +346,18 @@ fn a_linked_segment_keeps_its_recorded_checksum_so_damage_stays_visible() {
     let index = archive.index("idx");
     archive.create_with(&index, "pan09");
     let path = generation_dir(&index).join("segment-000001.postings");
+    let original = fs::read(&path).unwrap();
     flip_byte(&path);
     // An update that adds a document links the segment without reading it.
     write(&archive.docs.join("added.txt"), &prose(700, 100));
     archive.update(&index);
     let linked = generation_dir(&index).join("segment-000001.postings");
-    fails_with(
-        run(&["index", "stats", "--index", s(&index), "--verify"]),
-        &format!("{}: checksum mismatch", linked.display()),
-    );
-    // A merge reads the chunk lists it copies: a damaged one is refused.
-    let hashes = linked.with_extension("hashes");
-    let original = fs::read(&hashes).unwrap();
-    flip_byte(&hashes);
-    fails_with(
-        run(&["index", "merge", "--index", s(&index), "--quiet"]),
-        &format!("{}: checksum mismatch", hashes.display()),
-    );
-    fs::write(&hashes, original).unwrap();
-    // The merge rebuilds the postings from the (checked) chunk lists: repaired.
+    let message = format!("{}: checksum mismatch", linked.display());
+    fails_with(run(&["index", "stats", "--index", s(&index), "--verify"]), &message);
+    // A merge reads the postings it copies: the damaged ones are refused.
+    fails_with(run(&["index", "merge", "--index", s(&index), "--quiet"]), &message);
+    // Repaired, the merge goes through.
+    fs::write(&linked, original).unwrap();
     let merged = run(&["index", "merge", "--index", s(&index)]);
     let note = String::from_utf8_lossy(&merged.stderr).to_string();
     assert!(merged.status.success() && note.contains("index merged: 2 segments into 1 segment"), "{note}");
@@ -341,21 +367,11 @@ fn a_linked_segment_keeps_its_recorded_checksum_so_damage_stays_visible() {
     assert_eq!(archive.check_json(&index), archive.check_json(&fresh));
 }
 
-/// A check's JSON without the excerpts, which depend on the documents on disk.
-fn without_excerpts(json: &str) -> String {
-    fn strip(value: &mut serde_json::Value) {
-        match value {
-            serde_json::Value::Object(map) => {
-                map.remove("excerpt");
-                map.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
-    strip(&mut value);
-    value.to_string()
+/// The archive documents of a check's JSON with the chunks they share.
+fn shared_chunks(json: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(json).unwrap();
+    let sources = value["documents"][0]["sources"].as_array().unwrap();
+    sources.iter().map(|source| format!("{} {}\n", source["name"], source["common_chunks"])).collect()
 }
 
 #[test]
@@ -374,12 +390,20 @@ fn a_killed_update_leaves_the_old_or_the_new_index() {
     write(&probe, &format!("{}{}", prose(7, 40), prose(8, 40)));
     state(0);
     ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&index), "--quiet"]));
-    let check = || without_excerpts(&ok(run(&["check", "--index", s(&index), "--format", "json", s(&probe)])));
+    // The index's answer: what a check finds from the postings alone (its
+    // passages need the documents as indexed, which the states change), and
+    // the similarity table.
+    let answer_of = |index: &Path| {
+        let check = ok(run(&["check", "--index", s(index), "--format", "json", s(&probe)]));
+        let similar = ok(run(&["similar", "--index", s(index), "--format", "csv"]));
+        format!("{}\n{similar}", shared_chunks(&check))
+    };
+    let check = || answer_of(&index);
     let mut answers = vec![check()];
     state(1);
     let fresh = dir.path().join("fresh");
     ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&fresh), "--quiet"]));
-    answers.push(without_excerpts(&ok(run(&["check", "--index", s(&fresh), "--format", "json", s(&probe)]))));
+    answers.push(answer_of(&fresh));
     assert_ne!(answers[0], answers[1]);
     let mut current = 0;
     for delay_ms in [30u64, 120, 250, 500, 1000, 2000] {
@@ -689,14 +713,14 @@ fn an_index_of_an_older_format_is_refused_with_the_remedy() {
     let archive = Archive::new();
     let index = archive.index("idx");
     archive.create(&index);
-    // Version 4 kept every posting in one file; a header without its
-    // checksum field is read unchecked, as those of older builds are.
+    // Version 7 kept the chunk lists; a header without its checksum field
+    // is read unchecked, as those of older builds are.
     let header = generation_dir(&index).join("header.json");
     let mut value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
-    value["format_version"] = 4.into();
+    value["format_version"] = 7.into();
     value.as_object_mut().unwrap().remove("header_crc32");
     fs::write(&header, serde_json::to_string_pretty(&value).unwrap()).unwrap();
-    let message = "index format version 4, this pan-detect reads versions 5 to 7 \
+    let message = "index format version 7, this pan-detect reads version 8 \
                    (make the index again with `pan-detect index create`)";
     fails_with(run(&["check", "--index", s(&index), s(&archive.probe)]), message);
     fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index)]), message);

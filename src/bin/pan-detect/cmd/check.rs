@@ -208,6 +208,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut skipped = 0;
     let mut taboo_chars = 0;
+    let mut unread = std::collections::BTreeSet::new();
     for file in &args.files {
         let display = file.display().to_string();
         let checked = match checker.check_file_with_text(file, &display) {
@@ -221,6 +222,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Err(error) => return Err(error.into()),
         };
         taboo_chars += checked.0.taboo_chars;
+        unread.extend(checked.0.unread.iter().cloned());
         output.add(&mut out, &checker, file, checked)?;
     }
     output.finish(&mut out)?;
@@ -231,6 +233,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if taboo_chars > 0 {
         messages::note(format_args!("{} of taboo text left out", count(taboo_chars, "character")));
+    }
+    for name in unread {
+        messages::warn(format_args!(
+            "{}: archive document {name} changed or went since the index was updated: its passages are left out \
+             (`pan-detect index update` brings the index up to date)",
+            args.index.display()
+        ));
     }
     args.strict.check(skipped)?;
     Ok(ExitCode::SUCCESS)

@@ -81,8 +81,8 @@ struct UpdateArgs {
     #[arg(long, value_name = "IDX")]
     index: PathBuf,
     /// Replace the index's taboo set with that of these texts (without it the
-    /// stored set is kept); when the set changes, every segment is merged
-    /// into one and the postings rebuilt from the stored chunk lists.
+    /// stored set is kept); when the set changes, every document is analysed
+    /// again and the postings go to one new segment.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "no_taboo")]
     taboo: Vec<PathBuf>,
     /// Remove the index's taboo set.
@@ -192,7 +192,7 @@ fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     };
     let reanalysed = match s.reanalysed {
         0 => String::new(),
-        n => format!("; the function words changed: {} analysed again", count(n, "unchanged document")),
+        n => format!("; {} analysed again", count(n, "unchanged document")),
     };
     let table = if s.committed { format!("; {}", table_note(&s.similarity)) } else { String::new() };
     let segments = match (s.committed, s.merged_segments) {
