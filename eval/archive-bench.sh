@@ -96,7 +96,7 @@ DOC_COUNT=$(find "$DOCS" -name '*.txt' | wc -l)
 TEXT_BYTES=$(find "$DOCS" -name '*.txt' -printf '%s\n' | awk '{s += $1} END {print s}')
 ONE_PERCENT=$(( DOC_COUNT / 100 ))
 echo "archive: $DOC_COUNT documents, $(( TEXT_BYTES / 1000000 )) MB of text; update adds and deletes $ONE_PERCENT documents"
-cat $(find "$DOCS" -name '*.txt') > /dev/null  # warm the page cache (untimed)
+find "$DOCS" -name '*.txt' -exec cat {} + > /dev/null  # warm the page cache (untimed)
 
 restore() {
     if [ -d "$ASIDE" ]; then
