@@ -1,8 +1,8 @@
 //! Opening an index made of arbitrary bytes, then every reader operation on it.
 //!
 //! The input is sections separated by `SEPARATOR`: `CURRENT`, a text to check,
-//! `header.json`, `docs.bin`, `names.bin`, then the `.hashes`, `.ranges`,
-//! `.postings` and `.directory` file of each segment the header lists. They are
+//! `header.json`, `docs.bin`, `names.bin`, then the `.postings` and
+//! `.directory` file of each segment the header lists. They are
 //! written into generation 1 of an index in a temporary directory. So that the
 //! fuzzer gets past the length checks to the tables, the lengths recorded in the
 //! header are set to those of the sections, and `docs_root` to a directory in
@@ -10,7 +10,8 @@
 //!
 //! Invariants: opening, verifying, every accessor, `check` and `similar` return
 //! answers or errors, never panic; on an opened index each live document's
-//! chunk list has its recorded length and every lookup gives live documents.
+//! chunks (when its text can be read back) are as many as recorded, and every
+//! lookup gives live documents.
 //! (No section holds a similarity table: `similar` stops where it opens the
 //! table, whose file is missing, or where the header has none.)
 #![no_main]
@@ -22,7 +23,7 @@ use std::sync::Once;
 use libfuzzer_sys::fuzz_target;
 use pan_detect::archive::ArchiveIndex;
 use pan_detect::archive::check::{CheckParams, Checker};
-use pan_detect::archive::format::{BODY_FILES, CURRENT, HEADER, generation_name, postings_names, segment_names};
+use pan_detect::archive::format::{BODY_FILES, CURRENT, HEADER, generation_name, postings_names};
 use pan_detect::archive::similar::{SimilarParams, similar};
 use pan_detect::archive::table::SimilarityTable;
 use serde_json::Value;
@@ -70,22 +71,17 @@ fn write_index(root: &Path, parts: &[&[u8]]) -> bool {
             object.insert("docs_root".into(), Value::from(root.join("docs").to_string_lossy().into_owned()));
         }
         if let Some(Value::Array(segments)) = value.get_mut("segments") {
-            let mut files = segment_parts.chunks(4);
+            let mut files = segment_parts.chunks(2);
             for segment in segments.iter_mut() {
                 let Some(number) = segment.get("generation").and_then(Value::as_u64) else { continue };
                 let parts = files.next().unwrap_or(&[]);
                 let part = |i: usize| parts.get(i).copied().unwrap_or(&[][..]);
-                let (hashes_name, ranges_name) = segment_names(number);
                 let (postings_name, directory_name) = postings_names(number);
-                fs::write(generation.join(hashes_name), part(0)).expect("temporary file");
-                fs::write(generation.join(ranges_name), part(1)).expect("temporary file");
-                fs::write(generation.join(postings_name), part(2)).expect("temporary file");
-                fs::write(generation.join(directory_name), part(3)).expect("temporary file");
-                set_bytes(segment.get_mut("hashes"), part(0).len());
-                set_bytes(segment.get_mut("ranges"), part(1).len());
+                fs::write(generation.join(postings_name), part(0)).expect("temporary file");
+                fs::write(generation.join(directory_name), part(1)).expect("temporary file");
                 if let Some(postings) = segment.get_mut("postings") {
-                    set_bytes(postings.get_mut("file"), part(2).len());
-                    set_bytes(postings.get_mut("directory"), part(3).len());
+                    set_bytes(postings.get_mut("file"), part(0).len());
+                    set_bytes(postings.get_mut("directory"), part(1).len());
                 }
             }
         }
@@ -98,19 +94,22 @@ fn write_index(root: &Path, parts: &[&[u8]]) -> bool {
 fn exercise(root: &Path, index: &ArchiveIndex, text: &str) {
     let _ = index.verify();
     let _ = index.file_sizes();
-    let mut docs = Vec::new();
     for id in index.live_ids() {
         let record = index.record(id);
         let _ = index.name(id);
-        let hashes: Vec<u64> = index.chunk_hashes(&record).collect();
-        assert_eq!(hashes.len(), record.chunk_count as usize, "document {id}");
-        for seq in 0..=record.chunk_count {
-            let _ = index.chunk_range(&record, seq);
+        if let Ok(Some(chunks)) = index.document_chunks(id) {
+            assert_eq!(chunks.len(), record.chunk_count as usize, "document {id}");
         }
-        for hash in hashes.into_iter().take(64) {
-            if index.documents_with(hash, &mut docs).is_ok() {
-                assert!(docs.iter().all(|&doc| index.record(doc).live), "{docs:?}");
-            }
+    }
+    let mut hashes = Vec::new();
+    let _ = index.for_each_chunk_between(0, u64::MAX, |hash, docs| {
+        assert!(docs.iter().all(|&doc| index.record(doc).live), "{docs:?}");
+        hashes.push(hash);
+    });
+    let mut docs = Vec::new();
+    for hash in hashes.into_iter().take(64) {
+        if index.documents_with(hash, &mut docs).is_ok() {
+            assert!(docs.iter().all(|&doc| index.record(doc).live), "{docs:?}");
         }
     }
     if let Ok(mut checker) = Checker::new(index, CheckParams::default()) {

@@ -3,17 +3,21 @@
 //! documents, so that [`crate::passages`] aligns the same candidates and
 //! `check` reports the same passages as `detect`.
 //!
-//! A posting names a document, not a chunk position, so the hits come in two
-//! steps: the postings of the file's distinct chunks give the documents that
-//! share them; the chunks of those documents, analysed again from their texts
-//! ([`ArchiveIndex::document_chunks`]), give every occurrence (document,
-//! chunk number). The bounds are detect's
-//! ([`crate::matching::search::HitBudget`]): a chunk with more occurrences
-//! than `max_postings` makes no hit (a document holds an occurrence per
-//! posting at least, so a chunk with more postings is skipped before any
-//! document is analysed), and the file gets at most `per_chunk` hits per
-//! chunk, rarest chunks first ([`keep_rarest`]). A document whose text can no
-//! longer be read as it was indexed makes no hit.
+//! A posting names a document, not a chunk position, so the hits come in
+//! three steps. The postings of the file's distinct chunks give the documents
+//! that share them and how often each chunk occurs in each (a posting per
+//! occurrence). The bounds are detect's
+//! ([`crate::matching::search::HitBudget`]), spent on those counts alone: a
+//! chunk with more occurrences than `max_postings` makes no hit, and the file
+//! gets at most `per_chunk` hits per chunk, rarest chunks first
+//! ([`keep_rarest`]). That tells which documents the kept hits make
+//! candidates of the alignment (at least `min_common` of the file's chunks
+//! hit in them, [`crate::matching::search::Candidates::for_each`]); only
+//! those are analysed again from their texts
+//! ([`ArchiveIndex::document_chunks`]), which gives the chunk numbers of their
+//! hits. The hits of the other documents, which the alignment would pass
+//! over, are left out. A candidate whose text can no longer be read as it was
+//! indexed makes no hit.
 //!
 //! Documents are numbered in name order among those the file shares chunks
 //! with, which keeps the relative order of detect's numbering (all sources in
@@ -44,9 +48,11 @@ pub struct SharingDocuments<'a> {
     /// Distinct chunks of the file each document holds (chunks in more than
     /// `max_postings` documents left out).
     common: Vec<u64>,
-    /// The chunk ranges of each document (`None` when its text could not be
-    /// read as indexed).
-    ranges: Vec<Option<Vec<CharRange>>>,
+    /// The chunk ranges of each candidate document (empty for the others).
+    ranges: Vec<Vec<CharRange>>,
+    /// Whether each document is a candidate whose text could not be read as
+    /// indexed.
+    unread: Vec<bool>,
 }
 
 impl SharingDocuments<'_> {
@@ -70,10 +76,10 @@ impl SharingDocuments<'_> {
         self.common[doc as usize]
     }
 
-    /// Whether the text of document number `doc` could not be read as it was
-    /// indexed (changed or deleted since): it makes no hit.
+    /// Whether document number `doc` is a candidate whose text could not be
+    /// read as it was indexed (changed or deleted since): it makes no hit.
     pub fn unread(&self, doc: u32) -> bool {
-        self.ranges[doc as usize].is_none()
+        self.unread[doc as usize]
     }
 }
 
@@ -84,7 +90,7 @@ impl SourceDocuments for SharingDocuments<'_> {
         Self: 'b;
 
     fn chunk_ranges(&self, doc: u32) -> &[CharRange] {
-        self.ranges[doc as usize].as_deref().unwrap_or_default()
+        &self.ranges[doc as usize]
     }
 
     fn content_chunks(&self, doc: u32) -> u32 {
@@ -100,20 +106,89 @@ impl SourceDocuments for SharingDocuments<'_> {
     }
 }
 
-/// The hits of a file whose chunk hashes are `hashes` (in sequence order), and
-/// the documents they point into (see the module documentation).
+/// The hits of a file whose chunk hashes are `hashes` (in sequence order) in
+/// the documents that they make candidates of the alignment (`min_common`
+/// of the file's chunks hit), and the documents sharing chunks with the file
+/// (see the module documentation).
 pub fn archive_hits<'a>(
     index: &'a ArchiveIndex,
     hashes: &[u64],
     budget: HitBudget,
+    min_common: usize,
 ) -> Result<(SharingDocuments<'a>, Vec<Hit>), ArchiveError> {
-    let (shared, postings) = shared_hashes(index, hashes, budget.max_postings)?;
-    let mut documents = sharing_documents(index, &postings);
+    let shared = shared_hashes(index, hashes, budget.max_postings)?;
+    let (mut documents, postings) = sharing_documents(index, &shared.postings);
+    let kept = kept_chunks(hashes, &shared, budget);
+    let candidates = candidate_documents(&kept, &postings, shared.hashes.len(), documents.len(), min_common);
+    let numbers: Vec<u32> = (0u32..).zip(&candidates).filter(|&(_, &is)| is).map(|(number, _)| number).collect();
     let chunks: Vec<Option<Chunks>> =
-        documents.ids.par_iter().map(|&id| index.document_chunks(id)).collect::<Result<_, _>>()?;
-    let occurrences = occurrences(&shared, &chunks, budget.max_postings);
-    documents.ranges = chunks.into_iter().map(|chunks| chunks.map(|c| c.ranges)).collect();
-    Ok((documents, budgeted_hits(hashes, &shared, &occurrences, budget)))
+        numbers.par_iter().map(|&number| index.document_chunks(documents.id(number))).collect::<Result<_, _>>()?;
+    documents.ranges = vec![Vec::new(); documents.len()];
+    documents.unread = vec![false; documents.len()];
+    let mut occurrences: Vec<Vec<(u32, u32)>> = vec![Vec::new(); shared.hashes.len()];
+    for (&number, chunks) in numbers.iter().zip(chunks) {
+        let Some(chunks) = chunks else {
+            documents.unread[number as usize] = true;
+            continue;
+        };
+        for (seq, hash) in (0u32..).zip(&chunks.hashes) {
+            if let Ok(slot) = shared.hashes.binary_search(hash) {
+                occurrences[slot].push((number, seq));
+            }
+        }
+        documents.ranges[number as usize] = chunks.ranges;
+    }
+    let hits = kept
+        .iter()
+        .flat_map(|&(seq, slot)| {
+            occurrences[slot as usize]
+                .iter()
+                .map(move |&(doc, source)| Hit { source_doc: doc, chunk: ChunkMatch { suspicious: seq, source } })
+        })
+        .collect();
+    Ok((documents, hits))
+}
+
+/// The chunks of a file (`hashes` in sequence order) that make hits, as
+/// (chunk number, slot of its hash in `shared`): those whose hash has at most
+/// `max_postings` occurrences, at most `per_chunk` hits per chunk of the
+/// file, rarest chunks first (detect's lookups).
+fn kept_chunks(hashes: &[u64], shared: &SharedHashes, budget: HitBudget) -> Vec<(u32, u32)> {
+    let mut found: Vec<(u32, u64, u32)> = (0u32..)
+        .zip(hashes)
+        .filter_map(|(seq, &hash)| {
+            let slot = shared.hashes.binary_search(&hash).ok()?;
+            (shared.occurrences[slot] <= budget.max_postings).then_some((seq, hash, slot as u32))
+        })
+        .collect();
+    let occurrences = |slot: u32| shared.occurrences[slot as usize];
+    keep_rarest(&mut found, budget.per_chunk.saturating_mul(hashes.len()), |&(seq, hash, slot)| {
+        (occurrences(slot), hash, seq)
+    });
+    found.into_iter().map(|(seq, _, slot)| (seq, slot)).collect()
+}
+
+/// Whether each of `documents` documents is a candidate: at least
+/// `min_common` of the `kept` chunks (chunk number, hash slot) have a hash it
+/// holds (`postings`: (hash slot, document number), of `slots` slots).
+fn candidate_documents(
+    kept: &[(u32, u32)],
+    postings: &[(u32, u32)],
+    slots: usize,
+    documents: usize,
+    min_common: usize,
+) -> Vec<bool> {
+    let mut holders: Vec<Vec<u32>> = vec![Vec::new(); slots];
+    for &(slot, doc) in postings {
+        holders[slot as usize].push(doc);
+    }
+    let mut hit = vec![0usize; documents];
+    for &(_, slot) in kept {
+        for &doc in &holders[slot as usize] {
+            hit[doc as usize] += 1;
+        }
+    }
+    hit.into_iter().map(|n| n >= min_common).collect()
 }
 
 /// A checked file's chunks numbered for [`pair_hits`], which takes the file
@@ -173,24 +248,6 @@ pub fn pair_hits(
     rarest_hits(found.collect(), budget, hashes.len())
 }
 
-/// Each chunk of a file (`hashes` in sequence order) whose hash is among the
-/// `shared` ones (sorted) with its `occurrences` (by slot of `shared`) makes
-/// a hit per occurrence, at most `per_chunk` per chunk of the file, rarest
-/// chunks first: detect's lookups.
-fn budgeted_hits(
-    hashes: &[u64],
-    shared: &[u64],
-    occurrences: &[Option<Vec<(u32, u32)>>],
-    budget: HitBudget,
-) -> Vec<Hit> {
-    let found = (0u32..).zip(hashes).filter_map(|(seq, &hash)| {
-        let slot = shared.binary_search(&hash).ok()?;
-        let list = occurrences[slot].as_deref()?;
-        Some((seq, hash, list))
-    });
-    rarest_hits(found.collect(), budget, hashes.len())
-}
-
 /// The hits of `found` (chunk number, hash, occurrences) of a file of
 /// `chunks` chunks: at most `per_chunk` per chunk of the file, rarest chunks
 /// first ([`keep_rarest`]).
@@ -205,37 +262,43 @@ fn rarest_hits(mut found: Vec<(u32, u64, &Occurrences)>, budget: HitBudget, chun
         .collect()
 }
 
-/// (hash slot, document id) postings.
-type SlotPostings = Vec<(u32, u32)>;
+/// The distinct chunks of a checked file that archive documents hold.
+struct SharedHashes {
+    /// Those held by at least one and at most `max_documents` documents, sorted.
+    hashes: Vec<u64>,
+    /// Occurrences of each in those documents.
+    occurrences: Vec<usize>,
+    /// (hash slot, document id) of each holding document, by slot.
+    postings: Vec<(u32, u32)>,
+}
 
 /// The distinct `hashes` held by at least one and at most `max_documents`
-/// archive documents, sorted, and their postings.
-fn shared_hashes(
-    index: &ArchiveIndex,
-    hashes: &[u64],
-    max_documents: usize,
-) -> Result<(Vec<u64>, SlotPostings), ArchiveError> {
+/// archive documents, with their occurrences and postings.
+fn shared_hashes(index: &ArchiveIndex, hashes: &[u64], max_documents: usize) -> Result<SharedHashes, ArchiveError> {
     let mut distinct = hashes.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
-    let mut shared = Vec::new();
-    let mut postings = Vec::new();
+    let mut shared = SharedHashes { hashes: Vec::new(), occurrences: Vec::new(), postings: Vec::new() };
     let mut docs = Vec::new();
     for hash in distinct {
-        index.documents_with(hash, &mut docs)?;
+        index.occurrences_of(hash, &mut docs)?;
+        let occurrences = docs.len();
+        docs.dedup();
         if docs.is_empty() || docs.len() > max_documents {
             continue;
         }
-        let slot = shared.len() as u32;
-        shared.push(hash);
-        postings.extend(docs.iter().map(|&doc| (slot, doc)));
+        let slot = shared.hashes.len() as u32;
+        shared.hashes.push(hash);
+        shared.occurrences.push(occurrences);
+        shared.postings.extend(docs.iter().map(|&doc| (slot, doc)));
     }
-    Ok((shared, postings))
+    Ok(shared)
 }
 
 /// The documents of `postings` (hash slot, document id), numbered in name
-/// order, with the number of shared hashes each holds.
-fn sharing_documents<'a>(index: &'a ArchiveIndex, postings: &[(u32, u32)]) -> SharingDocuments<'a> {
+/// order, with the number of shared hashes each holds, and the postings with
+/// document numbers.
+fn sharing_documents<'a>(index: &'a ArchiveIndex, postings: &[(u32, u32)]) -> (SharingDocuments<'a>, Vec<(u32, u32)>) {
     let mut by_id: Vec<u32> = postings.iter().map(|&(_, id)| id).collect();
     by_id.sort_unstable();
     by_id.dedup();
@@ -249,41 +312,121 @@ fn sharing_documents<'a>(index: &'a ArchiveIndex, postings: &[(u32, u32)]) -> Sh
         }
     }
     let mut common = vec![0u64; ids.len()];
-    for (_, id) in postings {
-        if let Ok(at) = by_id.binary_search(id) {
+    let mut numbered = Vec::with_capacity(postings.len());
+    for &(slot, id) in postings {
+        if let Ok(at) = by_id.binary_search(&id) {
             common[numbers[at] as usize] += 1;
+            numbered.push((slot, numbers[at]));
         }
     }
     let records = ids.iter().map(|&id| index.record(id)).collect();
-    SharingDocuments { index, ids, records, common, ranges: Vec::new() }
+    (SharingDocuments { index, ids, records, common, ranges: Vec::new(), unread: Vec::new() }, numbered)
 }
 
-/// For each of the `shared` hashes, every (document number, chunk number)
-/// where it occurs in the documents (their chunks by number, `None` for a
-/// text that could not be read), sorted; `None` for a hash with more than
-/// `max_postings` occurrences.
-fn occurrences(shared: &[u64], documents: &[Option<Chunks>], max_postings: usize) -> Vec<Option<Vec<(u32, u32)>>> {
-    let found: Vec<(u32, u32, u32)> = (0u32..)
-        .zip(documents)
-        .collect::<Vec<_>>()
-        .par_iter()
-        .flat_map_iter(|&(number, chunks)| {
-            let hashes = chunks.as_ref().map_or(&[][..], |c| &c.hashes[..]);
-            (0u32..).zip(hashes).filter_map(move |(seq, hash)| {
-                let slot = shared.binary_search(hash).ok()? as u32;
-                Some((slot, number, seq))
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::archive::builder::create;
+    use crate::archive::format::Settings;
+    use crate::detect::params::Preset;
+    use crate::progress::Silent;
+    use crate::testutil::prose;
+
+    /// The hits as detect finds them, from every document's analysed chunks:
+    /// each shared chunk's occurrences, dropped above `max_postings`, the
+    /// rarest kept within the budget; then those of the documents with
+    /// `min_common` of the file's chunks hit, as (document name, hit).
+    fn reference_hits(
+        index: &ArchiveIndex,
+        hashes: &[u64],
+        budget: HitBudget,
+        min_common: usize,
+    ) -> Vec<(String, ChunkMatch)> {
+        let mut ids: Vec<u32> = index.live_ids().collect();
+        ids.sort_by(|&a, &b| index.name(a).cmp(index.name(b)));
+        let chunks: Vec<Chunks> = ids.iter().map(|&id| index.document_chunks(id).unwrap().unwrap()).collect();
+        let taboo = index.taboo();
+        let occurrences = |hash: u64| -> Vec<(u32, u32)> {
+            let mut list = Vec::new();
+            for (number, document) in (0u32..).zip(&chunks) {
+                for (seq, &h) in (0u32..).zip(&document.hashes) {
+                    if h == hash && !taboo.contains(h) {
+                        list.push((number, seq));
+                    }
+                }
+            }
+            list
+        };
+        let lists: Vec<Vec<(u32, u32)>> = hashes.iter().map(|&hash| occurrences(hash)).collect();
+        let mut found: Vec<(u32, u64, &Occurrences)> = (0u32..)
+            .zip(hashes)
+            .zip(&lists)
+            .filter(|(_, list)| !list.is_empty() && list.len() <= budget.max_postings)
+            .map(|((seq, &hash), list)| (seq, hash, &list[..]))
+            .collect();
+        keep_rarest(&mut found, budget.per_chunk * hashes.len(), |&(seq, hash, list)| (list.len(), hash, seq));
+        let hits: Vec<Hit> = found
+            .iter()
+            .flat_map(|&(seq, _, list)| {
+                list.iter()
+                    .map(move |&(doc, source)| Hit { source_doc: doc, chunk: ChunkMatch { suspicious: seq, source } })
             })
-        })
-        .collect();
-    let mut by_slot: Vec<Vec<(u32, u32)>> = vec![Vec::new(); shared.len()];
-    for (slot, number, seq) in found {
-        by_slot[slot as usize].push((number, seq));
+            .collect();
+        let common = |doc: u32| {
+            let mut seqs: Vec<u32> = hits.iter().filter(|h| h.source_doc == doc).map(|h| h.chunk.suspicious).collect();
+            seqs.sort_unstable();
+            seqs.dedup();
+            seqs.len()
+        };
+        let mut kept: Vec<(String, ChunkMatch)> = hits
+            .iter()
+            .filter(|hit| common(hit.source_doc) >= min_common)
+            .map(|hit| (index.name(ids[hit.source_doc as usize]).to_string(), hit.chunk))
+            .collect();
+        kept.sort_unstable();
+        kept
     }
-    by_slot
-        .into_iter()
-        .map(|mut list| {
-            list.sort_unstable();
-            (list.len() <= max_postings).then_some(list)
-        })
-        .collect()
+
+    #[test]
+    fn archive_hits_are_detects_for_the_candidates_with_repeated_chunks_and_a_tight_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        fs::create_dir_all(&docs).unwrap();
+        let (passage, repeated) = (prose(1, 150), prose(2, 12));
+        // The source of the passage, which holds the repeated sentence too.
+        fs::write(docs.join("a-source.txt"), format!("{} {passage} {repeated} {}", prose(3, 80), prose(4, 60)))
+            .unwrap();
+        // Documents that repeat the sentence: its chunks occur more often
+        // than they have postings' documents, past `max_postings` in all.
+        for i in 0..7 {
+            let text = format!(
+                "{} {repeated} {} {repeated} {} {repeated}",
+                prose(10 + i, 40),
+                prose(20 + i, 30),
+                prose(30 + i, 30)
+            );
+            fs::write(docs.join(format!("repeats-{i}.txt")), text).unwrap();
+        }
+        fs::write(docs.join("z-other.txt"), format!("{} {}", prose(5, 100), &passage[..200])).unwrap();
+        let root = dir.path().join("idx");
+        create(&docs, &root, &Settings::of_preset(Preset::Best), None, &Silent).unwrap();
+        let index = ArchiveIndex::open(&root).unwrap();
+        let file = format!("{} {passage} {repeated} {}", prose(6, 50), prose(7, 50));
+        let mut analyzer = crate::analysis::document::Analyzer::new(&index.settings().analysis());
+        let hashes = analyzer.analyse_text(file.clone(), file.len() as u64, [0; 16]).chunks.hashes;
+        for (max_postings, per_chunk) in [(20, 8), (20, 1), (3, 8), (usize::MAX, usize::MAX / hashes.len())] {
+            let budget = HitBudget { max_postings, per_chunk };
+            for min_common in [1, 3, 40] {
+                let (documents, hits) = archive_hits(&index, &hashes, budget, min_common).unwrap();
+                let mut named: Vec<(String, ChunkMatch)> =
+                    hits.iter().map(|hit| (index.name(documents.id(hit.source_doc)).to_string(), hit.chunk)).collect();
+                named.sort_unstable();
+                let expected = reference_hits(&index, &hashes, budget, min_common);
+                assert_eq!(named, expected, "{budget:?}, {min_common}");
+                assert!(!expected.is_empty() || min_common == 40, "{budget:?}, {min_common}");
+            }
+        }
+    }
 }

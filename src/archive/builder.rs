@@ -1,8 +1,7 @@
 //! `index create`: chunk every document in parallel, sort the postings (bucket
 //! sort, as the detector's in-memory index), and write a first generation.
 //!
-//! The postings (8 bytes per distinct chunk of a document, 12 above 32 hash
-//! bits) are spilled to disk and sorted; the chunk lists are streamed to the
+//! The postings (8 bytes per chunk of a document, 12 above 32 hash bits) are spilled to disk and sorted; the chunk lists are streamed to the
 //! generation's scratch files batch by batch in document order. Chunks of the
 //! taboo set ([`super::taboo`]) get no posting. The similarity table is
 //! computed from the written generation and its scratch chunk lists, which
@@ -41,7 +40,7 @@ pub struct CreateSummary {
     pub text_bytes: u64,
     /// Chunks in the index.
     pub chunks: u64,
-    /// Postings (distinct chunks per document, taboo chunks left out) in the index.
+    /// Postings (chunk occurrences, taboo chunks left out) in the index.
     pub postings: u64,
     /// Chunks in the taboo set (0 without one).
     pub taboo_chunks: u64,
@@ -63,9 +62,9 @@ pub(crate) struct KeyDoc<K> {
     pub(crate) doc: u32,
 }
 
-/// The postings of a document: one per distinct hash.
+/// The postings of a document: one per occurrence of a chunk that is not taboo.
 pub(crate) fn postings_of<K: ChunkKey>(doc: &IndexedDoc, id: u32) -> impl Iterator<Item = KeyDoc<K>> + '_ {
-    doc.distinct_hashes.iter().map(move |&hash| KeyDoc { key: K::from_hash(hash), doc: id })
+    doc.postings.iter().map(move |&hash| KeyDoc { key: K::from_hash(hash), doc: id })
 }
 
 /// Sorts postings by (hash, document).
@@ -391,6 +390,7 @@ impl TableBuilder {
             chunk_count: doc.chunks.len() as u32,
             structure_chunks: doc.chunks.len() as u32 - doc.content_chunks,
             distinct_chunks: doc.distinct(),
+            postings: doc.posting_count(),
             live: true,
             content_hash: doc.content_hash,
             bytes: doc.bytes,

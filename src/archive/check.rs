@@ -305,8 +305,10 @@ impl<'a> Checker<'a> {
         let mut analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
         let taboo = self.index.taboo();
         let taboo_regions = analysed.blank_taboo(taboo);
-        let budget = self.index.settings().detect_params().align.map_or(HitBudget::UNBOUNDED, |a| a.hit_budget());
-        let (sources, mut hits) = archive_hits(self.index, &analysed.chunks.hashes, budget)?;
+        let align = self.index.settings().detect_params().align;
+        let budget = align.map_or(HitBudget::UNBOUNDED, |a| a.hit_budget());
+        let min_common = align.map_or(1, |a| a.candidate_min_common);
+        let (sources, mut hits) = archive_hits(self.index, &analysed.chunks.hashes, budget, min_common)?;
         let (passages, _) = finder.find(&analysed, &mut hits, &sources, None);
         // Documents with a passage are reported however few chunks they share.
         let shared: Vec<(u32, u64)> = (0..sources.len() as u32)
@@ -403,7 +405,7 @@ impl<'a> Checker<'a> {
         // (document, distinct hashes it shares, positions of the file they hold)
         let groups: Vec<(u32, u64, u64)> = hits
             .chunk_by(|a, b| a.0 == b.0)
-            // One posting per (hash, document): the group counts distinct hashes.
+            // `documents_with` gives each document once: the group counts distinct hashes.
             .map(|group| (group[0].0, group.len() as u64, group.iter().map(|&(_, n)| u64::from(n)).sum()))
             .filter(|&(_, common, _)| common >= self.params.min_common as u64)
             .collect();

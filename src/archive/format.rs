@@ -27,8 +27,9 @@
 //! until its similarity table is computed, and removes them before its
 //! header is written: creating an index does not analyse its documents twice.
 //!
-//! A segment's postings are one per distinct (chunk hash, document), sorted
-//! by (hash, document): the hash's bits below the directory's (the "residue",
+//! A segment's postings are one per occurrence of a chunk in a document (a
+//! chunk a document holds twice has two equal postings), taboo chunks left
+//! out, sorted by (hash, document): the hash's bits below the directory's (the "residue",
 //! 0 to 7 bytes) and the document id (as few bytes as the largest id needs, 1
 //! to 4). Its directory holds (2^directory_bits + 1) offsets, u32 (u64 beyond
 //! 2^32 postings): where each bucket of postings starts, buckets keyed by the
@@ -675,6 +676,8 @@ pub fn directory_bits(postings: u64, hash_bits: u32) -> u32 {
 /// One record of the document table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DocRecord {
+    /// Its postings: occurrences of chunks that are not taboo.
+    pub postings: u32,
     /// Chunks of the document.
     pub chunk_count: u32,
     /// Distinct chunk hashes of the document (the denominator of similarity).
@@ -706,10 +709,11 @@ impl DocRecord {
         self.chunk_count.saturating_sub(self.structure_chunks)
     }
 
-    /// The record's 72 bytes. The first 8 are zero: they held the position of
-    /// the document's chunk list before format version 8.
+    /// The record's 72 bytes. Bytes 4 to 8 are zero (with bytes 0 to 4 they
+    /// held the position of the document's chunk list before format version 8).
     pub fn encode(&self) -> [u8; DOC_RECORD_BYTES] {
         let mut out = [0u8; DOC_RECORD_BYTES];
+        out[0..4].copy_from_slice(&self.postings.to_le_bytes());
         out[8..12].copy_from_slice(&self.chunk_count.to_le_bytes());
         out[12..16].copy_from_slice(&self.distinct_chunks.to_le_bytes());
         out[16..24].copy_from_slice(&self.name_start.to_le_bytes());
@@ -733,6 +737,7 @@ impl DocRecord {
         let mut content_hash = [0u8; 16];
         content_hash.copy_from_slice(&bytes[32..48]);
         DocRecord {
+            postings: u32_at(0),
             chunk_count: u32_at(8),
             distinct_chunks: u32_at(12),
             name_start: u64_at(16),
@@ -988,6 +993,7 @@ mod tests {
     #[test]
     fn doc_record_round_trips() {
         let record = DocRecord {
+            postings: 9,
             chunk_count: 7,
             distinct_chunks: 6,
             name_start: 99,

@@ -430,8 +430,8 @@ impl ArchiveIndex {
                 continue;
             }
             live += 1;
-            if record.distinct_chunks > record.chunk_count {
-                return Err(corrupt(format!("document {id}: more distinct chunks than chunks")));
+            if record.distinct_chunks > record.postings || record.postings > record.chunk_count {
+                return Err(corrupt(format!("document {id}: more distinct chunks than postings or chunks")));
             }
             if record.chunk_count == 0 {
                 continue; // No chunks: the segment field is not used.
@@ -440,9 +440,9 @@ impl ArchiveIndex {
                 return Err(corrupt(format!("document {id}: segment out of bounds")));
             }
             chunks += u64::from(record.chunk_count);
-            postings += u64::from(record.distinct_chunks);
+            postings += u64::from(record.postings);
             segment_chunks[record.segment as usize] += u64::from(record.chunk_count);
-            segment_postings[record.segment as usize] += u64::from(record.distinct_chunks);
+            segment_postings[record.segment as usize] += u64::from(record.postings);
         }
         let header = &self.header;
         let segments_ok = (header.segments.iter().zip(&segment_chunks).zip(&segment_postings))
@@ -589,6 +589,14 @@ impl ArchiveIndex {
     /// another segment than the document's record names (tombstones) left
     /// out. Fails on a posting of an id past the table.
     pub fn documents_with(&self, hash: u64, docs: &mut Vec<u32>) -> Result<(), ArchiveError> {
+        self.occurrences_of(hash, docs)?;
+        docs.dedup();
+        Ok(())
+    }
+
+    /// Sets `docs` to the live documents holding chunk `hash`, in id order,
+    /// each as often as the chunk occurs in it (a posting per occurrence).
+    pub fn occurrences_of(&self, hash: u64, docs: &mut Vec<u32>) -> Result<(), ArchiveError> {
         docs.clear();
         let mut segments_found = 0;
         for (s, segment) in (0u32..).zip(&self.segments) {
@@ -642,6 +650,7 @@ impl ArchiveIndex {
         for group in postings.chunk_by(|a, b| a.0 == b.0) {
             docs.clear();
             docs.extend(group.iter().map(|&(_, doc)| doc));
+            docs.dedup(); // A posting per occurrence.
             f(group[0].0, &docs);
         }
         Ok(())
@@ -677,7 +686,7 @@ impl ArchiveIndex {
     /// analysed again with the index's settings (or, in a generation being
     /// written, its scratch chunk list); `None` when the text can no longer be
     /// read as it was indexed.
-    pub(crate) fn document_chunks(&self, id: u32) -> Result<Option<Chunks>, ArchiveError> {
+    pub fn document_chunks(&self, id: u32) -> Result<Option<Chunks>, ArchiveError> {
         if let Some(chunks) = self.scratch_chunks(id)? {
             return Ok(Some(chunks));
         }

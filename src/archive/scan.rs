@@ -64,25 +64,35 @@ pub struct IndexedDoc {
     pub chunks: Chunks,
     /// Content chunks at the start of `chunks`.
     pub content_chunks: u32,
-    /// Distinct chunk hashes that are not taboo, sorted: the document's
-    /// postings (their number is the denominator of similarity).
-    pub distinct_hashes: Vec<u64>,
+    /// The chunk hashes that are not taboo, sorted, a hash once per
+    /// occurrence: the document's postings.
+    pub postings: Vec<u64>,
+    /// Distinct chunk hashes among them (the denominator of similarity).
+    distinct: u32,
 }
 
 impl IndexedDoc {
     /// The analysed `document`, with the chunks in `taboo` left out of its
     /// postings (not of its chunk list).
     pub(crate) fn of(document: Document, taboo: &TabooChunks) -> Self {
-        let distinct_hashes = distinct_outside(document.chunks.hashes.iter().copied(), taboo);
+        let mut postings: Vec<u64> = document.chunks.hashes.iter().copied().filter(|&h| !taboo.contains(h)).collect();
+        postings.sort_unstable();
+        let distinct = postings.chunk_by(|a, b| a == b).count();
+        let distinct = u32::try_from(distinct).unwrap_or(u32::MAX);
         // Decoding refuses texts beyond 32-bit offsets.
         let chars = u32::try_from(document.text.chars().count()).unwrap_or(u32::MAX);
         let Document { content_hash, bytes, chunks, content_chunks, .. } = document;
-        IndexedDoc { content_hash, bytes, chars, chunks, content_chunks, distinct_hashes }
+        IndexedDoc { content_hash, bytes, chars, chunks, content_chunks, postings, distinct }
     }
 
     /// Number of distinct chunks that are not taboo.
     pub(crate) fn distinct(&self) -> u32 {
-        u32::try_from(self.distinct_hashes.len()).unwrap_or(u32::MAX)
+        self.distinct
+    }
+
+    /// Number of chunks that are not taboo: its postings.
+    pub(crate) fn posting_count(&self) -> u32 {
+        u32::try_from(self.postings.len()).unwrap_or(u32::MAX)
     }
 }
 
@@ -158,11 +168,12 @@ mod tests {
         };
         let doc = IndexedDoc::of(analyse(), &TabooChunks::default());
         assert_eq!(doc.chunks.len(), 6);
-        // Sorted chunks: the windows are permutations of the same five words.
-        assert_eq!((doc.distinct(), doc.distinct_hashes.len()), (1, 1));
+        // Sorted chunks: the windows are permutations of the same five words,
+        // one posting per occurrence.
+        assert_eq!((doc.distinct(), doc.posting_count()), (1, 6));
         // A taboo chunk stays in the chunk list but is no posting.
         let taboo = TabooChunks::new(vec![doc.chunks.hashes[0]]);
         let doc = IndexedDoc::of(analyse(), &taboo);
-        assert_eq!((doc.chunks.len(), doc.distinct(), doc.distinct_hashes.len()), (6, 0, 0));
+        assert_eq!((doc.chunks.len(), doc.distinct(), doc.posting_count()), (6, 0, 0));
     }
 }

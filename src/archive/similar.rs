@@ -327,7 +327,7 @@ fn count_batch(index: &ArchiveIndex, docs: &[u32]) -> Result<Vec<Vec<(u32, u32)>
         if holders.len() <= 1 {
             continue; // Only the document itself holds it (or, taboo, none).
         }
-        // One live posting per (hash, document): each other document counts once.
+        // `documents_with` gives each document once: each other document counts once.
         for &doc in &holders {
             for &(_, local) in group {
                 if doc != docs[local as usize] {
