@@ -32,7 +32,10 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use hashlink::LruCache;
 
 use memmap2::{Mmap, UncheckedAdvice};
 use rayon::prelude::*;
@@ -292,6 +295,41 @@ impl SegmentPostings {
     }
 }
 
+/// Chunks of documents analysed again ([`ArchiveIndex::document_chunks`])
+/// that an index keeps for the next request of the same document (another
+/// pair of the similarity table, the next check of a server): at most
+/// [`CACHED_CHUNKS`] chunks, the least recently used dropped first. A cached
+/// analysis is used only once the document's text was read again and found
+/// as indexed, so a document changed since gives no chunks, cached or not.
+#[derive(Debug)]
+struct AnalysisCache {
+    documents: LruCache<u32, Chunks>,
+    chunks: usize,
+}
+
+/// Chunks the analysis cache holds at most (16 bytes each: 64 MiB).
+const CACHED_CHUNKS: usize = 1 << 22;
+
+impl AnalysisCache {
+    fn get(&mut self, id: u32) -> Option<Chunks> {
+        self.documents.get(&id).cloned()
+    }
+
+    fn insert(&mut self, id: u32, chunks: &Chunks) {
+        if chunks.len() > CACHED_CHUNKS / 4 {
+            return; // A huge document would push out everything else.
+        }
+        self.chunks += chunks.len();
+        if let Some(replaced) = self.documents.insert(id, chunks.clone()) {
+            self.chunks -= replaced.len();
+        }
+        while self.chunks > CACHED_CHUNKS {
+            let Some((_, dropped)) = self.documents.remove_lru() else { break };
+            self.chunks -= dropped.len();
+        }
+    }
+}
+
 /// An open index: the header and zero-copy views of the arrays.
 #[derive(Debug)]
 pub struct ArchiveIndex {
@@ -307,6 +345,7 @@ pub struct ArchiveIndex {
     key_bytes: usize,
     /// The scratch chunk lists of a generation being written.
     scratch: Option<ScratchChunkLists>,
+    analysed: Mutex<AnalysisCache>,
 }
 
 impl ArchiveIndex {
@@ -393,6 +432,7 @@ impl ArchiveIndex {
             segments,
             taboo,
             scratch: None,
+            analysed: Mutex::new(AnalysisCache { documents: LruCache::new_unbounded(), chunks: 0 }),
         };
         index.check_table()?;
         Ok(index)
@@ -690,7 +730,14 @@ impl ArchiveIndex {
         if let Some(chunks) = self.scratch_chunks(id)? {
             return Ok(Some(chunks));
         }
-        Ok(self.document_text(id).and_then(|text| self.analyse(id, text)).map(|document| document.chunks))
+        // The text is read and checked each time; its analysis may be cached.
+        let Some(text) = self.document_text(id) else { return Ok(None) };
+        Ok(self.cached(id).or_else(|| self.analyse(id, text).map(|document| document.chunks)))
+    }
+
+    /// The chunks of document `id` in the analysis cache.
+    fn cached(&self, id: u32) -> Option<Chunks> {
+        self.analysed.lock().ok()?.get(id)
     }
 
     /// The chunk list of document `id` in the scratch lists, when it is there;
@@ -725,6 +772,9 @@ impl ArchiveIndex {
         let document = analyzer.analyse_text(text, record.bytes, record.content_hash);
         let same =
             document.chunks.len() == record.chunk_count as usize && document.content_chunks == record.content_chunks();
+        if same && let Ok(mut cache) = self.analysed.lock() {
+            cache.insert(id, &document.chunks);
+        }
         same.then_some(document)
     }
 
@@ -753,7 +803,7 @@ impl ArchiveIndex {
     /// chunks cover blanked, as `check` blanks it.
     pub(crate) fn stored_document(&self, id: u32) -> Result<Option<Document>, ArchiveError> {
         let Some(text) = self.document_text(id) else { return Ok(None) };
-        let mut document = match self.scratch_chunks(id)? {
+        let mut document = match self.scratch_chunks(id)?.or_else(|| self.cached(id)) {
             Some(chunks) => {
                 let record = self.record(id);
                 let (bytes, content_hash, content_chunks) =
@@ -873,7 +923,9 @@ mod tests {
                 .chain(["similarity.sqlite"])
                 .collect::<Vec<_>>()
         );
-        // A document changed since it was indexed has no chunks to give.
+        // Analysed once, a document's chunks are cached for the next request.
+        assert_eq!(index.cached(2).map(|chunks| chunks.hashes), Some(a.hashes.clone()));
+        // A document changed since it was indexed has no chunks to give, cached or not.
         fs::write(dir.path().join("docs/sub/a.txt"), "one two three four five six seven eight nine ten").unwrap();
         assert!(index.document_chunks(2).unwrap().is_none());
         assert!(index.stored_document(2).unwrap().is_none());
