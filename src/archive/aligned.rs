@@ -10,10 +10,9 @@
 //! ([`crate::matching::search::HitBudget`]), spent on those counts alone: a
 //! chunk with more occurrences than `max_postings` makes no hit, and the file
 //! gets at most `per_chunk` hits per chunk, rarest chunks first
-//! ([`keep_rarest`]). That tells which documents the kept hits make
-//! candidates of the alignment (at least `min_common` of the file's chunks
-//! hit in them, [`crate::matching::search::Candidates::for_each`]); only
-//! those are analysed again from their texts
+//! ([`keep_rarest`]). That tells which documents the kept hits can make
+//! candidates of the alignment ([`CandidateRule`]); only those are analysed
+//! again from their texts
 //! ([`ArchiveIndex::document_chunks`]), which gives the chunk numbers of their
 //! hits. The hits of the other documents, which the alignment would pass
 //! over, are left out. A candidate whose text can no longer be read as it was
@@ -29,7 +28,6 @@ use super::error::ArchiveError;
 use super::format::DocRecord;
 use super::reader::ArchiveIndex;
 use crate::align::sentences::TermMap;
-use crate::analysis::chunk::Chunks;
 use crate::analysis::span::CharRange;
 use crate::matching::intervals::ChunkMatch;
 use crate::matching::search::{Hit, HitBudget, keep_rarest};
@@ -106,37 +104,85 @@ impl SourceDocuments for SharingDocuments<'_> {
     }
 }
 
+/// What the alignment's candidate stage
+/// ([`crate::passages::PassageFinder`]) needs of a source document's hits
+/// before it looks at the document, all of it known from the file's side of
+/// the hits: at least `min_common` of the file's chunks hit, `max_gap`
+/// unmatched chunks at most between neighbours (a valid interval on the
+/// file's side), and at least `min_content` matches of the file's first
+/// `content_chunks` chunks. A document that falls short makes no candidate
+/// pair, whatever its chunk numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CandidateRule {
+    /// Distinct chunks of the file in a run.
+    pub min_common: usize,
+    /// Unmatched chunks between neighbours of a run.
+    pub max_gap: usize,
+    /// Matches of content chunks.
+    pub min_content: usize,
+    /// The file's content chunks (its structure chunks follow).
+    pub content_chunks: u32,
+}
+
+impl CandidateRule {
+    /// Whether hits at the file's chunks `positions` (sorted, distinct), with
+    /// `content` matches of content chunks, may make a candidate pair.
+    fn admits(&self, positions: &[u32], content: usize) -> bool {
+        if content < self.min_content || positions.len() < self.min_common {
+            return false;
+        }
+        let mut run = 1;
+        for pair in positions.windows(2) {
+            run = if (pair[1] - pair[0] - 1) as usize <= self.max_gap { run + 1 } else { 1 };
+            if run >= self.min_common {
+                return true;
+            }
+        }
+        run >= self.min_common
+    }
+}
+
 /// The hits of a file whose chunk hashes are `hashes` (in sequence order) in
-/// the documents that they make candidates of the alignment (`min_common`
-/// of the file's chunks hit), and the documents sharing chunks with the file
-/// (see the module documentation).
+/// the documents that `rule` admits as candidates of the alignment, and the
+/// documents sharing chunks with the file (see the module documentation).
 pub fn archive_hits<'a>(
     index: &'a ArchiveIndex,
     hashes: &[u64],
     budget: HitBudget,
-    min_common: usize,
+    rule: CandidateRule,
 ) -> Result<(SharingDocuments<'a>, Vec<Hit>), ArchiveError> {
     let shared = shared_hashes(index, hashes, budget.max_postings)?;
     let (mut documents, postings) = sharing_documents(index, &shared.postings);
     let kept = kept_chunks(hashes, &shared, budget);
-    let candidates = candidate_documents(&kept, &postings, shared.hashes.len(), documents.len(), min_common);
+    let candidates = candidate_documents(&kept, &postings, shared.hashes.len(), documents.len(), rule);
     let numbers: Vec<u32> = (0u32..).zip(&candidates).filter(|&(_, &is)| is).map(|(number, _)| number).collect();
-    let chunks: Vec<Option<Chunks>> =
-        numbers.par_iter().map(|&number| index.document_chunks(documents.id(number))).collect::<Result<_, _>>()?;
+    // The slots of the hashes that make hits: the candidates' other chunks are passed over.
+    let mut kept_slots: TermMap<u32> = TermMap::default();
+    kept_slots.extend(kept.iter().map(|&(_, slot)| (shared.hashes[slot as usize], slot)));
+    // Each candidate analysed again: its chunk ranges, and where the kept hashes occur in it.
+    let analysed: Vec<(u32, Option<AnalysedCandidate>)> = numbers
+        .par_iter()
+        .map(|&number| {
+            let found = index.document_chunks(documents.id(number))?.map(|chunks| {
+                let slots = (0u32..).zip(&chunks.hashes).filter_map(|(seq, hash)| Some((*kept_slots.get(hash)?, seq)));
+                let slots = slots.collect();
+                (chunks.ranges, slots)
+            });
+            Ok((number, found))
+        })
+        .collect::<Result<_, ArchiveError>>()?;
     documents.ranges = vec![Vec::new(); documents.len()];
     documents.unread = vec![false; documents.len()];
     let mut occurrences: Vec<Vec<(u32, u32)>> = vec![Vec::new(); shared.hashes.len()];
-    for (&number, chunks) in numbers.iter().zip(chunks) {
-        let Some(chunks) = chunks else {
+    for (number, found) in analysed {
+        let Some((ranges, found)) = found else {
             documents.unread[number as usize] = true;
             continue;
         };
-        for (seq, hash) in (0u32..).zip(&chunks.hashes) {
-            if let Ok(slot) = shared.hashes.binary_search(hash) {
-                occurrences[slot].push((number, seq));
-            }
+        for (slot, seq) in found {
+            occurrences[slot as usize].push((number, seq));
         }
-        documents.ranges[number as usize] = chunks.ranges;
+        documents.ranges[number as usize] = ranges;
     }
     let hits = kept
         .iter()
@@ -148,6 +194,10 @@ pub fn archive_hits<'a>(
         .collect();
     Ok((documents, hits))
 }
+
+/// A candidate document analysed again: its chunk ranges, and (hash slot,
+/// chunk number) of each of its chunks whose hash makes hits.
+type AnalysedCandidate = (Vec<CharRange>, Vec<(u32, u32)>);
 
 /// The chunks of a file (`hashes` in sequence order) that make hits, as
 /// (chunk number, slot of its hash in `shared`): those whose hash has at most
@@ -168,27 +218,38 @@ fn kept_chunks(hashes: &[u64], shared: &SharedHashes, budget: HitBudget) -> Vec<
     found.into_iter().map(|(seq, _, slot)| (seq, slot)).collect()
 }
 
-/// Whether each of `documents` documents is a candidate: at least
-/// `min_common` of the `kept` chunks (chunk number, hash slot) have a hash it
-/// holds (`postings`: (hash slot, document number), of `slots` slots).
+/// Whether `rule` admits each of `documents` documents with the hits of the
+/// `kept` chunks (chunk number, hash slot) in it (`postings`: (hash slot,
+/// document number, occurrences), of `slots` slots).
 fn candidate_documents(
     kept: &[(u32, u32)],
-    postings: &[(u32, u32)],
+    postings: &[(u32, u32, u32)],
     slots: usize,
     documents: usize,
-    min_common: usize,
+    rule: CandidateRule,
 ) -> Vec<bool> {
-    let mut holders: Vec<Vec<u32>> = vec![Vec::new(); slots];
-    for &(slot, doc) in postings {
-        holders[slot as usize].push(doc);
+    let mut holders: Vec<Vec<(u32, u32)>> = vec![Vec::new(); slots];
+    for &(slot, doc, occurrences) in postings {
+        holders[slot as usize].push((doc, occurrences));
     }
-    let mut hit = vec![0usize; documents];
-    for &(_, slot) in kept {
-        for &doc in &holders[slot as usize] {
-            hit[doc as usize] += 1;
+    let mut positions: Vec<Vec<u32>> = vec![Vec::new(); documents];
+    let mut content = vec![0usize; documents];
+    for &(seq, slot) in kept {
+        for &(doc, occurrences) in &holders[slot as usize] {
+            positions[doc as usize].push(seq);
+            if seq < rule.content_chunks {
+                content[doc as usize] += occurrences as usize;
+            }
         }
     }
-    hit.into_iter().map(|n| n >= min_common).collect()
+    positions
+        .iter_mut()
+        .zip(content)
+        .map(|(positions, content)| {
+            positions.sort_unstable();
+            rule.admits(positions, content)
+        })
+        .collect()
 }
 
 /// A checked file's chunks numbered for [`pair_hits`], which takes the file
@@ -268,8 +329,8 @@ struct SharedHashes {
     hashes: Vec<u64>,
     /// Occurrences of each in those documents.
     occurrences: Vec<usize>,
-    /// (hash slot, document id) of each holding document, by slot.
-    postings: Vec<(u32, u32)>,
+    /// (hash slot, document id, occurrences) of each holding document, by slot.
+    postings: Vec<(u32, u32, u32)>,
 }
 
 /// The distinct `hashes` held by at least one and at most `max_documents`
@@ -282,24 +343,26 @@ fn shared_hashes(index: &ArchiveIndex, hashes: &[u64], max_documents: usize) -> 
     let mut docs = Vec::new();
     for hash in distinct {
         index.occurrences_of(hash, &mut docs)?;
-        let occurrences = docs.len();
-        docs.dedup();
-        if docs.is_empty() || docs.len() > max_documents {
+        let holders = docs.chunk_by(|a, b| a == b).count();
+        if holders == 0 || holders > max_documents {
             continue;
         }
         let slot = shared.hashes.len() as u32;
         shared.hashes.push(hash);
-        shared.occurrences.push(occurrences);
-        shared.postings.extend(docs.iter().map(|&doc| (slot, doc)));
+        shared.occurrences.push(docs.len());
+        shared.postings.extend(docs.chunk_by(|a, b| a == b).map(|same| (slot, same[0], same.len() as u32)));
     }
     Ok(shared)
 }
 
-/// The documents of `postings` (hash slot, document id), numbered in name
-/// order, with the number of shared hashes each holds, and the postings with
-/// document numbers.
-fn sharing_documents<'a>(index: &'a ArchiveIndex, postings: &[(u32, u32)]) -> (SharingDocuments<'a>, Vec<(u32, u32)>) {
-    let mut by_id: Vec<u32> = postings.iter().map(|&(_, id)| id).collect();
+/// The documents of `postings` (hash slot, document id, occurrences),
+/// numbered in name order, with the number of shared hashes each holds, and
+/// the postings with document numbers.
+fn sharing_documents<'a>(
+    index: &'a ArchiveIndex,
+    postings: &[(u32, u32, u32)],
+) -> (SharingDocuments<'a>, Vec<(u32, u32, u32)>) {
+    let mut by_id: Vec<u32> = postings.iter().map(|&(_, id, _)| id).collect();
     by_id.sort_unstable();
     by_id.dedup();
     let mut ids = by_id.clone();
@@ -313,10 +376,10 @@ fn sharing_documents<'a>(index: &'a ArchiveIndex, postings: &[(u32, u32)]) -> (S
     }
     let mut common = vec![0u64; ids.len()];
     let mut numbered = Vec::with_capacity(postings.len());
-    for &(slot, id) in postings {
+    for &(slot, id, occurrences) in postings {
         if let Ok(at) = by_id.binary_search(&id) {
             common[numbers[at] as usize] += 1;
-            numbered.push((slot, numbers[at]));
+            numbered.push((slot, numbers[at], occurrences));
         }
     }
     let records = ids.iter().map(|&id| index.record(id)).collect();
@@ -325,27 +388,23 @@ fn sharing_documents<'a>(index: &'a ArchiveIndex, postings: &[(u32, u32)]) -> (S
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
     use std::fs;
 
     use super::*;
+    use crate::analysis::chunk::Chunks;
     use crate::archive::builder::create;
     use crate::archive::format::Settings;
     use crate::detect::params::Preset;
+    use crate::matching::intervals::{IntervalParams, valid_intervals};
     use crate::progress::Silent;
     use crate::testutil::prose;
 
-    /// The hits as detect finds them, from every document's analysed chunks:
-    /// each shared chunk's occurrences, dropped above `max_postings`, the
-    /// rarest kept within the budget; then those of the documents with
-    /// `min_common` of the file's chunks hit, as (document name, hit).
-    fn reference_hits(
-        index: &ArchiveIndex,
-        hashes: &[u64],
-        budget: HitBudget,
-        min_common: usize,
-    ) -> Vec<(String, ChunkMatch)> {
-        let mut ids: Vec<u32> = index.live_ids().collect();
-        ids.sort_by(|&a, &b| index.name(a).cmp(index.name(b)));
+    /// Every hit as detect finds them, from every document's analysed
+    /// chunks, by document name: each shared chunk's occurrences, dropped
+    /// above `max_postings`, the rarest kept within the budget.
+    fn reference_hits(index: &ArchiveIndex, hashes: &[u64], budget: HitBudget) -> BTreeMap<String, Vec<ChunkMatch>> {
+        let ids: Vec<u32> = index.live_ids().collect();
         let chunks: Vec<Chunks> = ids.iter().map(|&id| index.document_chunks(id).unwrap().unwrap()).collect();
         let taboo = index.taboo();
         let occurrences = |hash: u64| -> Vec<(u32, u32)> {
@@ -367,30 +426,31 @@ mod tests {
             .map(|((seq, &hash), list)| (seq, hash, &list[..]))
             .collect();
         keep_rarest(&mut found, budget.per_chunk * hashes.len(), |&(seq, hash, list)| (list.len(), hash, seq));
-        let hits: Vec<Hit> = found
-            .iter()
-            .flat_map(|&(seq, _, list)| {
-                list.iter()
-                    .map(move |&(doc, source)| Hit { source_doc: doc, chunk: ChunkMatch { suspicious: seq, source } })
-            })
-            .collect();
-        let common = |doc: u32| {
-            let mut seqs: Vec<u32> = hits.iter().filter(|h| h.source_doc == doc).map(|h| h.chunk.suspicious).collect();
-            seqs.sort_unstable();
-            seqs.dedup();
-            seqs.len()
-        };
-        let mut kept: Vec<(String, ChunkMatch)> = hits
-            .iter()
-            .filter(|hit| common(hit.source_doc) >= min_common)
-            .map(|hit| (index.name(ids[hit.source_doc as usize]).to_string(), hit.chunk))
-            .collect();
-        kept.sort_unstable();
-        kept
+        let mut hits: BTreeMap<String, Vec<ChunkMatch>> = BTreeMap::new();
+        for &(seq, _, list) in &found {
+            for &(doc, source) in list {
+                let name = index.name(ids[doc as usize]).to_string();
+                hits.entry(name).or_default().push(ChunkMatch { suspicious: seq, source });
+            }
+        }
+        hits.values_mut().for_each(|matches| matches.sort_unstable());
+        hits
+    }
+
+    /// Whether the alignment's candidate stage makes a candidate pair of a
+    /// document with these `matches` (`passages::align_document`).
+    fn makes_a_candidate(matches: &[ChunkMatch], rule: CandidateRule) -> bool {
+        let mut distinct: Vec<u32> = matches.iter().map(|m| m.suspicious).collect();
+        distinct.dedup();
+        let content = matches.iter().filter(|m| m.suspicious < rule.content_chunks).count();
+        let params = IntervalParams { min_chunks: rule.min_common, max_gap: rule.max_gap, depth: 2 };
+        let mut intervals = Vec::new();
+        valid_intervals(&mut matches.to_vec(), &params, &mut intervals);
+        distinct.len() >= rule.min_common && content >= rule.min_content && !intervals.is_empty()
     }
 
     #[test]
-    fn archive_hits_are_detects_for_the_candidates_with_repeated_chunks_and_a_tight_budget() {
+    fn archive_hits_are_detects_for_every_candidate_with_repeated_chunks_and_a_tight_budget() {
         let dir = tempfile::tempdir().unwrap();
         let docs = dir.path().join("docs");
         fs::create_dir_all(&docs).unwrap();
@@ -399,7 +459,7 @@ mod tests {
         fs::write(docs.join("a-source.txt"), format!("{} {passage} {repeated} {}", prose(3, 80), prose(4, 60)))
             .unwrap();
         // Documents that repeat the sentence: its chunks occur more often
-        // than they have postings' documents, past `max_postings` in all.
+        // than they have documents, past `max_postings` in all.
         for i in 0..7 {
             let text = format!(
                 "{} {repeated} {} {repeated} {} {repeated}",
@@ -415,18 +475,29 @@ mod tests {
         let index = ArchiveIndex::open(&root).unwrap();
         let file = format!("{} {passage} {repeated} {}", prose(6, 50), prose(7, 50));
         let mut analyzer = crate::analysis::document::Analyzer::new(&index.settings().analysis());
-        let hashes = analyzer.analyse_text(file.clone(), file.len() as u64, [0; 16]).chunks.hashes;
+        let analysed = analyzer.analyse_text(file.clone(), file.len() as u64, [0; 16]);
+        let hashes = &analysed.chunks.hashes;
+        let mut left_out = 0;
         for (max_postings, per_chunk) in [(20, 8), (20, 1), (3, 8), (usize::MAX, usize::MAX / hashes.len())] {
             let budget = HitBudget { max_postings, per_chunk };
-            for min_common in [1, 3, 40] {
-                let (documents, hits) = archive_hits(&index, &hashes, budget, min_common).unwrap();
-                let mut named: Vec<(String, ChunkMatch)> =
-                    hits.iter().map(|hit| (index.name(documents.id(hit.source_doc)).to_string(), hit.chunk)).collect();
-                named.sort_unstable();
-                let expected = reference_hits(&index, &hashes, budget, min_common);
-                assert_eq!(named, expected, "{budget:?}, {min_common}");
-                assert!(!expected.is_empty() || min_common == 40, "{budget:?}, {min_common}");
+            for (min_common, max_gap, min_content) in [(3, 30, 2), (1, 0, 0), (3, 2, 1), (40, 30, 2)] {
+                let rule = CandidateRule { min_common, max_gap, min_content, content_chunks: analysed.content_chunks };
+                let (documents, hits) = archive_hits(&index, hashes, budget, rule).unwrap();
+                let mut found: BTreeMap<String, Vec<ChunkMatch>> = BTreeMap::new();
+                for hit in &hits {
+                    found.entry(index.name(documents.id(hit.source_doc)).to_string()).or_default().push(hit.chunk);
+                }
+                found.values_mut().for_each(|matches| matches.sort_unstable());
+                let reference = reference_hits(&index, hashes, budget);
+                for (name, matches) in &reference {
+                    if makes_a_candidate(matches, rule) {
+                        assert_eq!(found.get(name), Some(matches), "{name}: {budget:?}, {rule:?}");
+                    }
+                }
+                left_out += reference.len() - found.len();
+                assert!(found.keys().all(|name| reference.contains_key(name)), "{budget:?}, {rule:?}");
             }
         }
+        assert!(left_out > 0, "some documents' hits are left out");
     }
 }

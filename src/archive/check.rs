@@ -21,7 +21,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::aligned::{SharingDocuments, archive_hits};
+use super::aligned::{CandidateRule, SharingDocuments, archive_hits};
 use super::error::ArchiveError;
 use super::format::Settings;
 use super::reader::ArchiveIndex;
@@ -34,7 +34,7 @@ use crate::analysis::taboo::{self, TabooChunks};
 use crate::detect::params::DetectParams;
 use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
 use crate::matching::overlap::{OverlapPolicy, Passage, resolve_overlaps};
-use crate::matching::search::{Hit, HitBudget};
+use crate::matching::search::Hit;
 use crate::passages::{PassageFinder, SourceDocuments};
 use crate::report::model::{
     ComparedSource, DocumentChunks, DocumentReport, DocumentTexts, FoundPassage, SharedChunks, excerpt, percent,
@@ -305,10 +305,14 @@ impl<'a> Checker<'a> {
         let mut analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
         let taboo = self.index.taboo();
         let taboo_regions = analysed.blank_taboo(taboo);
-        let align = self.index.settings().detect_params().align;
-        let budget = align.map_or(HitBudget::UNBOUNDED, |a| a.hit_budget());
-        let min_common = align.map_or(1, |a| a.candidate_min_common);
-        let (sources, mut hits) = archive_hits(self.index, &analysed.chunks.hashes, budget, min_common)?;
+        let align = self.index.settings().detect_params().align.unwrap_or_default();
+        let rule = CandidateRule {
+            min_common: align.candidate_min_common,
+            max_gap: align.candidate_max_gap,
+            min_content: align.candidate_min_content,
+            content_chunks: analysed.content_chunks,
+        };
+        let (sources, mut hits) = archive_hits(self.index, &analysed.chunks.hashes, align.hit_budget(), rule)?;
         let (passages, _) = finder.find(&analysed, &mut hits, &sources, None);
         // Documents with a passage are reported however few chunks they share.
         let shared: Vec<(u32, u64)> = (0..sources.len() as u32)
