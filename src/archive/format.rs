@@ -755,7 +755,7 @@ impl DocRecord {
 
 /// Reads a little-endian unsigned integer of `len` (0 to 8) bytes: a stored
 /// hash (4 or 8 bytes) or a posting's residue.
-#[inline]
+#[inline(always)]
 pub fn read_key(bytes: &[u8], len: usize) -> u64 {
     match len {
         0 => 0,

@@ -52,6 +52,8 @@ use crate::analysis::extract::cache::TextCache;
 use crate::analysis::read::{DocumentFile, Loaded, TextReader, content_hash};
 use crate::analysis::span::CharRange;
 use crate::analysis::taboo::TabooChunks;
+use crate::matching::index::prefetch;
+use crate::matching::search::PREFETCH_DISTANCE;
 
 /// A read-only memory map of one file, with the CRC-32 the header records.
 #[derive(Debug)]
@@ -163,6 +165,23 @@ impl ScratchChunkLists {
     }
 }
 
+/// The little-endian integer of `len` bytes (at most 8) at `at` of `bytes`,
+/// as [`read_key`] reads it: one 8-byte load, masked, where 8 bytes remain.
+#[inline(always)]
+fn read_masked(bytes: &[u8], at: usize, len: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(word) => {
+            let mask = u64::MAX.checked_shr(64 - 8 * len as u32).unwrap_or(0);
+            u64::from_le_bytes(word.try_into().expect("8 bytes")) & mask
+        }
+        None => read_key(&bytes[at..], len),
+    }
+}
+
+/// Buckets of at most this many postings are scanned rather than searched
+/// by halves ([`SegmentPostings::find_in_bucket`]).
+const SCANNED_BUCKET_POSTINGS: u64 = 32;
+
 /// The postings of one segment and their byte layout.
 #[derive(Debug)]
 struct SegmentPostings {
@@ -200,28 +219,67 @@ impl SegmentPostings {
     fn doc(&self, i: u64) -> u32 {
         let at = i as usize * self.posting_bytes + self.residue_bytes;
         // At most 4 bytes: the value fits.
-        read_key(&self.postings.bytes()[at..], self.doc_bytes) as u32
+        read_masked(self.postings.bytes(), at, self.doc_bytes) as u32
     }
 
     #[inline]
     fn residue(&self, i: u64) -> u64 {
-        read_key(&self.postings.bytes()[i as usize * self.posting_bytes..], self.residue_bytes)
+        read_masked(self.postings.bytes(), i as usize * self.posting_bytes, self.residue_bytes)
     }
 
     /// The positions of the postings of `hash`, in document order.
     fn lookup(&self, hash: u64) -> Range<u64> {
-        let Range { start: low, end: high } = self.bucket_range(hash.checked_shr(self.shift).unwrap_or(0) as usize);
-        let residue = hash & self.residue_mask;
-        // The first position in low..high whose residue passes `is_after`.
-        let partition = |mut low: u64, mut high: u64, is_after: &dyn Fn(u64) -> bool| {
-            while low < high {
-                let mid = low + (high - low) / 2;
-                if is_after(self.residue(mid)) { high = mid } else { low = mid + 1 }
-            }
-            low
-        };
-        let start = partition(low, high, &|r| r >= residue);
-        start..partition(start, high, &|r| r > residue)
+        self.find_in_bucket(self.bucket_range(self.bucket_of(hash)), hash & self.residue_mask)
+    }
+
+    /// Asks the CPU to start loading the directory entry of `hash`.
+    fn prefetch_directory(&self, hash: u64) {
+        let at = self.bucket_of(hash).saturating_mul(self.directory_entry_bytes);
+        if let Some(entry) = self.directory.bytes().get(at) {
+            prefetch(entry);
+        }
+    }
+
+    /// Asks the CPU to start loading the postings bucket of `hash`; best
+    /// after [`prefetch_directory`](Self::prefetch_directory) had time to
+    /// complete.
+    fn prefetch_bucket(&self, hash: u64) {
+        let start = self.bucket_range(self.bucket_of(hash)).start as usize;
+        if let Some(posting) = self.postings.bytes().get(start.saturating_mul(self.posting_bytes)) {
+            prefetch(posting);
+        }
+    }
+
+    /// The directory bucket of `hash`.
+    #[inline]
+    fn bucket_of(&self, hash: u64) -> usize {
+        hash.checked_shr(self.shift).unwrap_or(0) as usize
+    }
+
+    /// The positions in `bucket` of the postings whose residue is `residue`.
+    /// A bucket holds a few postings on average: they are scanned in order,
+    /// which reads a cache line or two; a crowded bucket is searched by
+    /// halves.
+    #[inline]
+    fn find_in_bucket(&self, bucket: Range<u64>, residue: u64) -> Range<u64> {
+        if bucket.end - bucket.start <= SCANNED_BUCKET_POSTINGS {
+            let start = bucket.clone().find(|&i| self.residue(i) >= residue).unwrap_or(bucket.end);
+            let end = (start..bucket.end).find(|&i| self.residue(i) != residue).unwrap_or(bucket.end);
+            return start..end;
+        }
+        let start = self.partition(bucket.clone(), |r| r >= residue);
+        start..self.partition(start..bucket.end, |r| r > residue)
+    }
+
+    /// The first position in `range` whose residue passes `is_after` (which
+    /// the residues, in ascending order, pass from some position on).
+    fn partition(&self, range: Range<u64>, is_after: impl Fn(u64) -> bool) -> u64 {
+        let Range { start: mut low, end: mut high } = range;
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if is_after(self.residue(mid)) { high = mid } else { low = mid + 1 }
+        }
+        low
     }
 
     /// The positions of the postings of directory bucket `bucket`.
@@ -230,8 +288,8 @@ impl SegmentPostings {
         if (bucket + 2) * width > directory.len() {
             return 0..0;
         }
-        let end = read_key(&directory[(bucket + 1) * width..], width).min(self.count);
-        read_key(&directory[bucket * width..], width).min(end)..end
+        let end = read_masked(directory, (bucket + 1) * width, width).min(self.count);
+        read_masked(directory, bucket * width, width).min(end)..end
     }
 
     /// Calls `f(hash, doc)` for every posting whose hash is from `first` to
@@ -244,8 +302,7 @@ impl SegmentPostings {
         mut f: impl FnMut(u64, u32) -> Result<(), ArchiveError>,
     ) -> Result<(), ArchiveError> {
         let postings = self.postings.bytes();
-        let bucket_of = |hash: u64| hash.checked_shr(self.shift).unwrap_or(0) as usize;
-        for bucket in bucket_of(first)..=bucket_of(last) {
+        for bucket in self.bucket_of(first)..=self.bucket_of(last) {
             let range = self.bucket_range(bucket);
             let high = (bucket as u64).checked_shl(self.shift).unwrap_or(0);
             let bytes = &postings[range.start as usize * self.posting_bytes..range.end as usize * self.posting_bytes];
@@ -658,6 +715,30 @@ impl ArchiveIndex {
         Ok(())
     }
 
+    /// Calls `f(i, documents)` for each hash `hashes[i]`, in order, with the
+    /// live documents holding it, each once, in id order: [`documents_with`]
+    /// for many hashes, with the directory entries and buckets of the hashes
+    /// ahead prefetched, so that the reads from memory overlap (a walk
+    /// through an index of gigabytes waits on memory, not on computation).
+    ///
+    /// [`documents_with`]: Self::documents_with
+    pub fn documents_with_each(&self, hashes: &[u64], mut f: impl FnMut(usize, &[u32])) -> Result<(), ArchiveError> {
+        let mut docs = Vec::new();
+        for (i, &hash) in hashes.iter().enumerate() {
+            for segment in &self.segments {
+                if let Some(&later) = hashes.get(i + PREFETCH_DISTANCE) {
+                    segment.postings.prefetch_directory(later);
+                }
+                if let Some(&sooner) = hashes.get(i + PREFETCH_DISTANCE / 2) {
+                    segment.postings.prefetch_bucket(sooner);
+                }
+            }
+            self.documents_with(hash, &mut docs)?;
+            f(i, &docs);
+        }
+        Ok(())
+    }
+
     /// Calls `f(hash, documents)` for every chunk hash from `first` to `last`
     /// (inclusive) that live documents hold, in hash order, with those
     /// documents in id order (tombstones left out, as [`documents_with`]
@@ -941,6 +1022,48 @@ mod tests {
         assert!(walked.windows(2).all(|w| w[0] < w[1]));
         for (key, doc) in walked {
             assert!(holders(key).contains(&doc));
+        }
+    }
+
+    #[test]
+    fn lookups_agree_with_a_walk_of_the_postings_in_crowded_and_sparse_buckets() {
+        let dir = tempfile::tempdir().unwrap();
+        let quoted = "the same sentence that every document of this archive quotes word for word";
+        let texts: Vec<(String, String)> = (0..40)
+            .map(|i| {
+                (format!("d{i:02}.txt"), format!("{quoted} and then words of its own {i} alpha{i} beta{i} gamma{i}"))
+            })
+            .collect();
+        let docs: Vec<(&str, &str)> = texts.iter().map(|(name, text)| (name.as_str(), text.as_str())).collect();
+        let index = ArchiveIndex::open(&build(dir.path(), &docs)).unwrap();
+        let mut expected: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
+        index
+            .for_each_live_posting(0, |hash, doc| {
+                expected.entry(hash).or_default().push(doc);
+                Ok(())
+            })
+            .unwrap();
+        assert!(expected.values().any(|docs| docs.len() as u64 > SCANNED_BUCKET_POSTINGS), "no crowded bucket");
+        let mut found = Vec::new();
+        for (&hash, docs) in &expected {
+            index.occurrences_of(hash, &mut found).unwrap();
+            assert_eq!(&found, docs);
+            for absent in [hash.checked_sub(1), Some(hash + 1)].into_iter().flatten() {
+                if !expected.contains_key(&absent) {
+                    index.occurrences_of(absent, &mut found).unwrap();
+                    assert!(found.is_empty(), "{absent:x}: {found:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn masked_reads_are_the_stored_integers() {
+        let bytes: Vec<u8> = (1..=20).collect();
+        for len in 0..=8 {
+            for at in 0..=bytes.len() - len {
+                assert_eq!(read_masked(&bytes, at, len), read_key(&bytes[at..], len), "{len} bytes at {at}");
+            }
         }
     }
 

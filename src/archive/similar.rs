@@ -309,42 +309,94 @@ fn rows_of(index: &ArchiveIndex, pair: Pair, chars: Option<AlignedChars>) -> [Si
 /// `(other, common)` pairs per document. The documents' distinct hashes are
 /// looked up together in hash order, so the walk through the directory and
 /// postings moves forward (an index of gigabytes is then read almost like a
-/// stream), and a hash that several of them hold is looked up once.
+/// stream), and a hash that several of them hold is looked up once. The
+/// threads walk ranges of hashes side by side: one pass over the postings
+/// in all.
 fn count_batch(index: &ArchiveIndex, docs: &[u32]) -> Result<Vec<Vec<(u32, u32)>>, ArchiveError> {
+    let analysed: Vec<Result<Vec<u64>, ArchiveError>> = docs
+        .par_iter()
+        .map(|&a| {
+            let chunks = index.document_chunks(a)?.ok_or_else(|| {
+                index.corrupt_record(a, "its chunks are in no scratch list and its text is not as indexed".into())
+            })?;
+            Ok(chunks.hashes)
+        })
+        .collect();
     let mut lookups: Vec<(u64, u32)> = Vec::new();
-    for (local, &a) in (0u32..).zip(docs) {
-        let chunks = index.document_chunks(a)?.ok_or_else(|| {
-            index.corrupt_record(a, "its chunks are in no scratch list and its text is not as indexed".into())
-        })?;
-        lookups.extend(chunks.hashes.into_iter().map(|hash| (hash, local)));
+    for (local, hashes) in (0u32..).zip(analysed) {
+        lookups.extend(hashes?.into_iter().map(|hash| (hash, local)));
     }
-    lookups.sort_unstable();
+    lookups.par_sort_unstable();
     lookups.dedup();
+    let parts = split_between_hashes(&lookups, PARTS_PER_THREAD * rayon::current_num_threads());
+    let counted: Vec<Result<Vec<HashMap<u32, u32>>, ArchiveError>> =
+        parts.par_iter().map(|part| count_part(index, docs, part)).collect();
     let mut counts: Vec<HashMap<u32, u32>> = vec![HashMap::new(); docs.len()];
-    let mut holders = Vec::new();
-    for group in lookups.chunk_by(|x, y| x.0 == y.0) {
-        index.documents_with(group[0].0, &mut holders)?;
-        if holders.len() <= 1 {
-            continue; // Only the document itself holds it (or, taboo, none).
-        }
-        // `documents_with` gives each document once: each other document counts once.
-        for &doc in &holders {
-            for &(_, local) in group {
-                if doc != docs[local as usize] {
-                    *counts[local as usize].entry(doc).or_default() += 1;
-                }
+    for part in counted {
+        for (total, part) in counts.iter_mut().zip(part?) {
+            for (doc, common) in part {
+                *total.entry(doc).or_default() += common;
             }
         }
     }
     Ok(counts.into_iter().map(|m| m.into_iter().collect()).collect())
 }
 
+/// Parts of a task's lookups per thread ([`count_batch`]): a few, so that
+/// a thread that finishes early takes another.
+const PARTS_PER_THREAD: usize = 4;
+
+/// `lookups` (sorted) in `parts` slices of about the same length, each
+/// ending where a hash does.
+fn split_between_hashes(lookups: &[(u64, u32)], parts: usize) -> Vec<&[(u64, u32)]> {
+    let mut slices = Vec::with_capacity(parts);
+    let mut rest = lookups;
+    for left in (1..=parts).rev() {
+        let mut end = rest.len().div_ceil(left);
+        while end > 0 && end < rest.len() && rest[end].0 == rest[end - 1].0 {
+            end += 1;
+        }
+        let (slice, tail) = rest.split_at(end);
+        slices.push(slice);
+        rest = tail;
+    }
+    slices
+}
+
+/// The common chunks that `lookups` (sorted (hash, position in `docs`)
+/// pairs) give each of `docs` with every other document.
+fn count_part(
+    index: &ArchiveIndex,
+    docs: &[u32],
+    lookups: &[(u64, u32)],
+) -> Result<Vec<HashMap<u32, u32>>, ArchiveError> {
+    let mut counts: Vec<HashMap<u32, u32>> = vec![HashMap::new(); docs.len()];
+    let groups: Vec<&[(u64, u32)]> = lookups.chunk_by(|x, y| x.0 == y.0).collect();
+    let hashes: Vec<u64> = groups.iter().map(|group| group[0].0).collect();
+    index.documents_with_each(&hashes, |i, holders| {
+        if holders.len() <= 1 {
+            return; // Only the document itself holds it (or, taboo, none).
+        }
+        // Each holder is given once: each other document counts once.
+        for &doc in holders {
+            for &(_, local) in groups[i] {
+                if doc != docs[local as usize] {
+                    *counts[local as usize].entry(doc).or_default() += 1;
+                }
+            }
+        }
+    })?;
+    Ok(counts)
+}
+
 /// Splits `ids` into consecutive tasks of about the same number of chunks:
-/// a few tasks per thread, and at most 2^21 chunks (a task's lookup buffer)
-/// each.
+/// a few tasks per thread, of [`MIN_TASK_CHUNKS`] to [`MAX_TASK_CHUNKS`]
+/// chunks (a task's lookup buffer) each. Each task walks through the
+/// postings once: a small batch (an update's) is one task, whose lookups the
+/// threads share ([`count_batch`]).
 fn tasks<'a>(index: &ArchiveIndex, ids: &'a [u32]) -> Vec<&'a [u32]> {
     let total: u64 = ids.iter().map(|&id| u64::from(index.record(id).chunk_count)).sum();
-    let per_task = (total / (4 * rayon::current_num_threads() as u64)).clamp(1 << 12, 1 << 21);
+    let per_task = (total / (4 * rayon::current_num_threads() as u64)).clamp(MIN_TASK_CHUNKS, MAX_TASK_CHUNKS);
     let mut tasks = Vec::new();
     let (mut start, mut chunks) = (0, 0u64);
     for (i, &id) in ids.iter().enumerate() {
@@ -359,6 +411,12 @@ fn tasks<'a>(index: &ArchiveIndex, ids: &'a [u32]) -> Vec<&'a [u32]> {
     }
     tasks
 }
+
+/// The fewest chunks of a task of [`add_pairs`] (but for the last).
+const MIN_TASK_CHUNKS: u64 = 1 << 19;
+/// The most chunks of a task of [`add_pairs`] (but for one large document):
+/// 16 bytes each in its lookup buffer, 32 MiB.
+const MAX_TASK_CHUNKS: u64 = 1 << 21;
 
 /// Reads the similarity table of `index` and hands each selected row to
 /// `sink`, ordered by document name, then by `document_in_other_percent`
@@ -484,6 +542,30 @@ mod tests {
         })
         .unwrap();
         rows
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn split_lookups_keep_every_hash_in_one_part(
+            mut hashes in proptest::collection::vec(0u64..40, 0..200),
+            parts in 1usize..6,
+        ) {
+            hashes.sort_unstable();
+            let lookups: Vec<(u64, u32)> = (0u32..).zip(hashes).map(|(local, hash)| (hash, local)).collect();
+            let split = split_between_hashes(&lookups, parts);
+            proptest::prop_assert_eq!(split.len(), parts);
+            proptest::prop_assert_eq!(split.concat(), lookups.clone());
+            for pair in split.windows(2) {
+                if let (Some(last), Some(first)) = (pair[0].last(), pair[1].first()) {
+                    proptest::prop_assert_ne!(last.0, first.0);
+                }
+            }
+            // About equal parts: none longer than its share and the longest run of one hash.
+            let longest_run = lookups.chunk_by(|x, y| x.0 == y.0).map(<[_]>::len).max().unwrap_or(0);
+            for part in &split {
+                proptest::prop_assert!(part.len() <= lookups.len().div_ceil(parts) + longest_run);
+            }
+        }
     }
 
     #[test]

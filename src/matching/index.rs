@@ -391,7 +391,7 @@ impl<K: ChunkKey> ChunkIndex<K> {
 /// has no prefetch instruction. Lookups in an index of hundreds of megabytes
 /// are bound by memory latency, which prefetching a few lookups ahead hides.
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};

@@ -21,7 +21,7 @@ pub const DEFAULT_MIN_COMMON: usize = 20;
 
 /// Lookups ahead (in hash order) whose directory entry is prefetched; the
 /// postings bucket is prefetched half as far ahead.
-const PREFETCH_DISTANCE: usize = 16;
+pub(crate) const PREFETCH_DISTANCE: usize = 16;
 
 /// Sorted lookups handed to one parallel task.
 const LOOKUPS_PER_TASK: usize = 1 << 16;
