@@ -182,7 +182,10 @@ fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> s
     if !(is_document || recursive && is_link) {
         return Ok(Entry::Ignored);
     }
-    let target = match fs::metadata(&path) {
+    // A link is followed; any other entry's own metadata is its target's,
+    // read relative to the open directory (no walk of the whole path).
+    let target = if is_link { fs::metadata(&path) } else { entry.metadata() };
+    let target = match target {
         Ok(target) => target,
         Err(_) if !is_document => return Ok(Entry::Ignored),
         Err(error) if is_link => return skip(format!("broken symbolic link ({error})")),

@@ -134,7 +134,7 @@ fn create_with<K: ChunkKey>(
     let taboo_chunks = &taboo.unwrap_or(&no_taboo).chunks;
     let mut scratch = ScratchWriter::new(&generation, settings)?;
     let mut table = TableBuilder::default();
-    let mut postings = SpilledPostings::<K>::new(&generation.dir, settings.hash_bits)?;
+    let mut postings = SpilledPostings::<K>::new(&generation.dir, settings.hash_bits);
     progress.start(Stage::ReadSources, files.iter().map(|f| f.file.bytes).sum());
     for batch in scan::batches(files) {
         for (listed, doc) in batch.iter().zip(scan::index_batch(batch, settings, taboo_chunks, reader, progress)) {
@@ -154,7 +154,7 @@ fn create_with<K: ChunkKey>(
 
     let started = Instant::now();
     progress.start(Stage::BuildIndex, 0);
-    let scratch = scratch.finish(&mut generation)?;
+    let scratch = scratch.finish(&generation)?;
     let id_slots = table.records.len() as u64;
     let mut writer = PostingsWriter::new(&generation, settings, postings.total(), id_slots)?;
     postings.drain_sorted(|sorted| sorted.iter().try_for_each(|p| writer.push(p.key.to_hash(), p.doc)))?;
@@ -248,10 +248,10 @@ impl ScratchWriter {
     }
 
     /// Finishes the two files.
-    pub(crate) fn finish(self, generation: &mut GenerationWriter) -> Result<ScratchFiles, ArchiveError> {
-        let hashes = generation.finish(self.hashes)?;
+    pub(crate) fn finish(self, generation: &GenerationWriter) -> Result<ScratchFiles, ArchiveError> {
+        let hashes = generation.finish_scratch(self.hashes)?;
         crash_point!(SEGMENT_HASHES_WRITTEN);
-        let ranges = generation.finish(self.ranges)?;
+        let ranges = generation.finish_scratch(self.ranges)?;
         crash_point!(SEGMENT_RANGES_WRITTEN);
         Ok(ScratchFiles { chunks: self.chunks, hashes, ranges, starts: self.starts })
     }

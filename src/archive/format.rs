@@ -902,6 +902,15 @@ impl GenerationWriter {
         Ok(entry)
     }
 
+    /// Flushes a finished scratch file, which is removed before the header is
+    /// written: not fsynced (a crash leaves it in a generation that is never
+    /// committed) and not among the generation's files.
+    pub(crate) fn finish_scratch(&self, mut writer: FileWriter) -> Result<FileEntry, ArchiveError> {
+        writer.flush()?;
+        let FileWriter { name, crc, bytes, .. } = writer;
+        Ok(FileEntry { name, bytes, crc32: crc.finalize() })
+    }
+
     /// Puts an immutable file of another generation into this one: a hard
     /// link (no copy), or a copy where the filesystem has no hard links.
     pub(crate) fn link(&self, from_dir: &Path, name: &str) -> Result<(), ArchiveError> {

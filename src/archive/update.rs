@@ -511,7 +511,7 @@ fn write_generation<K: ChunkKey>(
     let new_segment = segments.len() as u32;
     let mut scratch = ScratchWriter::new(&generation, &settings)?;
     let mut new_chunks = 0u64;
-    let mut new_postings = SpilledPostings::<K>::new(&generation.dir, settings.hash_bits)?;
+    let mut new_postings = SpilledPostings::<K>::new(&generation.dir, settings.hash_bits);
     let mut table = TableBuilder::default();
     if changes.id_slots > 0 {
         table.reserve(changes.id_slots - 1);
@@ -546,7 +546,7 @@ fn write_generation<K: ChunkKey>(
             if kept { new_postings.push(std::iter::once(KeyDoc { key: K::from_hash(hash), doc })) } else { Ok(()) }
         })?;
     }
-    let scratch = scratch.finish(&mut generation)?;
+    let scratch = scratch.finish(&generation)?;
     if new_chunks > 0 {
         let mut postings_writer =
             PostingsWriter::new(&generation, &settings, new_postings.total(), u64::from(changes.id_slots))?;
