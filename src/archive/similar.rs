@@ -313,18 +313,12 @@ fn rows_of(index: &ArchiveIndex, pair: Pair, chars: Option<AlignedChars>) -> [Si
 /// threads walk ranges of hashes side by side: one pass over the postings
 /// in all.
 fn count_batch(index: &ArchiveIndex, docs: &[u32]) -> Result<Vec<Vec<(u32, u32)>>, ArchiveError> {
-    let analysed: Vec<Result<Vec<u64>, ArchiveError>> = docs
-        .par_iter()
-        .map(|&a| {
-            let chunks = index.document_chunks(a)?.ok_or_else(|| {
-                index.corrupt_record(a, "its chunks are in no scratch list and its text is not as indexed".into())
-            })?;
-            Ok(chunks.hashes)
-        })
-        .collect();
     let mut lookups: Vec<(u64, u32)> = Vec::new();
-    for (local, hashes) in (0u32..).zip(analysed) {
-        lookups.extend(hashes?.into_iter().map(|hash| (hash, local)));
+    for (local, &a) in (0u32..).zip(docs) {
+        let chunks = index.document_chunks(a)?.ok_or_else(|| {
+            index.corrupt_record(a, "its chunks are in no scratch list and its text is not as indexed".into())
+        })?;
+        lookups.extend(chunks.hashes.into_iter().map(|hash| (hash, local)));
     }
     lookups.par_sort_unstable();
     lookups.dedup();

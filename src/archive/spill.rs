@@ -66,11 +66,11 @@ impl<K: ChunkKey> SpilledPostings<K> {
         }
     }
 
-    /// Adds `postings`, writing what is held to the partitions when it is
-    /// more than the memory allows.
+    /// Adds `postings`. Once the held postings are more than the memory
+    /// allows, they and all later ones are written to the partitions.
     pub(crate) fn push(&mut self, postings: impl Iterator<Item = KeyDoc<K>>) -> Result<(), ArchiveError> {
         self.held.extend(postings);
-        if self.held.len() > self.max_held {
+        if self.partitions.is_some() || self.held.len() > self.max_held {
             self.spill()?;
         }
         Ok(())
@@ -83,7 +83,8 @@ impl<K: ChunkKey> SpilledPostings<K> {
             None => self.partitions.insert(Partitions::create(&self.dir, self.hash_bits)?),
         };
         let key_bytes = (K::WIDTH / 8) as usize;
-        for posting in self.held.drain(..) {
+        // Taken, so that its memory is freed once written.
+        for posting in std::mem::take(&mut self.held) {
             let partition = posting.key.to_hash().checked_shr(partitions.shift).unwrap_or(0) as usize;
             let mut record = [0u8; 12];
             record[..8].copy_from_slice(&posting.key.to_hash().to_le_bytes());
