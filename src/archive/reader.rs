@@ -1055,6 +1055,19 @@ mod tests {
                 }
             }
         }
+        // The batch walk, with its prefetching, gives each document once.
+        let hashes: Vec<u64> = expected.keys().copied().collect();
+        assert!(hashes.len() > PREFETCH_DISTANCE);
+        let mut given = 0;
+        index
+            .documents_with_each(&hashes, |i, docs| {
+                let mut holders = expected[&hashes[i]].clone();
+                holders.dedup();
+                assert_eq!(docs, holders);
+                given += 1;
+            })
+            .unwrap();
+        assert_eq!(given, hashes.len());
     }
 
     #[test]
