@@ -26,7 +26,8 @@ const BUFFER_BYTES: usize = 256 << 10;
 /// (32 MiB of 64-bit keys): an update of a few documents writes none.
 const HELD_POSTINGS: usize = 1 << 21;
 
-/// Postings written to partition files in any order and read back sorted.
+/// Postings added in any order and read back sorted: held in memory, or
+/// written to partition files once there are many.
 pub(crate) struct SpilledPostings<K> {
     dir: PathBuf,
     /// Postings not written to the partitions yet.
