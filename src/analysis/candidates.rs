@@ -7,12 +7,14 @@
 //! them), and keep only a short prefix of each word, a stem that costs nothing
 //! (`connected`, `connection` → `conne`). Words keep their character ranges.
 
+use std::sync::LazyLock;
+
 use crate::analysis::chunk::Chunks;
 use crate::analysis::function_words::FunctionWords;
 use crate::analysis::span::CharRange;
 use crate::analysis::stem::LANGUAGES;
 use crate::analysis::synonyms::Synonyms;
-use crate::analysis::tokenize::{Tokens, is_ideographic, sort_key};
+use crate::analysis::tokenize::{KeySet, Tokens, is_ideographic, sort_key};
 
 /// Function words whose order survives when the content words are replaced by
 /// synonyms (Stamatatos 2011, "Plagiarism detection using stopword n-grams": the
@@ -33,42 +35,40 @@ pub const MAX_STRUCTURE_CHUNK_CHARS: u32 = 120;
 /// Turns a document's words into the words of its candidate chunks.
 #[derive(Debug, Clone)]
 pub struct CandidateWords<'a> {
-    /// Stop words of every supported language of at most 8 bytes, as the
-    /// tokenizer's 8-byte sort keys, sorted.
-    stop_keys: Vec<u64>,
+    /// Stop words of every supported language of at most 8 bytes.
+    stop_words: KeySet,
+    /// The stop words and the collection's own function words: the words
+    /// left out.
+    left_out: KeySet,
     prefix: usize,
     min_len: usize,
     synonyms: Option<&'a Synonyms>,
-    /// The collection's own function words, also left out.
-    function_words: FunctionWords,
 }
 
 impl<'a> CandidateWords<'a> {
     /// Keeps `prefix` characters of each word (0: whole words) of at least
     /// `min_len` characters, after mapping it to its synonym group's first word.
     pub fn new(prefix: usize, min_len: usize, synonyms: Option<&'a Synonyms>) -> Self {
-        let mut stop_keys: Vec<u64> = LANGUAGES
+        let stop_words: KeySet = LANGUAGES
             .iter()
             .flat_map(|l| l.stop_words())
             .filter(|w| w.len() <= 8)
             .map(|w| sort_key(w.as_bytes()))
             .collect();
-        stop_keys.sort_unstable();
-        stop_keys.dedup();
-        CandidateWords { stop_keys, prefix, min_len, synonyms, function_words: FunctionWords::NONE }
+        CandidateWords { left_out: stop_words.clone(), stop_words, prefix, min_len, synonyms }
     }
 
     /// These candidate words, leaving out `function_words` too.
     pub fn without(self, function_words: FunctionWords) -> Self {
-        CandidateWords { function_words, ..self }
+        let left_out = self.stop_words.iter().chain(function_words.keys().iter().copied()).collect();
+        CandidateWords { left_out, ..self }
     }
 
     /// True when word `seq` of `tokens` is left out: too short (ideographs,
     /// words of one character, never are), a stop word of some language or
     /// one of the collection's function words.
-    fn leaves_out(&self, tokens: &Tokens, seq: usize) -> bool {
-        !self.keeps_but_for_function_words(tokens, seq)
-            || (tokens.word_bytes(seq).len() <= 8 && self.function_words.contains_key(tokens.sort_key(seq)))
+    fn leaves_out(&self, tokens: &Tokens, seq: usize, word: &str) -> bool {
+        self.is_short(word) || self.is_in(&self.left_out, tokens, seq, word)
     }
 
     /// True when word `seq` of `tokens` would be a candidate word but for
@@ -76,16 +76,26 @@ impl<'a> CandidateWords<'a> {
     /// sought ([`FunctionWords::derive`]).
     pub fn keeps_but_for_function_words(&self, tokens: &Tokens, seq: usize) -> bool {
         let word = tokens.word(seq);
-        let short = word.len() < self.min_len && (word.is_ascii() || word.chars().count() < self.min_len);
-        let typed = tokens.word_bytes(seq).len() <= 8 && self.stop_keys.binary_search(&tokens.sort_key(seq)).is_ok();
-        // Ideographs are words of one character, kept as the tokenizer keeps them.
-        (!short || word.starts_with(is_ideographic)) && !typed
+        !self.is_short(word) && !self.is_in(&self.stop_words, tokens, seq, word)
+    }
+
+    /// True when `word` is too short to be a candidate word; ideographs are
+    /// words of one character, kept as the tokenizer keeps them.
+    fn is_short(&self, word: &str) -> bool {
+        word.len() < self.min_len
+            && (word.is_ascii() || word.chars().count() < self.min_len)
+            && !word.starts_with(is_ideographic)
+    }
+
+    /// True when `word`, word `seq` of `tokens`, is one of `words`.
+    fn is_in(&self, words: &KeySet, tokens: &Tokens, seq: usize, word: &str) -> bool {
+        word.len() <= 8 && words.contains(tokens.sort_key(seq))
     }
 
     /// Writes the candidate words of `tokens` into `out`.
     pub fn derive(&self, tokens: &Tokens, out: &mut Tokens) {
         out.derive_from(tokens, |seq, word, folded| {
-            if self.leaves_out(tokens, seq) {
+            if self.leaves_out(tokens, seq, word) {
                 return false;
             }
             let word = self.synonyms.map_or(word, |s| s.canonical(word));
@@ -122,10 +132,14 @@ const STRUCTURE_KEYS: [u64; STRUCTURE_WORDS.len()] = {
     keys
 };
 
+/// [`STRUCTURE_KEYS`] as a set: a hash lookup per word rather than a binary
+/// search whose branches go either way.
+static STRUCTURE_KEY_SET: LazyLock<KeySet> = LazyLock::new(|| STRUCTURE_KEYS.into_iter().collect());
+
 /// Writes the [`STRUCTURE_WORDS`] of `tokens` into `out`, in text order.
 pub fn structure_words(tokens: &Tokens, out: &mut Tokens) {
     out.derive_from(tokens, |seq, word, folded| {
-        let keep = word.len() <= 5 && STRUCTURE_KEYS.binary_search(&tokens.sort_key(seq)).is_ok();
+        let keep = word.len() <= 5 && STRUCTURE_KEY_SET.contains(tokens.sort_key(seq));
         if keep {
             folded.push_str(word);
         }
