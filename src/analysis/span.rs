@@ -118,10 +118,31 @@ impl<'a> CharIndexed<'a> {
     /// Characters between checkpoints.
     pub const STEP: usize = 4096;
 
-    /// Indexes `text` (one pass over it).
+    /// Indexes `text` (one pass over it, counting the bytes that start a
+    /// character 64 at a time rather than decoding every character: the
+    /// alignment indexes each candidate source again for every suspicious
+    /// document). An ASCII text needs no checkpoints: a character is a byte.
     pub fn new(text: &'a str) -> Self {
-        let checkpoints = text.char_indices().step_by(Self::STEP).map(|(at, _)| at).collect();
-        CharIndexed { text, checkpoints, chars: text.chars().count() }
+        if text.is_ascii() {
+            return CharIndexed { text, checkpoints: Vec::new(), chars: text.len() };
+        }
+        let mut checkpoints = Vec::with_capacity(text.len() / Self::STEP + 1);
+        let mut at = 0;
+        while at < text.len() {
+            checkpoints.push(at);
+            match skip_chars(text, at, Self::STEP) {
+                Some(next) => at = next,
+                None => break,
+            }
+        }
+        let chars =
+            checkpoints.last().map_or(0, |&last| (checkpoints.len() - 1) * Self::STEP + text[last..].chars().count());
+        CharIndexed { text, checkpoints, chars }
+    }
+
+    /// True when the text is ASCII, and so was given no checkpoints.
+    fn is_ascii(&self) -> bool {
+        self.chars == self.text.len()
     }
 
     /// Characters of the text.
@@ -132,6 +153,9 @@ impl<'a> CharIndexed<'a> {
     /// The byte offset of character `chars` (the end of the text counts), or
     /// `None` past the end.
     pub fn byte_offset(&self, chars: usize) -> Option<usize> {
+        if self.is_ascii() {
+            return (chars <= self.chars).then_some(chars);
+        }
         let checkpoint = chars / Self::STEP;
         let from = match self.checkpoints.get(checkpoint) {
             Some(&at) => at,
@@ -145,7 +169,10 @@ impl<'a> CharIndexed<'a> {
     /// run past it), with the window's start; empty when it starts past the end.
     pub fn window(&self, window: CharRange) -> (u32, &'a str) {
         let Some(start) = self.byte_offset(window.start as usize) else { return (0, "") };
-        let end = skip_chars(self.text, start, window.len() as usize).unwrap_or(self.text.len());
+        let end = match self.is_ascii() {
+            true => start.saturating_add(window.len() as usize).min(self.text.len()),
+            false => skip_chars(self.text, start, window.len() as usize).unwrap_or(self.text.len()),
+        };
         (window.start, &self.text[start..end])
     }
 }
@@ -358,6 +385,30 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn char_index_checkpoints_agree_with_char_indices(
+            text in "([a-z ]{0,70}|[čřž€𝄞]{0,5}){0,8}", step_multiple in 0usize..3, tail in 0usize..3, ascii: bool,
+        ) {
+            // Texts of about 0-3 steps, ending near a step's boundary.
+            let filler = (if ascii { "abc" } else { "ab€" }).repeat((step_multiple * CharIndexed::STEP + tail) / 3);
+            let text = format!("{filler}{text}");
+            let indexed = CharIndexed::new(&text);
+            let boundaries: Vec<usize> = text.char_indices().map(|(at, _)| at).chain([text.len()]).collect();
+            proptest::prop_assert_eq!(indexed.chars(), boundaries.len() - 1);
+            let expected: Vec<usize> = boundaries[..boundaries.len() - 1].iter().copied().step_by(CharIndexed::STEP).collect();
+            if !text.is_ascii() {
+                proptest::prop_assert_eq!(&indexed.checkpoints, &expected);
+            }
+            for chars in [0, 1, CharIndexed::STEP - 1, CharIndexed::STEP, 2 * CharIndexed::STEP + 3, boundaries.len() - 1, boundaries.len()] {
+                proptest::prop_assert_eq!(indexed.byte_offset(chars), boundaries.get(chars).copied());
+            }
+            let window = CharRange::new(5, 5 + CharIndexed::STEP as u32);
+            let expected_window = boundaries.get(5).map_or("", |&start| {
+                &text[start..boundaries.get(5 + CharIndexed::STEP).copied().unwrap_or(text.len())]
+            });
+            proptest::prop_assert_eq!(indexed.window(window).1, expected_window);
+        }
+
         #[test]
         fn skip_chars_agrees_with_char_indices(text in "([a-z ]{0,70}|[čřž€𝄞]{0,5}){0,8}", from in 0usize..400, chars in 0usize..400) {
             let boundaries: Vec<usize> = text.char_indices().map(|(b, _)| b).chain([text.len()]).collect();
