@@ -375,7 +375,7 @@ fn decode_text(file: &DocumentFile, bytes: Vec<u8>) -> Loaded {
         return decode_utf16(&bytes, endian, warning);
     }
     let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
-    let nuls = probe.iter().filter(|&&b| b == 0).count();
+    let nuls = if probe.contains(&0) { probe.iter().filter(|&&b| b == 0).count() } else { 0 };
     if nuls * NUL_DENSITY_DIVISOR > probe.len() {
         let plural = if nuls == 1 { "" } else { "s" };
         let message = format!("{nuls} NUL byte{plural} in the first {} bytes, looks binary; skipped", probe.len());
@@ -409,7 +409,8 @@ fn utf16_encoding(bytes: &[u8]) -> Option<Endian> {
         _ => {}
     }
     let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES) & !1];
-    if probe.len() < 4 {
+    // Most texts have no NUL at all, which one fast search tells.
+    if probe.len() < 4 || !probe.contains(&0) {
         return None;
     }
     let units = probe.len() / 2;
