@@ -7,10 +7,8 @@
 //! alignment never misses a copy the paper's method finds (Torrejón and Ramos,
 //! PAN 2013, and Kong et al. seeded with exact matches the same way).
 
-use std::collections::HashMap;
-
 use crate::align::AlignedPassage;
-use crate::align::sentences::Sentences;
+use crate::align::sentences::{Sentences, TermMap};
 use crate::analysis::span::CharRange;
 
 /// Words in a row a run must share to count.
@@ -50,7 +48,9 @@ impl Chain {
 #[derive(Debug, Default)]
 pub struct VerbatimScratch {
     pairs: Vec<(u64, u32)>,
-    diagonal_ends: HashMap<i64, u32>,
+    /// Where the last run found on each diagonal (`j - i`, wrapped to u64)
+    /// ends in `a`: keyed by a multiplication, not SipHash.
+    diagonal_ends: TermMap<u32>,
     runs: Vec<Chain>,
 }
 
@@ -73,7 +73,7 @@ pub fn verbatim_chains(a: &[u64], b: &[u64], scratch: &mut VerbatimScratch, out:
             continue;
         }
         for &(_, j) in same {
-            let diagonal = j as i64 - i as i64;
+            let diagonal = (j as i64 - i as i64) as u64;
             if diagonal_ends.get(&diagonal).is_some_and(|&end| end as usize > i) {
                 continue; // inside a run already found
             }
