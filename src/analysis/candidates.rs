@@ -68,7 +68,7 @@ impl<'a> CandidateWords<'a> {
     /// words of one character, never are), a stop word of some language or
     /// one of the collection's function words.
     fn leaves_out(&self, tokens: &Tokens, seq: usize, word: &str) -> bool {
-        self.is_short(word) || self.is_in(&self.left_out, tokens, seq, word)
+        self.is_short(word) || Self::is_in(&self.left_out, tokens, seq, word)
     }
 
     /// True when word `seq` of `tokens` would be a candidate word but for
@@ -76,7 +76,7 @@ impl<'a> CandidateWords<'a> {
     /// sought ([`FunctionWords::derive`]).
     pub fn keeps_but_for_function_words(&self, tokens: &Tokens, seq: usize) -> bool {
         let word = tokens.word(seq);
-        !self.is_short(word) && !self.is_in(&self.stop_words, tokens, seq, word)
+        !self.is_short(word) && !Self::is_in(&self.stop_words, tokens, seq, word)
     }
 
     /// True when `word` is too short to be a candidate word; ideographs are
@@ -88,7 +88,7 @@ impl<'a> CandidateWords<'a> {
     }
 
     /// True when `word`, word `seq` of `tokens`, is one of `words`.
-    fn is_in(&self, words: &KeySet, tokens: &Tokens, seq: usize, word: &str) -> bool {
+    fn is_in(words: &KeySet, tokens: &Tokens, seq: usize, word: &str) -> bool {
         word.len() <= 8 && words.contains(tokens.sort_key(seq))
     }
 

@@ -161,12 +161,6 @@ impl FunctionWords {
         &self.keys[..self.len]
     }
 
-    /// True when the word whose sort key is `key` (a word of at most 8 bytes)
-    /// is a function word.
-    pub fn contains_key(&self, key: u64) -> bool {
-        self.keys().binary_search(&key).is_ok()
-    }
-
     /// The words, in key order (a key is the word's bytes, zero-padded).
     pub fn words(&self) -> Vec<String> {
         self.keys()
@@ -260,7 +254,6 @@ mod tests {
         assert_eq!(words.words(), ["einai", "kai", "o"]);
         let counted = FunctionWords::derive(&texts, &tokenizer(), |tokens, seq| tokens.word(seq) != "kai");
         assert_eq!(counted.words(), ["einai", "o"], "only counted words are function words");
-        assert!(words.contains_key(sort_key(b"kai")) && !words.contains_key(sort_key(b"spiti")));
     }
 
     #[test]

@@ -293,7 +293,12 @@ impl Tokens {
 
     /// Keeps the word whose folded form was pushed since `folded_start`.
     fn push_word(&mut self, folded_start: usize, range: CharRange) {
-        self.sort_keys.push(sort_key(&self.folded.as_bytes()[folded_start..]));
+        self.keep(sort_key(&self.folded.as_bytes()[folded_start..]), range);
+    }
+
+    /// Keeps the word that ends the folded buffer, whose sort key is `key`.
+    fn keep(&mut self, key: u64, range: CharRange) {
+        self.sort_keys.push(key);
         self.folded_ends.push(self.folded.len() as u32);
         self.ranges.push(range);
     }
@@ -318,9 +323,7 @@ impl Tokens {
         self.folded.push_str(&text[word]);
         self.folded[folded_start..].make_ascii_lowercase();
         debug_assert_eq!(key, sort_key(&self.folded.as_bytes()[folded_start..]));
-        self.sort_keys.push(key);
-        self.folded_ends.push(self.folded.len() as u32);
-        self.ranges.push(range);
+        self.keep(key, range);
     }
 }
 
