@@ -345,18 +345,18 @@ const BLOCK: usize = 64;
 /// per byte whose exit is mispredicted.
 struct Regions<'t> {
     bytes: &'t [u8],
-    byte_class: &'t [u8; 256],
+    region_bytes: &'t [bool; 256],
     /// Start of the current block.
     base: usize,
-    /// Its word bytes (not [`BOUNDARY`]) not yet taken, as bits.
+    /// Its region bytes ([`Tokenizer::region_bytes`]) not yet taken, as bits.
     words: u64,
     /// Its non-ASCII bytes, as bits.
     non_ascii: u64,
 }
 
 impl<'t> Regions<'t> {
-    fn new(bytes: &'t [u8], byte_class: &'t [u8; 256]) -> Self {
-        let mut regions = Regions { bytes, byte_class, base: 0, words: 0, non_ascii: 0 };
+    fn new(bytes: &'t [u8], region_bytes: &'t [bool; 256]) -> Self {
+        let mut regions = Regions { bytes, region_bytes, base: 0, words: 0, non_ascii: 0 };
         regions.load(0);
         regions
     }
@@ -368,7 +368,7 @@ impl<'t> Regions<'t> {
         let block = &block[..block.len().min(BLOCK)];
         let (mut words, mut non_ascii) = (0u64, 0u64);
         for (i, &b) in block.iter().enumerate() {
-            words |= u64::from(self.byte_class[b as usize] != BOUNDARY) << i;
+            words |= u64::from(self.region_bytes[b as usize]) << i;
             non_ascii |= u64::from(b >> 7) << i;
         }
         (self.words, self.non_ascii) = (words, non_ascii);
@@ -487,31 +487,20 @@ impl Hasher for KeyHasher {
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
     params: TokenizerParams,
-    /// What each byte is to the scanner: [`BOUNDARY`], [`ASCII_WORD`] or
-    /// [`NON_ASCII`].
-    byte_class: [u8; 256],
+    /// The bytes that belong to regions: ASCII letters (and digits, with
+    /// digits on) and every byte of a multi-byte character. Any other byte is
+    /// an ASCII non-word character, always a word boundary.
+    region_bytes: [bool; 256],
 }
-
-/// An ASCII byte that is not a word character: always a word boundary.
-const BOUNDARY: u8 = 0;
-/// An ASCII letter (or digit, with digits on).
-const ASCII_WORD: u8 = 1;
-/// A byte of a multi-byte character.
-const NON_ASCII: u8 = 2;
 
 impl Tokenizer {
     /// A tokenizer with validated parameters.
     pub fn new(params: TokenizerParams) -> Self {
-        let mut byte_class = [BOUNDARY; 256];
-        for (b, class) in byte_class.iter_mut().enumerate() {
+        let region_bytes = std::array::from_fn(|b| {
             let b = b as u8;
-            if b >= 0x80 {
-                *class = NON_ASCII;
-            } else if b.is_ascii_alphabetic() || (params.digits && b.is_ascii_digit()) {
-                *class = ASCII_WORD;
-            }
-        }
-        Tokenizer { params, byte_class }
+            b >= 0x80 || b.is_ascii_alphabetic() || (params.digits && b.is_ascii_digit())
+        });
+        Tokenizer { params, region_bytes }
     }
 
     /// Tokenizes `text` into `out`, replacing its previous content.
@@ -521,7 +510,7 @@ impl Tokenizer {
         let bytes = text.as_bytes();
         // Characters before byte `scanned`, which every region starts at or after.
         let (mut scanned, mut char_pos) = (0, 0u32);
-        for Region { start, end, ascii } in Regions::new(bytes, &self.byte_class) {
+        for Region { start, end, ascii } in Regions::new(bytes, &self.region_bytes) {
             // Between regions lie only ASCII bytes: a character each.
             char_pos += (start - scanned) as u32;
             char_pos = if ascii {
