@@ -99,8 +99,6 @@ pub struct Pair<'a> {
     pub source: &'a Sentences,
     /// Idf over both.
     pub idf: &'a Idf,
-    /// Dense term numbers of `suspicious.terms` and `source.terms`.
-    ids: (Vec<u32>, Vec<u32>),
     /// Per-term counts of the two sides of a fragment, and the terms touched.
     counts: RefCell<(Vec<f32>, Vec<f32>, Vec<u32>)>,
 }
@@ -108,9 +106,8 @@ pub struct Pair<'a> {
 impl<'a> Pair<'a> {
     /// A pair whose `idf` was computed over `suspicious` and `source`.
     pub fn new(suspicious: &'a Sentences, source: &'a Sentences, idf: &'a Idf) -> Self {
-        let ids = |s: &Sentences| s.terms.iter().map(|t| idf.id(t.term).unwrap_or(0)).collect::<Vec<u32>>();
         let counts = RefCell::new((vec![0.0; idf.len()], vec![0.0; idf.len()], Vec::new()));
-        Pair { suspicious, source, idf, ids: (ids(suspicious), ids(source)), counts }
+        Pair { suspicious, source, idf, counts }
     }
 
     /// Tf-idf cosine of the fragment's two sides (summed term counts of its
@@ -127,8 +124,8 @@ impl<'a> Pair<'a> {
                 side[id as usize] += term.count as f32;
             }
         };
-        add(self.suspicious, &self.ids.0, fragment.suspicious, a, b);
-        add(self.source, &self.ids.1, fragment.source, b, a);
+        add(self.suspicious, self.idf.suspicious_ids(), fragment.suspicious, a, b);
+        add(self.source, self.idf.source_ids(), fragment.source, b, a);
         let (mut dot, mut norm_a, mut norm_b) = (0.0f32, 0.0f32, 0.0f32);
         for &id in touched.iter() {
             let idf = self.idf.by_id(id);
@@ -169,15 +166,19 @@ impl<'a> Pair<'a> {
     /// pair ([`Idf::is_common`]): formulaic texts (genealogies, laws, lists)
     /// share their scaffolding and little else.
     pub fn content_share(&self, fragment: &Fragment) -> f32 {
-        let terms = |s: &Sentences, (first, last): (u32, u32)| {
+        let terms = |s: &Sentences, ids: &[u32], (first, last): (u32, u32)| {
             let range = s.sentences[first as usize].terms.start..s.sentences[last as usize].terms.end;
-            s.terms[range]
+            s.terms[range.clone()]
                 .iter()
-                .map(|t| t.term)
-                .filter(|&t| !self.idf.is_common(t) && scaffolding_terms().binary_search(&t).is_err())
+                .zip(&ids[range])
+                .filter(|&(t, &id)| !self.idf.is_common(id) && scaffolding_terms().binary_search(&t.term).is_err())
+                .map(|(t, _)| t.term)
                 .collect()
         };
-        share_of_smaller(terms(self.suspicious, fragment.suspicious), terms(self.source, fragment.source))
+        share_of_smaller(
+            terms(self.suspicious, self.idf.suspicious_ids(), fragment.suspicious),
+            terms(self.source, self.idf.source_ids(), fragment.source),
+        )
     }
 
     /// Characters of the fragment in the suspicious and the source document.

@@ -32,40 +32,57 @@ pub struct Seed {
 pub struct Idf {
     ids: TermMap<u32>,
     idf: Vec<f32>,
+    common: Vec<bool>,
+    suspicious_ids: Vec<u32>,
+    source_ids: Vec<u32>,
     sentences: usize,
 }
 
 impl Idf {
-    /// Computes idf = ln(N / df) over the N sentences of both documents.
-    pub fn compute(&mut self, a: &Sentences, b: &Sentences) {
+    /// Computes idf = ln(N / df) over the N sentences of both documents
+    /// (`suspicious` and `source`), and numbers their terms.
+    pub fn compute(&mut self, suspicious: &Sentences, source: &Sentences) {
         self.ids.clear();
         self.idf.clear();
-        for term in a.terms.iter().chain(&b.terms) {
-            let next = self.idf.len() as u32;
-            let id = *self.ids.entry(term.term).or_insert(next);
-            if id == next {
-                self.idf.push(0.0);
+        for (sentences, ids) in [(suspicious, &mut self.suspicious_ids), (source, &mut self.source_ids)] {
+            ids.clear();
+            for term in &sentences.terms {
+                let next = self.idf.len() as u32;
+                let id = *self.ids.entry(term.term).or_insert(next);
+                if id == next {
+                    self.idf.push(0.0);
+                }
+                self.idf[id as usize] += 1.0;
+                ids.push(id);
             }
-            self.idf[id as usize] += 1.0;
         }
-        self.sentences = a.len() + b.len();
+        self.sentences = suspicious.len() + source.len();
         let n = self.sentences as f32;
         for value in &mut self.idf {
             *value = (n / *value).ln();
         }
+        let most = (n / 10.0).max(COMMON_TERM_SENTENCES);
+        self.common.clear();
+        self.common.extend(self.idf.iter().map(|&idf| n * (-idf).exp() > most));
     }
 
-    /// True when `term` occurs in so many sentences (more than a tenth, and more
-    /// than [`COMMON_TERM_SENTENCES`]) that walking its sentence pairs costs more
-    /// than it tells: stop words when they are kept.
-    pub fn is_common(&self, term: u64) -> bool {
-        let df = self.sentences as f32 * (-self.get(term)).exp();
-        df > (self.sentences as f32 / 10.0).max(COMMON_TERM_SENTENCES)
+    /// True when the term numbered `id` occurs in so many sentences (more than
+    /// a tenth, and more than [`COMMON_TERM_SENTENCES`]) that walking its
+    /// sentence pairs costs more than it tells: stop words when they are kept.
+    pub fn is_common(&self, id: u32) -> bool {
+        self.common[id as usize]
     }
 
-    /// The dense number of `term`, when it occurs in either document.
-    pub fn id(&self, term: u64) -> Option<u32> {
-        self.ids.get(&term).copied()
+    /// The dense numbers of the suspicious document's terms, one per entry
+    /// of its [`Sentences::terms`].
+    pub fn suspicious_ids(&self) -> &[u32] {
+        &self.suspicious_ids
+    }
+
+    /// The dense numbers of the source document's terms, one per entry of
+    /// its [`Sentences::terms`].
+    pub fn source_ids(&self) -> &[u32] {
+        &self.source_ids
     }
 
     /// The idf of the term with dense number `id`.
@@ -83,35 +100,68 @@ impl Idf {
         self.idf.is_empty()
     }
 
-    /// The idf of `term` (0 for a term of neither document).
-    pub fn get(&self, term: u64) -> f32 {
-        self.id(term).map_or(0.0, |id| self.idf[id as usize])
+    /// The tf-idf weight of a term count whose term is numbered `id`.
+    fn weight(&self, term: &TermCount, id: u32) -> f32 {
+        term.count as f32 * self.idf[id as usize]
     }
 
-    /// The tf-idf weight of a term count.
-    pub fn weight(&self, term: &TermCount) -> f32 {
-        term.count as f32 * self.get(term.term)
-    }
-
-    /// Euclidean norm of the tf-idf vector of `terms`.
-    pub fn norm(&self, terms: &[TermCount]) -> f32 {
-        terms.iter().map(|t| self.weight(t).powi(2)).sum::<f32>().sqrt()
+    /// Euclidean norm of the tf-idf vector of `terms`, numbered `ids`.
+    fn norm(&self, terms: &[TermCount], ids: &[u32]) -> f32 {
+        terms.iter().zip(ids).map(|(t, &id)| self.weight(t, id).powi(2)).sum::<f32>().sqrt()
     }
 }
 
 /// Reusable buffers of [`seeds`].
 #[derive(Debug, Default)]
 pub struct SeedScratch {
-    postings: Vec<(u64, u32, f32)>,
-    by_term: TermMap<(u32, u32)>,
+    /// The source's (sentence, weight) of each term, grouped by term number.
+    postings: Vec<(u32, f32)>,
+    /// Where each term number's postings start (one more entry at the end).
+    term_starts: Vec<u32>,
+    /// Where the next posting of each term number goes while they are listed.
+    next_posting: Vec<u32>,
     source_norms: Vec<f32>,
     dot: Vec<f32>,
-    common: Vec<u32>,
+    shared: Vec<u32>,
     touched: Vec<u32>,
 }
 
+impl SeedScratch {
+    /// Lists, for each term that is not common, the source sentences holding it
+    /// with their weights (sentences in order), and each sentence's norm.
+    /// Common terms still weigh in the norms, but their sentence pairs are not
+    /// walked: they add to no pair's dot product or shared-word count.
+    fn index_source(&mut self, source: &Sentences, idf: &Idf) {
+        let ids = idf.source_ids();
+        let walked = |id: u32| !idf.is_common(id);
+        self.term_starts.clear();
+        self.term_starts.resize(idf.len() + 1, 0);
+        for &id in ids.iter().filter(|&&id| walked(id)) {
+            self.term_starts[id as usize + 1] += 1;
+        }
+        for id in 0..idf.len() {
+            self.term_starts[id + 1] += self.term_starts[id];
+        }
+        self.postings.clear();
+        self.postings.resize(self.term_starts[idf.len()] as usize, (0, 0.0));
+        self.next_posting.clear();
+        self.next_posting.extend_from_slice(&self.term_starts[..idf.len()]);
+        self.source_norms.clear();
+        for (j, sentence) in (0u32..).zip(&source.sentences) {
+            let (terms, ids) = (&source.terms[sentence.terms.clone()], &ids[sentence.terms.clone()]);
+            self.source_norms.push(idf.norm(terms, ids));
+            for (term, &id) in terms.iter().zip(ids).filter(|&(_, &id)| walked(id)) {
+                let next = &mut self.next_posting[id as usize];
+                self.postings[*next as usize] = (j, idf.weight(term, id));
+                *next += 1;
+            }
+        }
+    }
+}
+
 /// Appends to `out` every sentence pair whose tf-idf cosine reaches `min_cosine`
-/// and whose Dice coefficient reaches `min_dice`, ordered by suspicious sentence.
+/// and whose Dice coefficient reaches `min_dice`, ordered by suspicious
+/// sentence. `idf` was computed over the two documents.
 pub fn seeds(
     suspicious: &Sentences,
     source: &Sentences,
@@ -121,89 +171,41 @@ pub fn seeds(
     scratch: &mut SeedScratch,
     out: &mut Vec<Seed>,
 ) {
-    let SeedScratch { postings, by_term, source_norms, dot, common, touched } = scratch;
-    postings.clear();
-    source_norms.clear();
-    for (j, sentence) in (0u32..).zip(&source.sentences) {
-        let terms = &source.terms[sentence.terms.clone()];
-        source_norms.push(idf.norm(terms));
-        // Common terms still weigh in the norms, but their sentence pairs are
-        // not walked: they add to no pair's dot product or shared-word count.
-        postings.extend(terms.iter().filter(|t| !idf.is_common(t.term)).map(|t| (t.term, j, idf.weight(t))));
-    }
-    postings.sort_unstable_by_key(|p| (p.0, p.1));
-    by_term.clear();
-    for (start, group) in postings.chunk_by(|a, b| a.0 == b.0).scan(0u32, |at, g| {
-        let start = *at;
-        *at += g.len() as u32;
-        Some((start, g))
-    }) {
-        by_term.insert(group[0].0, (start, start + group.len() as u32));
-    }
+    scratch.index_source(source, idf);
+    let SeedScratch { postings, term_starts, source_norms, dot, shared, touched, .. } = scratch;
+    let postings_of = |id: u32| &postings[term_starts[id as usize] as usize..term_starts[id as usize + 1] as usize];
     dot.clear();
     dot.resize(source.len(), 0.0);
-    common.clear();
-    common.resize(source.len(), 0);
+    shared.clear();
+    shared.resize(source.len(), 0);
+    let suspicious_ids = idf.suspicious_ids();
     for (i, sentence) in (0u32..).zip(&suspicious.sentences) {
-        let terms = &suspicious.terms[sentence.terms.clone()];
-        for term in terms {
-            let Some(&(start, end)) = by_term.get(&term.term) else { continue };
-            let weight = idf.weight(term);
-            for &(_, j, source_weight) in &postings[start as usize..end as usize] {
-                if common[j as usize] == 0 {
+        let (terms, ids) = (&suspicious.terms[sentence.terms.clone()], &suspicious_ids[sentence.terms.clone()]);
+        for (term, &id) in terms.iter().zip(ids) {
+            let weight = idf.weight(term, id);
+            for &(j, source_weight) in postings_of(id) {
+                if shared[j as usize] == 0 {
                     touched.push(j);
                 }
                 dot[j as usize] += weight * source_weight;
-                common[j as usize] += 1;
+                shared[j as usize] += 1;
             }
         }
-        let norm = idf.norm(terms);
+        let norm = idf.norm(terms, ids);
         touched.sort_unstable();
         for &j in touched.iter() {
             let j_terms = source.sentences[j as usize].terms.len();
-            let dice = 2.0 * common[j as usize] as f32 / (terms.len() + j_terms) as f32;
+            let dice = 2.0 * shared[j as usize] as f32 / (terms.len() + j_terms) as f32;
             let denominator = norm * source_norms[j as usize];
             let cosine = if denominator > 0.0 { dot[j as usize] / denominator } else { 0.0 };
             if dice >= min_dice && cosine >= min_cosine {
                 out.push(Seed { suspicious: i, source: j, structural: false });
             }
             dot[j as usize] = 0.0;
-            common[j as usize] = 0;
+            shared[j as usize] = 0;
         }
         touched.clear();
     }
-}
-
-/// Cosine of the tf-idf vectors of two bags of terms, each sorted by term with
-/// repeats allowed (they are summed).
-pub fn bag_cosine(a: &[TermCount], b: &[TermCount], idf: &Idf) -> f32 {
-    let summed = |bag: &[TermCount]| -> Vec<(u64, f32)> {
-        let mut out: Vec<(u64, f32)> = Vec::with_capacity(bag.len());
-        for t in bag {
-            match out.last_mut() {
-                Some(last) if last.0 == t.term => last.1 += t.count as f32,
-                _ => out.push((t.term, t.count as f32)),
-            }
-        }
-        out.iter_mut().for_each(|(term, w)| *w *= idf.get(*term));
-        out
-    };
-    let (a, b) = (summed(a), summed(b));
-    let norm = |v: &[(u64, f32)]| v.iter().map(|x| x.1 * x.1).sum::<f32>().sqrt();
-    let (mut i, mut j, mut dot) = (0, 0, 0.0f32);
-    while i < a.len() && j < b.len() {
-        match a[i].0.cmp(&b[j].0) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                dot += a[i].1 * b[j].1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let denominator = norm(&a) * norm(&b);
-    if denominator > 0.0 { dot / denominator } else { 0.0 }
 }
 
 #[cfg(test)]
@@ -244,13 +246,78 @@ mod tests {
         assert!(strict.is_empty());
     }
 
-    #[test]
-    fn bag_cosine_of_equal_bags_is_one_and_of_disjoint_bags_zero() {
-        let a = sentences("Telescopes record strange signals. Pulsars rotate quickly.");
-        let b = sentences("Bakers sell bread before dawn.");
-        let mut idf = Idf::default();
-        idf.compute(&a, &b);
-        assert!((bag_cosine(&a.terms, &a.terms, &idf) - 1.0).abs() < 1e-6);
-        assert_eq!(bag_cosine(&a.terms, &b.terms, &idf), 0.0);
+    /// Sentence pairs: (suspicious, source).
+    type SentencePairs = Vec<(u32, u32)>;
+
+    /// Every sentence pair scored the plain way: tf-idf vectors as lists,
+    /// cosine and Dice over all pairs, common terms left out of both the dot
+    /// product and the shared count (but kept in the norms). Returns the
+    /// pairs surely seeds, and those within rounding of `min`.
+    fn reference_seeds(suspicious: &Sentences, source: &Sentences, min: f32) -> (SentencePairs, SentencePairs) {
+        let sentences = (suspicious.len() + source.len()) as f64;
+        let mut df: std::collections::HashMap<u64, f64> = Default::default();
+        for term in suspicious.terms.iter().chain(&source.terms) {
+            *df.entry(term.term).or_default() += 1.0;
+        }
+        let common = |term: u64| df[&term] > (sentences / 10.0).max(f64::from(COMMON_TERM_SENTENCES));
+        let vector = |terms: &[TermCount]| -> Vec<(u64, f64)> {
+            terms.iter().map(|t| (t.term, f64::from(t.count) * (sentences / df[&t.term]).ln())).collect()
+        };
+        let (mut sure, mut near) = (Vec::new(), Vec::new());
+        for i in 0..suspicious.len() {
+            for j in 0..source.len() {
+                let (a, b) = (vector(suspicious.terms_of(i)), vector(source.terms_of(j)));
+                let norm = |v: &[(u64, f64)]| v.iter().map(|x| x.1 * x.1).sum::<f64>().sqrt();
+                let shared: Vec<(f64, f64)> = a
+                    .iter()
+                    .filter(|x| !common(x.0))
+                    .filter_map(|x| b.iter().find(|y| y.0 == x.0).map(|y| (x.1, y.1)))
+                    .collect();
+                let dot: f64 = shared.iter().map(|(x, y)| x * y).sum();
+                let denominator = norm(&a) * norm(&b);
+                let cosine = if denominator > 0.0 { dot / denominator } else { 0.0 };
+                let dice = 2.0 * shared.len() as f64 / (a.len() + b.len()) as f64;
+                let least = cosine.min(dice);
+                if shared.is_empty() {
+                    continue;
+                } else if (least - f64::from(min)).abs() < 1e-4 {
+                    near.push((i as u32, j as u32));
+                } else if least > f64::from(min) {
+                    sure.push((i as u32, j as u32));
+                }
+            }
+        }
+        (sure, near)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn seeds_agree_with_scoring_every_sentence_pair(
+            suspicious in proptest::collection::vec(proptest::collection::vec(0usize..12, 1..8), 1..12),
+            source in proptest::collection::vec(proptest::collection::vec(0usize..12, 1..8), 1..12),
+            min in 0.05f32..0.9,
+        ) {
+            const WORDS: [&str; 12] = [
+                "telescope", "signal", "harbour", "bread", "night", "quay", "gull", "strange",
+                "dawn", "net", "pulsar", "baker",
+            ];
+            let text = |sentences: &[Vec<usize>]| -> String {
+                sentences.iter().map(|s| s.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" ") + ".\n").collect()
+            };
+            let (a, b) = (sentences(&text(&suspicious)), sentences(&text(&source)));
+            let mut idf = Idf::default();
+            idf.compute(&a, &b);
+            let mut found = Vec::new();
+            seeds(&a, &b, &idf, min, min, &mut SeedScratch::default(), &mut found);
+            let found: Vec<(u32, u32)> = found.iter().map(|s| (s.suspicious, s.source)).collect();
+            let (sure, near) = reference_seeds(&a, &b, min);
+            proptest::prop_assert!(found.windows(2).all(|w| w[0] < w[1]), "{found:?} not in order");
+            for pair in &sure {
+                proptest::prop_assert!(found.contains(pair), "{pair:?} missing from {found:?}");
+            }
+            for pair in &found {
+                proptest::prop_assert!(sure.contains(pair) || near.contains(pair), "{pair:?} is no seed");
+            }
+        }
     }
 }
