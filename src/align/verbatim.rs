@@ -48,6 +48,8 @@ impl Chain {
 #[derive(Debug, Default)]
 pub struct VerbatimScratch {
     pairs: Vec<(u64, u32)>,
+    /// Where each word pair's positions start in `pairs` (sorted by pair).
+    pair_starts: TermMap<u32>,
     /// Where the last run found on each diagonal (`j - i`, wrapped to u64)
     /// ends in `a`: keyed by a multiplication, not SipHash.
     diagonal_ends: TermMap<u32>,
@@ -59,16 +61,20 @@ pub struct VerbatimScratch {
 /// `out`, ordered by their start in `a`.
 pub fn verbatim_chains(a: &[u64], b: &[u64], scratch: &mut VerbatimScratch, out: &mut Vec<Chain>) {
     out.clear();
-    let VerbatimScratch { pairs, diagonal_ends, runs } = scratch;
+    let VerbatimScratch { pairs, pair_starts, diagonal_ends, runs } = scratch;
     runs.clear();
     diagonal_ends.clear();
     pairs.clear();
     pairs.extend(b.windows(2).zip(0u32..).map(|(w, j)| (pair_key(w[0], w[1]), j)));
     pairs.sort_unstable();
+    pair_starts.clear();
+    for (start, &(key, _)) in (0u32..).zip(pairs.iter()) {
+        pair_starts.entry(key).or_insert(start);
+    }
     for i in 0..a.len().saturating_sub(1) {
         let key = pair_key(a[i], a[i + 1]);
-        let first = pairs.partition_point(|&(k, _)| k < key);
-        let same = pairs[first..].iter().take_while(|&&(k, _)| k == key);
+        let Some(&first) = pair_starts.get(&key) else { continue };
+        let same = pairs[first as usize..].iter().take_while(|&&(k, _)| k == key);
         if same.clone().nth(MAX_PAIR_POSITIONS).is_some() {
             continue;
         }
@@ -223,22 +229,57 @@ mod tests {
         assert_eq!(chains("a b c d e f g h", "a b c d e f g h").len(), 1);
     }
 
+    /// Each naive run lies in one of the chains `out`.
+    fn runs_in_chains(a: &[u64], b: &[u64], out: &[Chain]) -> Result<(), String> {
+        for run in naive_runs(a, b) {
+            let holds = |c: &Chain| {
+                c.suspicious.0 <= run.suspicious.0
+                    && run.suspicious.1 <= c.suspicious.1
+                    && c.source.0 <= run.source.0
+                    && run.source.1 <= c.source.1
+            };
+            if !out.iter().any(holds) {
+                return Err(format!("{run:?} not in {out:?}"));
+            }
+        }
+        Ok(())
+    }
+
     #[test]
     fn runs_agree_with_the_naive_search_on_repetitive_text() {
         let a = words(&"w1 w2 w3 w4 w5 w6 w7 w8 w9 x ".repeat(3));
         let b = words("z w1 w2 w3 w4 w5 w6 w7 w8 w9 w1 w2 w3 w4 w5 w6 w7 w8 w9 y");
-        let mut scratch = VerbatimScratch::default();
         let mut out = Vec::new();
-        verbatim_chains(&a, &b, &mut scratch, &mut out);
+        verbatim_chains(&a, &b, &mut VerbatimScratch::default(), &mut out);
         // Chains over gaps aside, each naive run lies in one chain.
-        for run in naive_runs(&a, &b) {
-            assert!(
-                out.iter().any(|c| c.suspicious.0 <= run.suspicious.0
-                    && run.suspicious.1 <= c.suspicious.1
-                    && c.source.0 <= run.source.0
-                    && run.source.1 <= c.source.1),
-                "{run:?} not in {out:?}"
-            );
+        runs_in_chains(&a, &b, &out).unwrap();
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn runs_agree_with_the_naive_search(
+            a in proptest::collection::vec(0u64..8, 0..150),
+            noise in proptest::collection::vec(0u64..8, 0..150),
+            copy in (0usize..150, 0usize..60, 0usize..150),
+        ) {
+            // The source: noise with a stretch of `a` copied into it.
+            let (from, len, at) = copy;
+            let from = from.min(a.len());
+            let copied = &a[from..(from + len).min(a.len())];
+            let at = at.min(noise.len());
+            let b: Vec<u64> = noise[..at].iter().chain(copied).chain(&noise[at..]).copied().collect();
+            let mut scratch = VerbatimScratch::default();
+            let mut out = Vec::new();
+            // Twice with the same scratch: nothing of the first call leaks.
+            verbatim_chains(&b, &a, &mut scratch, &mut out);
+            verbatim_chains(&a, &b, &mut scratch, &mut out);
+            proptest::prop_assert!(runs_in_chains(&a, &b, &out).is_ok(), "{}", runs_in_chains(&a, &b, &out).unwrap_err());
+            for chain in &out {
+                let (x, y) = (&a[chain.suspicious.0 as usize..chain.suspicious.1 as usize], &b[chain.source.0 as usize..chain.source.1 as usize]);
+                proptest::prop_assert_eq!(x.len(), y.len());
+                proptest::prop_assert!(x.len() >= MIN_RUN_WORDS);
+                proptest::prop_assert!(x[..MIN_RUN_WORDS] == y[..MIN_RUN_WORDS] && x[x.len() - MIN_RUN_WORDS..] == y[y.len() - MIN_RUN_WORDS..]);
+            }
         }
     }
 }
