@@ -125,7 +125,7 @@ fn is_terminator(c: char) -> bool {
 }
 
 /// What lies between two words (or before the first, after the last).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Gap {
     /// End of the previous sentence when the gap breaks one: one past the last
     /// non-space character before the break.
@@ -139,9 +139,46 @@ struct Gap {
     lead: u32,
 }
 
+/// Reads a text's characters forward: byte by byte when the text is ASCII
+/// (characters are bytes then, and a word is skipped by moving on), decoded
+/// otherwise.
+enum Cursor<'t> {
+    Ascii(&'t [u8]),
+    Decoded(std::str::Chars<'t>),
+}
+
+impl<'t> Cursor<'t> {
+    fn new(text: &'t str) -> Self {
+        if text.is_ascii() { Cursor::Ascii(text.as_bytes()) } else { Cursor::Decoded(text.chars()) }
+    }
+
+    /// Describes the gap from character `from`, where the cursor is, to
+    /// character `to` (or the end of the text), and moves to `to`.
+    fn gap(&mut self, from: u32, to: u32) -> Gap {
+        match self {
+            Cursor::Ascii(bytes) => {
+                let end = (to as usize).min(bytes.len());
+                let gap = bytes.get(from as usize..end).unwrap_or_default();
+                scan_gap(gap.iter().map(|&b| char::from(b)), from, to)
+            }
+            Cursor::Decoded(chars) => scan_gap(chars, from, to),
+        }
+    }
+
+    /// Moves from character `from`, where the cursor is, to character `to`
+    /// (or the end of the text).
+    fn skip(&mut self, from: u32, to: u32) {
+        if let Cursor::Decoded(chars) = self
+            && to > from
+        {
+            chars.nth((to - from - 1) as usize);
+        }
+    }
+}
+
 /// Scans `chars` (positioned at character `from`) up to character `to` and
 /// describes the gap.
-fn scan_gap(chars: &mut std::str::Chars<'_>, from: u32, to: u32) -> Gap {
+fn scan_gap(mut chars: impl Iterator<Item = char>, from: u32, to: u32) -> Gap {
     let mut gap = Gap { sentence_end: None, sentence_start: None, trail: to, lead: from };
     let mut last_non_space_end = from;
     let mut pending_terminator = false;
@@ -231,18 +268,15 @@ pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_word
     out.terms.clear();
     out.sequence.clear();
     out.word_ranges.clear();
-    let mut chars = text.chars();
+    let mut cursor = Cursor::new(text);
     let mut pos: u32 = 0;
     let mut open: Option<u32> = None; // start of the sentence being built
     let mut open_terms = out.terms.len();
     let mut last_word_end = 0;
     for seq in 0..tokens.len() {
         let range = tokens.range(seq);
-        let gap = scan_gap(&mut chars, pos, range.start);
-        // Skip the word's own characters.
-        for _ in range.start..range.end {
-            chars.next();
-        }
+        let gap = cursor.gap(pos, range.start);
+        cursor.skip(range.start, range.end);
         pos = range.end;
         let long = out.terms.len() - open_terms >= MAX_SENTENCE_TERMS;
         if let Some(start) = open {
@@ -270,7 +304,7 @@ pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_word
         last_word_end = range.end;
     }
     if let Some(start) = open {
-        let tail = scan_gap(&mut chars, pos, u32::MAX);
+        let tail = cursor.gap(pos, u32::MAX);
         let end = tail.trail.max(last_word_end);
         if out.terms.len() > open_terms || out.sentences.is_empty() {
             if out.terms.len() - open_terms < min_words && !out.sentences.is_empty() {
@@ -312,6 +346,33 @@ mod tests {
     use super::*;
     use crate::analysis::span::char_slice;
     use crate::analysis::tokenize::{Tokenizer, TokenizerParams};
+
+    proptest::proptest! {
+        #[test]
+        fn an_ascii_text_read_as_bytes_gives_the_gaps_of_its_decoded_characters(
+            pieces in proptest::collection::vec((0usize..6, 1usize..5), 0..40),
+            cuts in proptest::collection::vec(0u32..200, 0..12),
+        ) {
+            const PIECES: [&str; 6] = ["word", " ", ". ", "\n", "?\" ", "\t"];
+            let text: String = pieces.iter().map(|&(p, n)| PIECES[p].repeat(n)).collect();
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            cuts.push(u32::MAX);
+            let (mut ascii, mut decoded) = (Cursor::new(&text), Cursor::Decoded(text.chars()));
+            proptest::prop_assert!(matches!(ascii, Cursor::Ascii(_)));
+            let mut from = 0;
+            for (i, &to) in cuts.iter().enumerate() {
+                // Gaps and skipped words take turns, as between words.
+                if i % 2 == 0 {
+                    proptest::prop_assert_eq!(ascii.gap(from, to), decoded.gap(from, to));
+                } else {
+                    ascii.skip(from, to);
+                    decoded.skip(from, to);
+                }
+                from = to.min(text.len() as u32);
+            }
+        }
+    }
 
     fn split(text: &str, min_words: usize) -> (Vec<String>, Sentences) {
         let mut tokens = Tokens::default();
