@@ -5,6 +5,8 @@ use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::archive::{ok, s};
@@ -285,10 +287,11 @@ fn acknowledged_writes_survive_kill_9() {
     let served = Served::new();
     let server = served.start(&["--batch-ms", "50"]);
     let base = server.base.clone();
+    let count = Arc::new(AtomicUsize::new(0));
     // Eight writers, each adding documents until the server dies.
     let writers: Vec<_> = (0..8u64)
         .map(|w| {
-            let base = base.clone();
+            let (base, count) = (base.clone(), Arc::clone(&count));
             std::thread::spawn(move || {
                 let mut acknowledged = Vec::new();
                 for i in 0..200u64 {
@@ -299,12 +302,19 @@ fn acknowledged_writes_survive_kill_9() {
                         200 | 201 => acknowledged.push(name),
                         _ => break,
                     }
+                    count.fetch_add(1, Ordering::Relaxed);
                 }
                 acknowledged
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(1500));
+    // Killed once writes are acknowledged (however slow the machine), while
+    // others are in flight.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while count.load(Ordering::Relaxed) < 16 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
     server.kill();
     let acknowledged: Vec<String> = writers.into_iter().flat_map(|w| w.join().unwrap()).collect();
     assert!(acknowledged.len() >= 8, "some writes were acknowledged before the kill: {}", acknowledged.len());
