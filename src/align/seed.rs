@@ -250,8 +250,8 @@ mod tests {
     type SentencePairs = Vec<(u32, u32)>;
 
     /// Every sentence pair scored the plain way: tf-idf vectors as lists,
-    /// cosine and Dice over all pairs, common terms left out of both the dot
-    /// product and the shared count (but kept in the norms). Returns the
+    /// cosine and Dice over all pairs in f64, common terms left out of both
+    /// the dot product and the shared count (but kept in the norms). Returns the
     /// pairs surely seeds, and those within rounding of `min`.
     fn reference_seeds(suspicious: &Sentences, source: &Sentences, min: f32) -> (SentencePairs, SentencePairs) {
         let sentences = (suspicious.len() + source.len()) as f64;
@@ -259,7 +259,10 @@ mod tests {
         for term in suspicious.terms.iter().chain(&source.terms) {
             *df.entry(term.term).or_default() += 1.0;
         }
-        let common = |term: u64| df[&term] > (sentences / 10.0).max(f64::from(COMMON_TERM_SENTENCES));
+        // The common test in f32 as Idf computes it: a df at the bound may
+        // come back from ln and exp a little above it.
+        let n = sentences as f32;
+        let common = |term: u64| n * (-(n / df[&term] as f32).ln()).exp() > (n / 10.0).max(COMMON_TERM_SENTENCES);
         let vector = |terms: &[TermCount]| -> Vec<(u64, f64)> {
             terms.iter().map(|t| (t.term, f64::from(t.count) * (sentences / df[&t.term]).ln())).collect()
         };
