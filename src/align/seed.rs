@@ -35,7 +35,6 @@ pub struct Idf {
     common: Vec<bool>,
     suspicious_ids: Vec<u32>,
     source_ids: Vec<u32>,
-    sentences: usize,
 }
 
 impl Idf {
@@ -56,8 +55,7 @@ impl Idf {
                 ids.push(id);
             }
         }
-        self.sentences = suspicious.len() + source.len();
-        let n = self.sentences as f32;
+        let n = (suspicious.len() + source.len()) as f32;
         for value in &mut self.idf {
             *value = (n / *value).ln();
         }
