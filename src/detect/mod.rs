@@ -20,7 +20,7 @@ use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
 use crate::matching::overlap::{Passage, resolve_overlaps};
-use crate::matching::search::{BatchLookup, Hit, HitBudget};
+use crate::matching::search::{BatchLookup, FoundChunks, Hit, HitBudget};
 use crate::pairs::DocumentPairs;
 use crate::passages::{PassageFinder, SourceDocuments};
 use crate::progress::{Progress, Stage};
@@ -56,6 +56,39 @@ pub struct Summary {
     pub build_index: Duration,
     /// Time to read and match the suspicious documents and write the reports.
     pub matching: Duration,
+}
+
+impl std::ops::AddAssign for Summary {
+    /// Adds the counts and times of `other`, a part of the same run.
+    fn add_assign(&mut self, other: Summary) {
+        // Every field named, so that a new one cannot be left out.
+        let Summary {
+            source_documents,
+            suspicious_documents,
+            skipped_files,
+            input_bytes,
+            source_chunks,
+            suspicious_chunks,
+            passages,
+            taboo_chars,
+            candidate_pairs,
+            read_sources,
+            build_index,
+            matching,
+        } = other;
+        self.source_documents += source_documents;
+        self.suspicious_documents += suspicious_documents;
+        self.skipped_files += skipped_files;
+        self.input_bytes += input_bytes;
+        self.source_chunks += source_chunks;
+        self.suspicious_chunks += suspicious_chunks;
+        self.passages += passages;
+        self.taboo_chars += taboo_chars;
+        self.candidate_pairs += candidate_pairs;
+        self.read_sources += read_sources;
+        self.build_index += build_index;
+        self.matching += matching;
+    }
 }
 
 /// Detects passages of the documents in `suspicious_dir` copied from those in
@@ -307,6 +340,9 @@ impl SourceDocuments for SourceSide<'_> {
     }
 }
 
+/// Reads, analyses and indexes the source documents, a batch at a time: while
+/// one batch is analysed in parallel, the one before it is added to the index
+/// (which only one thread can do), so that neither core waits for the other.
 fn read_sources<'f, K: ChunkKey>(
     sources: &'f [DocumentFile],
     setup: &Setup<'f>,
@@ -323,24 +359,53 @@ fn read_sources<'f, K: ChunkKey>(
     };
     let mut builder = IndexBuilder::<K>::new(setup.params.chunks.hash_bits);
     let analysis = setup.analysis();
-    for batch in document::batches(sources, |f| f.bytes) {
-        for (file, doc) in batch.iter().zip(analyse_batch(batch, |f| f, &analysis, setup.reader, progress)) {
+    let mut analysed: Option<(&[DocumentFile], Vec<Option<Document>>)> = None;
+    let mut batches = document::batches(sources, |f| f.bytes);
+    loop {
+        let next = batches.next();
+        if next.is_none() && analysed.is_none() {
+            break;
+        }
+        let (next_analysed, ()) = rayon::join(
+            || next.map(|batch| (batch, analyse_batch(batch, |f| f, &analysis, setup.reader, progress))),
+            || {
+                if let Some((batch, documents)) = analysed.take() {
+                    side.add_batch(batch, documents, setup.taboo, &mut builder, summary);
+                }
+            },
+        );
+        analysed = next_analysed;
+    }
+    summary.source_documents = side.names.len();
+    progress.finish();
+    (side, builder)
+}
+
+impl<'f> SourceSide<'f> {
+    /// Adds the analysed `documents` of the files `batch` to the index (but
+    /// for their `taboo` chunks) and to the side; counts them in `summary`.
+    fn add_batch<K: ChunkKey>(
+        &mut self,
+        batch: &'f [DocumentFile],
+        documents: Vec<Option<Document>>,
+        taboo: &TabooChunks,
+        builder: &mut IndexBuilder<K>,
+        summary: &mut Summary,
+    ) {
+        for (file, doc) in batch.iter().zip(documents) {
             summary.input_bytes += file.bytes;
             let Some(Document { chunks, content_chunks, .. }) = doc else {
                 summary.skipped_files += 1;
                 continue;
             };
-            builder.add_document_where(side.names.len() as u32, &chunks.hashes, |hash| !setup.taboo.contains(hash));
+            builder.add_document_where(self.names.len() as u32, &chunks.hashes, |hash| !taboo.contains(hash));
             summary.source_chunks += chunks.len() as u64;
-            side.names.push(file.name.clone());
-            side.files.push(file);
-            side.content_chunks.push(content_chunks);
-            side.chunk_ranges.push(PackedRanges::new(&chunks.ranges));
+            self.names.push(file.name.clone());
+            self.files.push(file);
+            self.content_chunks.push(content_chunks);
+            self.chunk_ranges.push(PackedRanges::new(&chunks.ranges));
         }
     }
-    summary.source_documents = side.names.len();
-    progress.finish();
-    (side, builder)
 }
 
 /// The matching stage of a run: the source side, its index, and where the
@@ -368,45 +433,76 @@ impl<K: ChunkKey> Matching<'_, K> {
     }
 
     /// Reports the documents `whole`, a batch at a time, each document of a
-    /// batch on a thread of its own.
+    /// batch on a thread of its own. While one batch is aligned, the next is
+    /// analysed and looked up, so that the serial steps of the lookup and a
+    /// batch's last, longest alignments do not leave a core waiting.
     fn report_whole(&self, whole: &[&DocumentFile], summary: &mut Summary) -> Result<(), Error> {
-        let Matching { side, index, setup, sink, progress } = *self;
         let mut lookup = BatchLookup::default();
-        let analysis = setup.analysis();
-        for batch in document::batches(whole, |f| f.bytes) {
-            let mut chunked = analyse_batch(batch, |f| *f, &analysis, setup.reader, progress);
-            summary.taboo_chars += chunked
-                .iter_mut()
-                .flatten()
-                .map(|doc| taboo::covered_chars(&doc.blank_taboo(setup.taboo)))
-                .sum::<u64>();
-            let hashes: Vec<&[u64]> =
-                chunked.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
-            let found = lookup.found(index, &hashes, setup.hit_budget());
-            summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
-            summary.skipped_files += chunked.iter().filter(|c| c.is_none()).count();
-            summary.suspicious_chunks += chunked.iter().flatten().map(|c| c.chunks.len() as u64).sum::<u64>();
-            let passages = batch
-                .par_iter()
-                .zip(chunked)
-                .zip(found)
-                .filter_map(|((file, chunks), found)| Some((file, chunks?, found)));
-            let reported: Vec<(u64, u64)> = passages
-                .map_init(
-                    || PassageFinder::new(setup.params, setup.synonyms),
-                    |finder, (file, doc, found)| {
-                        let mut hits = found.hits(index, &doc.chunks.hashes);
-                        if setup.same_directory {
-                            drop_hits_of(&side.names, &file.name, &mut hits);
-                        }
-                        report_document(finder, file, &doc, &mut hits, side, &side.names, setup, sink)
-                    },
-                )
-                .collect::<Result<_, Error>>()?;
-            summary.suspicious_documents += reported.len();
-            summary.passages += reported.iter().map(|c| c.0).sum::<u64>();
-            summary.candidate_pairs += reported.iter().map(|c| c.1).sum::<u64>();
+        let mut looked_up: Option<LookedUp<'_>> = None;
+        let mut batches = document::batches(whole, |f| f.bytes);
+        loop {
+            let next = batches.next();
+            if next.is_none() && looked_up.is_none() {
+                return Ok(());
+            }
+            let (mut read, mut aligned) = (Summary::default(), Summary::default());
+            let (next_looked_up, reported) = rayon::join(
+                || next.map(|batch| self.look_up(batch, &mut lookup, &mut read)),
+                || looked_up.take().map_or(Ok(()), |batch| self.align_batch(batch, &mut aligned)),
+            );
+            *summary += read;
+            *summary += aligned;
+            reported?;
+            looked_up = next_looked_up;
         }
+    }
+
+    /// Reads and analyses the documents of `batch` (their taboo text blanked)
+    /// and looks their chunks up in the index; counts them in `summary`.
+    fn look_up<'b>(
+        &self,
+        batch: &'b [&'b DocumentFile],
+        lookup: &mut BatchLookup,
+        summary: &mut Summary,
+    ) -> LookedUp<'b> {
+        let Matching { index, setup, progress, .. } = *self;
+        let mut documents = analyse_batch(batch, |f| *f, &setup.analysis(), setup.reader, progress);
+        summary.taboo_chars +=
+            documents.iter_mut().flatten().map(|doc| taboo::covered_chars(&doc.blank_taboo(setup.taboo))).sum::<u64>();
+        let hashes: Vec<&[u64]> =
+            documents.iter().map(|c| c.as_ref().map_or(&[][..], |c| &c.chunks.hashes[..])).collect();
+        let found = lookup.found(index, &hashes, setup.hit_budget());
+        summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
+        summary.skipped_files += documents.iter().filter(|c| c.is_none()).count();
+        summary.suspicious_chunks += documents.iter().flatten().map(|c| c.chunks.len() as u64).sum::<u64>();
+        LookedUp { batch, documents, found }
+    }
+
+    /// Finds and reports the passages of a looked-up batch, a document per
+    /// thread; counts them in `summary`.
+    fn align_batch(&self, looked_up: LookedUp<'_>, summary: &mut Summary) -> Result<(), Error> {
+        let Matching { side, index, setup, sink, .. } = *self;
+        let LookedUp { batch, documents, found } = looked_up;
+        let passages = batch
+            .par_iter()
+            .zip(documents)
+            .zip(found)
+            .filter_map(|((file, chunks), found)| Some((file, chunks?, found)));
+        let reported: Vec<(u64, u64)> = passages
+            .map_init(
+                || PassageFinder::new(setup.params, setup.synonyms),
+                |finder, (file, doc, found)| {
+                    let mut hits = found.hits(index, &doc.chunks.hashes);
+                    if setup.same_directory {
+                        drop_hits_of(&side.names, &file.name, &mut hits);
+                    }
+                    report_document(finder, file, &doc, &mut hits, side, &side.names, setup, sink)
+                },
+            )
+            .collect::<Result<_, Error>>()?;
+        summary.suspicious_documents += reported.len();
+        summary.passages += reported.iter().map(|c| c.0).sum::<u64>();
+        summary.candidate_pairs += reported.iter().map(|c| c.1).sum::<u64>();
         Ok(())
     }
 
@@ -467,6 +563,16 @@ impl<K: ChunkKey> Matching<'_, K> {
         let passages = passages.iter().map(|p| (number, part.passage_in_text(p))).collect();
         PartFound { passages, taboo, chunks, aligned_pairs }
     }
+}
+
+/// A batch of suspicious documents analysed and looked up in the index,
+/// ready to be aligned.
+struct LookedUp<'b> {
+    batch: &'b [&'b DocumentFile],
+    /// Each file's document, `None` when it was skipped.
+    documents: Vec<Option<Document>>,
+    /// Each document's chunks found in the index.
+    found: Vec<FoundChunks>,
 }
 
 /// What one part of a long document gave.
