@@ -13,7 +13,7 @@ use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
 use crate::align::sentences::Sentences;
 use crate::align::{AlignedPassage, Aligner};
 use crate::analysis::document::Document;
-use crate::analysis::span::{CharIndexed, CharRange, ChunkRanges};
+use crate::analysis::span::{CharIndexed, CharRange, ChunkRanges, TextPiece};
 use crate::analysis::synonyms::Synonyms;
 use crate::detect::params::DetectParams;
 use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
@@ -39,6 +39,14 @@ pub trait SourceDocuments {
     /// The text of `doc`, read again for the alignment; `None` when it can no
     /// longer be read as it was indexed.
     fn text(&self, doc: u32) -> Option<String>;
+
+    /// At least the characters `range` of `doc`'s text, read again for the
+    /// alignment, as [`text`](Self::text) reads it; the whole text unless
+    /// the source documents can read a part of one alone.
+    fn text_piece(&self, doc: u32, range: CharRange) -> Option<TextPiece> {
+        let _ = range;
+        self.text(doc).map(|text| TextPiece { first_char: 0, text })
+    }
 }
 
 /// One thread's buffers for finding the passages of one suspicious document
@@ -259,10 +267,11 @@ fn align_document(
     let content_chunks = f64::from(doc.content_chunks.max(1));
     for pairs in candidate_docs.chunk_by(|a, b| a.source_doc == b.source_doc) {
         let source_doc = pairs[0].source_doc;
+        let windows = pairs.iter().map(|pair| pair.source_window).reduce(|a, b| a.cover(&b));
         // A source that cannot be read again (deleted or changed since) is
         // left out: one file must not stop the run.
-        let Some(source_text) = sources.text(source_doc) else { continue };
-        let source_text = CharIndexed::new(&source_text);
+        let Some(piece) = sources.text_piece(source_doc, windows.unwrap_or(WHOLE_DOCUMENT)) else { continue };
+        let source_text = CharIndexed::of_piece(&piece);
         for &CandidatePair { this_window, source_window, anchors: ref pair_anchors, strength, .. } in pairs {
             aligner.analyse_window(&source_text, source_window, source);
             aligner.analyse_window(&text, this_window, suspicious);

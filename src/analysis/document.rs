@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use crate::analysis::candidates::{CandidateWords, dense_structure_chunks, structure_words};
 use crate::analysis::chunk::{ChunkHash, ChunkParams, Chunker, Chunks};
 use crate::analysis::function_words::FunctionWords;
-use crate::analysis::read::{self, DocumentFile, TextReader, content_hash};
+use crate::analysis::read::{self, DocumentFile, TextOrigin, TextReader, content_hash};
 use crate::analysis::span::CharRange;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks};
@@ -76,6 +76,8 @@ pub struct Document {
     pub chunks: Chunks,
     /// Content chunks at the start of `chunks` (all of them with the paper's chunks).
     pub content_chunks: u32,
+    /// Whether the text is the file's bytes as they are.
+    pub origin: TextOrigin,
 }
 
 impl Document {
@@ -275,7 +277,7 @@ impl<'a> Analyzer<'a> {
         chunks.hashes.shrink_to_fit();
         chunks.ranges.shrink_to_fit();
         self.release_large_buffers();
-        Document { text, bytes, content_hash, chunks, content_chunks }
+        Document { text, bytes, content_hash, chunks, content_chunks, origin: TextOrigin::Other }
     }
 
     /// Frees the word buffers after a long document: a thread keeps its
@@ -306,8 +308,9 @@ impl<'a> Analyzer<'a> {
     ) -> Option<Document> {
         let hash = content_hash(&bytes);
         let size = bytes.len() as u64;
-        let text = decode(file, bytes, reader, progress)?;
-        Some(self.analyse_text(text, size, hash))
+        let (loaded, origin) = reader.decode_with_origin(file, bytes);
+        let text = loaded.text_or_warn(progress)?;
+        Some(Document { origin, ..self.analyse_text(text, size, hash) })
     }
 
     /// Reads and analyses a file; `None` (with a warning through `progress`)

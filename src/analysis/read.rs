@@ -4,11 +4,14 @@
 //! DOCX, ODT and HTML extracted ([`crate::analysis::extract`]), the format told
 //! by content.
 
-use std::fs;
+use std::fs::{self, File};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::extract::cache::TextCache;
 use crate::analysis::extract::{self, Container};
+use crate::analysis::span::{CharMap, CharRange, TextPiece};
 use crate::error::{Error, Warning};
 use crate::progress::Progress;
 
@@ -310,18 +313,41 @@ impl<'a> TextReader<'a> {
     ///   HTML when it opens like a page (a saved error page), and skipped
     ///   otherwise.
     pub fn decode(&self, file: &DocumentFile, bytes: Vec<u8>) -> Loaded {
+        self.decode_with_origin(file, bytes).0
+    }
+
+    /// [`decode`](Self::decode), telling too whether the text is the file's
+    /// bytes as they are.
+    pub fn decode_with_origin(&self, file: &DocumentFile, bytes: Vec<u8>) -> (Loaded, TextOrigin) {
         if let Some(container) = Container::of(&bytes) {
-            return self.extract(file, &bytes, container);
+            return (self.extract(file, &bytes, container), TextOrigin::Other);
         }
+        let parsed = |decoded: (Loaded, TextOrigin)| (parse_html(decoded.0), TextOrigin::Other);
         match Named::of(Path::new(&file.name)).unwrap_or(Named::Text) {
             Named::Text => decode_text(file, bytes),
-            Named::Html => parse_html(decode_text(file, bytes)),
-            Named::Binary(_) if extract::looks_like_html(&bytes) => parse_html(decode_text(file, bytes)),
+            Named::Html => parsed(decode_text(file, bytes)),
+            Named::Binary(_) if extract::looks_like_html(&bytes) => parsed(decode_text(file, bytes)),
             Named::Binary(kind) => {
                 let message = format!("named like {kind} but holds no PDF, DOCX, ODT or HTML document; skipped");
-                Loaded::Skipped(Warning { path: file.path.clone(), message })
+                (Loaded::Skipped(Warning { path: file.path.clone(), message }), TextOrigin::Other)
             }
         }
+    }
+
+    /// At least the characters `range` of a document's text, read again
+    /// for the alignment: only the bytes that hold them when `map` (the
+    /// text's, made when it was first read) says where they are in the file,
+    /// as it can when the text is the file's bytes as they are
+    /// ([`TextOrigin::FileBytes`]); the whole text otherwise. `None` when
+    /// the file can no longer be read as it was: unreadable, or of another
+    /// size.
+    pub fn load_piece(&self, file: &DocumentFile, map: Option<&CharMap>, range: CharRange) -> Option<TextPiece> {
+        let Some(map) = map else {
+            return self.load_text(file).map(|text| TextPiece { first_char: 0, text });
+        };
+        let (first_char, bytes) = map.bytes_of(range);
+        let bytes = read_file_range(&file.path, map.bytes(), bytes).ok()?;
+        String::from_utf8(bytes).ok().map(|text| TextPiece { first_char, text })
     }
 
     /// The text extracted from a document in `container`: the cached one, or
@@ -347,6 +373,31 @@ impl<'a> TextReader<'a> {
     }
 }
 
+/// Whether a document's text is its file's bytes as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextOrigin {
+    /// The file's bytes as they are, valid UTF-8: the bytes of any range of
+    /// characters can be read again alone ([`TextReader::load_piece`]).
+    FileBytes,
+    /// Decoded (UTF-16, UTF-8 with invalid bytes), parsed (HTML), extracted
+    /// (PDF, DOCX, ODT), or not known.
+    #[default]
+    Other,
+}
+
+/// The bytes `range` of the file at `path`, which must still be `len` bytes
+/// long.
+fn read_file_range(path: &Path, len: u64, range: Range<u64>) -> io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    if file.metadata()?.len() != len {
+        return Err(io::Error::other("the file changed size since it was read"));
+    }
+    file.seek(SeekFrom::Start(range.start))?;
+    let mut bytes = vec![0; (range.end - range.start) as usize];
+    file.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// The text of an HTML page decoded as plain text.
 fn parse_html(decoded: Loaded) -> Loaded {
     match decoded {
@@ -366,28 +417,28 @@ fn parse_html(decoded: Loaded) -> Loaded {
 ///   count the replacement characters), with a warning.
 ///
 /// A text longer than 32-bit character offsets allow is skipped.
-fn decode_text(file: &DocumentFile, bytes: Vec<u8>) -> Loaded {
+fn decode_text(file: &DocumentFile, bytes: Vec<u8>) -> (Loaded, TextOrigin) {
     let warning = |message: String| Warning { path: file.path.clone(), message };
     if bytes.len() > u32::MAX as usize {
-        return Loaded::Skipped(warning("longer than 4 G characters; skipped".into()));
+        return (Loaded::Skipped(warning("longer than 4 G characters; skipped".into())), TextOrigin::Other);
     }
     if let Some(endian) = utf16_encoding(&bytes) {
-        return decode_utf16(&bytes, endian, warning);
+        return (decode_utf16(&bytes, endian, warning), TextOrigin::Other);
     }
     let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
     let nuls = if probe.contains(&0) { probe.iter().filter(|&&b| b == 0).count() } else { 0 };
     if nuls * NUL_DENSITY_DIVISOR > probe.len() {
         let plural = if nuls == 1 { "" } else { "s" };
         let message = format!("{nuls} NUL byte{plural} in the first {} bytes, looks binary; skipped", probe.len());
-        return Loaded::Skipped(warning(message));
+        return (Loaded::Skipped(warning(message)), TextOrigin::Other);
     }
     match String::from_utf8(bytes) {
-        Ok(text) => Loaded::Text(text, None),
+        Ok(text) => (Loaded::Text(text, None), TextOrigin::FileBytes),
         Err(error) => {
             let at = error.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
             let message = format!("not valid UTF-8 at byte {at}; decoded with replacement characters");
-            Loaded::Text(text, Some(warning(message)))
+            (Loaded::Text(text, Some(warning(message))), TextOrigin::Other)
         }
     }
 }
@@ -572,6 +623,38 @@ mod tests {
         let path = dir.path().join("doc.txt");
         fs::write(&path, bytes).unwrap();
         TextReader::default().load(&DocumentFile { name: "doc.txt".into(), path, bytes: bytes.len() as u64 })
+    }
+
+    #[test]
+    fn only_valid_utf8_plain_text_is_the_files_bytes_as_they_are() {
+        let origin = |name: &str, bytes: &[u8]| {
+            let file = DocumentFile { name: name.into(), path: PathBuf::from(name), bytes: bytes.len() as u64 };
+            TextReader::default().decode_with_origin(&file, bytes.to_vec()).1
+        };
+        assert_eq!(origin("a.txt", "plain text, čeština".as_bytes()), TextOrigin::FileBytes);
+        assert_eq!(origin("a.txt", b"invalid \xff byte"), TextOrigin::Other);
+        assert_eq!(origin("a.txt", &[0xFF, 0xFE, b'a', 0]), TextOrigin::Other);
+        assert_eq!(origin("a.html", b"<p>page</p>"), TextOrigin::Other);
+    }
+
+    #[test]
+    fn a_piece_is_read_alone_and_refused_when_the_file_changed_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.txt");
+        let text = "čeština ".repeat(1000);
+        fs::write(&path, &text).unwrap();
+        let file = DocumentFile { name: "doc.txt".into(), path: path.clone(), bytes: text.len() as u64 };
+        let map = CharMap::new(&text);
+        let range = CharRange::new(3000, 3100);
+        let piece = TextReader::default().load_piece(&file, Some(&map), range).unwrap();
+        assert!(piece.first_char <= 3000 && piece.text.len() < text.len() / 2, "{}", piece.first_char);
+        let from_first: String = text.chars().skip(piece.first_char as usize).collect();
+        assert!(from_first.starts_with(&piece.text));
+        assert!(piece.first_char as usize + piece.text.chars().count() >= 3100);
+        let whole = TextReader::default().load_piece(&file, None, range).unwrap();
+        assert_eq!(whole, TextPiece { first_char: 0, text: text.clone() });
+        fs::write(&path, format!("{text}more")).unwrap();
+        assert_eq!(TextReader::default().load_piece(&file, Some(&map), range), None);
     }
 
     #[test]

@@ -112,6 +112,10 @@ pub struct CharIndexed<'a> {
     checkpoints: Vec<usize>,
     /// Characters of the text.
     chars: usize,
+    /// The document's offset of the text's first character: 0 for a whole
+    /// text, more for a [`TextPiece`] ([`window`](Self::window) counts from
+    /// the document's start).
+    first_char: u32,
 }
 
 impl<'a> CharIndexed<'a> {
@@ -124,20 +128,18 @@ impl<'a> CharIndexed<'a> {
     /// document). An ASCII text needs no checkpoints: a character is a byte.
     pub fn new(text: &'a str) -> Self {
         if text.is_ascii() {
-            return CharIndexed { text, checkpoints: Vec::new(), chars: text.len() };
+            return CharIndexed { text, checkpoints: Vec::new(), chars: text.len(), first_char: 0 };
         }
-        let mut checkpoints = Vec::with_capacity(text.len() / Self::STEP + 1);
-        let mut at = 0;
-        while at < text.len() {
-            checkpoints.push(at);
-            match skip_chars(text, at, Self::STEP) {
-                Some(next) => at = next,
-                None => break,
-            }
-        }
+        let checkpoints: Vec<usize> = char_checkpoints(text, Self::STEP).collect();
         let chars =
             checkpoints.last().map_or(0, |&last| (checkpoints.len() - 1) * Self::STEP + text[last..].chars().count());
-        CharIndexed { text, checkpoints, chars }
+        CharIndexed { text, checkpoints, chars, first_char: 0 }
+    }
+
+    /// Indexes the text of `piece`, whose windows count from the start of
+    /// the document the piece is part of.
+    pub fn of_piece(piece: &'a TextPiece) -> Self {
+        CharIndexed { first_char: piece.first_char, ..CharIndexed::new(&piece.text) }
     }
 
     /// True when the text is ASCII, and so was given no checkpoints.
@@ -165,15 +167,83 @@ impl<'a> CharIndexed<'a> {
         skip_chars(self.text, from, chars - checkpoint * Self::STEP)
     }
 
-    /// The characters `window` of the text, cut at its end (the window may
-    /// run past it), with the window's start; empty when it starts past the end.
+    /// The characters `window` of the document, cut at the end of the text
+    /// (the window may run past it), with the window's start; empty when it
+    /// starts past the end. A piece's window starts at its first character
+    /// at the earliest.
     pub fn window(&self, window: CharRange) -> (u32, &'a str) {
-        let Some(start) = self.byte_offset(window.start as usize) else { return (0, "") };
+        debug_assert!(window.start >= self.first_char, "window {window:?} starts before the piece");
+        let first = window.start.max(self.first_char);
+        let chars = window.end.saturating_sub(first) as usize;
+        let Some(start) = self.byte_offset((first - self.first_char) as usize) else { return (0, "") };
         let end = match self.is_ascii() {
-            true => start.saturating_add(window.len() as usize).min(self.text.len()),
-            false => skip_chars(self.text, start, window.len() as usize).unwrap_or(self.text.len()),
+            true => start.saturating_add(chars).min(self.text.len()),
+            false => skip_chars(self.text, start, chars).unwrap_or(self.text.len()),
         };
-        (window.start, &self.text[start..end])
+        (first, &self.text[start..end])
+    }
+}
+
+/// The byte offsets of characters 0, `step`, 2 × `step`, … of `text` (a
+/// nonzero `step`), those before its end.
+fn char_checkpoints(text: &str, step: usize) -> impl Iterator<Item = usize> + '_ {
+    std::iter::successors(Some(0), move |&at| skip_chars(text, at, step)).take_while(|&at| at < text.len())
+}
+
+/// A part of a document's text, read again without the rest
+/// ([`crate::analysis::read::TextReader::load_piece`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextPiece {
+    /// The document's offset of the piece's first character.
+    pub first_char: u32,
+    /// The piece's text.
+    pub text: String,
+}
+
+/// Where a text's characters lie among its bytes, at every
+/// [`CharMap::STEP`]-th character: when the text is a file's bytes as they
+/// are, it tells which bytes of the file hold a range of characters, so
+/// that only those are read again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CharMap {
+    /// Bytes of the text.
+    bytes: u64,
+    /// Byte offsets of characters 0, STEP, 2 × STEP, …; none for an ASCII
+    /// text, whose character n is byte n.
+    checkpoints: Box<[u32]>,
+}
+
+impl CharMap {
+    /// Characters between checkpoints.
+    pub const STEP: usize = 1024;
+
+    /// The map of `text` (of at most 4 GB, as every document is).
+    pub fn new(text: &str) -> Self {
+        let checkpoints = match text.is_ascii() {
+            true => Box::default(),
+            false => char_checkpoints(text, Self::STEP).map(|at| at as u32).collect(),
+        };
+        CharMap { bytes: text.len() as u64, checkpoints }
+    }
+
+    /// Bytes of the text.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The bytes holding the characters `range` and a few around them (up
+    /// to the checkpoints either side), cut at the end of the text, with the
+    /// offset of their first character: at most `range.start`, unless the
+    /// range starts past the end.
+    pub fn bytes_of(&self, range: CharRange) -> (u32, std::ops::Range<u64>) {
+        let Some(last_checkpoint) = self.checkpoints.len().checked_sub(1) else {
+            let start = u64::from(range.start).min(self.bytes);
+            return (start as u32, start..u64::from(range.end).clamp(start, self.bytes));
+        };
+        let first = (range.start as usize / Self::STEP).min(last_checkpoint);
+        let start = u64::from(self.checkpoints[first]);
+        let end = self.checkpoints.get((range.end as usize).div_ceil(Self::STEP)).map_or(self.bytes, |&at| at.into());
+        ((first * Self::STEP) as u32, start..end.max(start))
     }
 }
 
@@ -407,6 +477,29 @@ mod tests {
                 &text[start..boundaries.get(5 + CharIndexed::STEP).copied().unwrap_or(text.len())]
             });
             proptest::prop_assert_eq!(indexed.window(window).1, expected_window);
+        }
+
+        #[test]
+        fn a_piece_gives_the_windows_of_the_whole_text(
+            text in "([a-z ]{0,70}|[čřž€𝄞]{0,5}){0,8}", repeat in 1usize..40, ascii: bool,
+            range in (0u32..12_000, 0u32..6_000), inner in (0u32..6_000, 0u32..6_000),
+        ) {
+            // Texts of up to a few steps, ASCII or not, and a window inside the range read.
+            let text = if ascii { "ab cd ".repeat(repeat * 60) } else { text.repeat(repeat) };
+            let map = CharMap::new(&text);
+            let range = CharRange::new(range.0, range.0 + range.1);
+            let (first_char, bytes) = map.bytes_of(range);
+            let chars = text.chars().count() as u32;
+            proptest::prop_assert!(first_char <= range.start || range.start > chars);
+            let piece = TextPiece { first_char, text: text[bytes.start as usize..bytes.end as usize].to_string() };
+            let start = range.start + inner.0.min(range.len());
+            let window = CharRange::new(start, start + inner.1.min(range.end - start));
+            let whole = CharIndexed::new(&text).window(window);
+            let from_piece = CharIndexed::of_piece(&piece).window(window);
+            proptest::prop_assert_eq!(from_piece.1, whole.1);
+            if !whole.1.is_empty() {
+                proptest::prop_assert_eq!(from_piece.0, whole.0);
+            }
         }
 
         #[test]

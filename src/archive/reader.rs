@@ -49,7 +49,7 @@ use super::taboo;
 use crate::analysis::chunk::Chunks;
 use crate::analysis::document::{Analyzer, Document};
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::read::{DocumentFile, Loaded, TextReader, content_hash};
+use crate::analysis::read::{DocumentFile, Loaded, TextOrigin, TextReader, content_hash};
 use crate::analysis::span::CharRange;
 use crate::analysis::taboo::TabooChunks;
 use crate::matching::index::prefetch;
@@ -889,7 +889,7 @@ impl ArchiveIndex {
                 let record = self.record(id);
                 let (bytes, content_hash, content_chunks) =
                     (record.bytes, record.content_hash, record.content_chunks());
-                Document { text, bytes, content_hash, chunks, content_chunks }
+                Document { text, bytes, content_hash, chunks, content_chunks, origin: TextOrigin::Other }
             }
             None => match self.analyse(id, text) {
                 Some(document) => document,

@@ -13,8 +13,8 @@ use rayon::prelude::*;
 
 use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analyse_batch};
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::read::{self, DocumentFile, TextReader};
-use crate::analysis::span::{CharRange, PackedRanges, union_len};
+use crate::analysis::read::{self, DocumentFile, TextOrigin, TextReader};
+use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_len};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
 use crate::error::Error;
@@ -296,6 +296,10 @@ struct SourceSide<'a> {
     reader: TextReader<'a>,
     /// Content chunks of each document (structure chunks follow them).
     content_chunks: Vec<u32>,
+    /// Where the characters of each document's text are in its file, when
+    /// the text is the file's bytes as they are: the alignment then reads
+    /// only the part of a source it aligns ([`TextReader::load_piece`]).
+    char_maps: Vec<Option<CharMap>>,
 }
 
 /// The numbers of the source documents (named `names`, sorted) listed with
@@ -338,6 +342,10 @@ impl SourceDocuments for SourceSide<'_> {
     fn text(&self, doc: u32) -> Option<String> {
         self.reader.load_text(self.files[doc as usize])
     }
+
+    fn text_piece(&self, doc: u32, range: CharRange) -> Option<TextPiece> {
+        self.reader.load_piece(self.files[doc as usize], self.char_maps[doc as usize].as_ref(), range)
+    }
 }
 
 /// Reads, analyses and indexes the source documents, a batch at a time: while
@@ -356,6 +364,7 @@ fn read_sources<'f, K: ChunkKey>(
         files: Vec::new(),
         reader: setup.reader,
         content_chunks: Vec::new(),
+        char_maps: Vec::new(),
     };
     let mut builder = IndexBuilder::<K>::new(setup.params.chunks.hash_bits);
     let analysis = setup.analysis();
@@ -394,7 +403,7 @@ impl<'f> SourceSide<'f> {
     ) {
         for (file, doc) in batch.iter().zip(documents) {
             summary.input_bytes += file.bytes;
-            let Some(Document { chunks, content_chunks, .. }) = doc else {
+            let Some(Document { text, chunks, content_chunks, origin, .. }) = doc else {
                 summary.skipped_files += 1;
                 continue;
             };
@@ -404,6 +413,7 @@ impl<'f> SourceSide<'f> {
             self.files.push(file);
             self.content_chunks.push(content_chunks);
             self.chunk_ranges.push(PackedRanges::new(&chunks.ranges));
+            self.char_maps.push((origin == TextOrigin::FileBytes).then(|| CharMap::new(&text)));
         }
     }
 }
