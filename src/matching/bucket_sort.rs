@@ -1,7 +1,8 @@
 //! In-place bucket sort for large arrays of hashed records: one American-flag
 //! pass (in-place MSD radix) on the top 8 bits of the hash, then the 256 buckets
-//! sorted in parallel with rayon, each small enough to sit in cache. No second
-//! copy of the records is ever made.
+//! sorted in parallel with rayon, each by more such passes on the next 8 bits
+//! until its pieces are small, and those by comparison. No second copy of the
+//! records is ever made.
 
 use rayon::prelude::*;
 
@@ -10,12 +11,32 @@ use rayon::prelude::*;
 pub(crate) fn sort_by_hash<T, F>(items: &mut [T], hash_bits: u32, hash: F)
 where
     T: Ord + Send,
-    F: Fn(&T) -> u64,
+    F: Fn(&T) -> u64 + Sync,
 {
     let radix_bits = hash_bits.min(8);
     let shift = hash_bits - radix_bits;
     let buckets = american_flag_partition(items, 1 << radix_bits, |item| (hash(item) >> shift) as usize);
-    buckets.into_par_iter().for_each(|bucket| bucket.sort_unstable());
+    buckets.into_par_iter().for_each(|bucket| sort_bucket(bucket, shift, &hash));
+}
+
+/// Buckets of at most this many records are sorted by comparison: below it,
+/// a radix pass costs more than it saves.
+const SMALL_BUCKET: usize = 256;
+
+/// Sorts `bucket`, whose records share the hash bits above the lowest
+/// `bits`: by American-flag passes on the next 8 of them while it is large,
+/// then by comparison.
+fn sort_bucket<T: Ord, F: Fn(&T) -> u64>(bucket: &mut [T], bits: u32, hash: &F) {
+    if bucket.len() <= SMALL_BUCKET || bits == 0 {
+        bucket.sort_unstable();
+        return;
+    }
+    let radix_bits = bits.min(8);
+    let shift = bits - radix_bits;
+    let mask = (1 << radix_bits) - 1;
+    for piece in american_flag_partition(bucket, 1 << radix_bits, |item| ((hash(item) >> shift) & mask) as usize) {
+        sort_bucket(piece, shift, hash);
+    }
 }
 
 /// Rearranges `items` in place so that items of bucket 0 come first, then bucket
