@@ -76,6 +76,8 @@ pub struct Sentences {
     pub sequence: Vec<u64>,
     /// The characters of each word of `sequence`.
     pub word_ranges: Vec<CharRange>,
+    /// The terms of the sentence being closed, sorted (a buffer kept).
+    sorted: Vec<u64>,
 }
 
 impl Sentences {
@@ -321,23 +323,19 @@ pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_word
     }
 }
 
-/// Ends the sentence whose terms were pushed since `first_term`: sorts them and
-/// merges repeats into counts.
+/// Ends the sentence whose terms were pushed since `first_term`, those of its
+/// `words`: they are replaced by its distinct terms, sorted, with their
+/// counts. (Sorting the bare terms is faster than sorting the counted ones.)
 fn close(out: &mut Sentences, range: CharRange, first_term: usize, words: std::ops::Range<usize>) {
-    let terms = &mut out.terms[first_term..];
-    terms.sort_unstable();
-    let mut kept = first_term;
-    for i in first_term..out.terms.len() {
-        if kept > first_term && out.terms[kept - 1].term == out.terms[i].term {
-            out.terms[kept - 1].count += out.terms[i].count;
-        } else {
-            out.terms[kept] = out.terms[i];
-            kept += 1;
-        }
+    out.sorted.clear();
+    out.sorted.extend_from_slice(&out.sequence[words.clone()]);
+    out.sorted.sort_unstable();
+    out.terms.truncate(first_term);
+    for run in out.sorted.chunk_by(|a, b| a == b) {
+        out.terms.push(TermCount { term: run[0], count: run.len() as u32 });
     }
-    out.terms.truncate(kept);
-    if kept > first_term {
-        out.sentences.push(Sentence { range, terms: first_term..kept, words });
+    if out.terms.len() > first_term {
+        out.sentences.push(Sentence { range, terms: first_term..out.terms.len(), words });
     }
 }
 
