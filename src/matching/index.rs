@@ -25,6 +25,8 @@
 use std::fmt::Debug;
 use std::ops::Range;
 
+use rayon::prelude::*;
+
 use crate::matching::bucket_sort;
 
 /// The stored form of a chunk hash: `u32` for hashes of up to 32 bits, `u64`
@@ -34,7 +36,7 @@ pub trait ChunkKey: Copy + Ord + Send + Sync + Debug + 'static {
     const WIDTH: u32;
     /// What the built index keeps of a hash: its low [`Self::RESIDUE_BITS`]
     /// bits, the directory bucket of the posting giving the others.
-    type Residue: Copy + Ord + Send + Sync + Debug + 'static;
+    type Residue: Copy + Ord + Default + Send + Sync + Debug + 'static;
     /// Bits of a residue.
     const RESIDUE_BITS: u32;
     /// The key for a right-aligned hash of at most `WIDTH` bits.
@@ -215,21 +217,29 @@ const SPLIT_STEP: usize = 1 << 20;
 /// from the end in steps, each step's memory given back before the next, so
 /// that the split needs hardly more memory than the postings.
 fn split_postings<K: ChunkKey>(mut postings: Vec<Posting<K>>) -> (Vec<K::Residue>, Vec<u32>) {
-    let mut residues = Vec::with_capacity(postings.len());
-    let mut chunk_numbers = Vec::with_capacity(postings.len());
+    // Zeroed arrays: their pages are taken from the system as they are written.
+    let mut residues = vec![K::Residue::default(); postings.len()];
+    let mut chunk_numbers = vec![0u32; postings.len()];
     while !postings.is_empty() {
         let rest = postings.len().saturating_sub(SPLIT_STEP);
-        for posting in postings[rest..].iter().rev() {
-            residues.push(K::residue(posting.key.to_hash()));
-            chunk_numbers.push(posting.at);
-        }
+        let step = &postings[rest..];
+        step.par_chunks(SPLIT_TASK)
+            .zip(residues[rest..step.len() + rest].par_chunks_mut(SPLIT_TASK))
+            .zip(chunk_numbers[rest..step.len() + rest].par_chunks_mut(SPLIT_TASK))
+            .for_each(|((postings, residues), numbers)| {
+                for (posting, (residue, number)) in postings.iter().zip(residues.iter_mut().zip(numbers)) {
+                    *residue = K::residue(posting.key.to_hash());
+                    *number = posting.at;
+                }
+            });
         postings.truncate(rest);
         postings.shrink_to_fit();
     }
-    residues.reverse();
-    chunk_numbers.reverse();
     (residues, chunk_numbers)
 }
+
+/// Postings split by one parallel task of [`split_postings`].
+const SPLIT_TASK: usize = 1 << 16;
 
 /// Chunk numbers per entry of [`ChunkIndex::block_docs`], as a power of two.
 const LOCATE_BLOCK_BITS: u32 = 10;
