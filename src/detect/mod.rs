@@ -443,10 +443,14 @@ impl<K: ChunkKey> Matching<'_, K> {
     }
 
     /// Reports the documents `whole`, a batch at a time, each document of a
-    /// batch on a thread of its own. While one batch is aligned, the next is
-    /// analysed and looked up, so that the serial steps of the lookup and a
-    /// batch's last, longest alignments do not leave a core waiting.
+    /// batch on a thread of its own. With a bounded hit budget, while one
+    /// batch is aligned the next is analysed and looked up, so that the
+    /// serial steps of the lookup and a batch's last, longest alignments do
+    /// not leave a core waiting. With unbounded hits (the paper's method) a
+    /// document's hits can take tens of megabytes where text is widely
+    /// shared, so one batch is held at a time.
     fn report_whole(&self, whole: &[&DocumentFile], summary: &mut Summary) -> Result<(), Error> {
+        let pipelined = self.setup.hit_budget() != HitBudget::UNBOUNDED;
         let mut lookup = BatchLookup::default();
         let mut looked_up: Option<LookedUp<'_>> = None;
         let mut batches = document::batches(whole, |f| f.bytes);
@@ -456,10 +460,15 @@ impl<K: ChunkKey> Matching<'_, K> {
                 return Ok(());
             }
             let (mut read, mut aligned) = (Summary::default(), Summary::default());
-            let (next_looked_up, reported) = rayon::join(
-                || next.map(|batch| self.look_up(batch, &mut lookup, &mut read)),
-                || looked_up.take().map_or(Ok(()), |batch| self.align_batch(batch, &mut aligned)),
-            );
+            let mut look_up_next = || next.map(|batch| self.look_up(batch, &mut lookup, &mut read));
+            let mut align_pending = || looked_up.take().map_or(Ok(()), |batch| self.align_batch(batch, &mut aligned));
+            let (next_looked_up, reported) = match pipelined {
+                true => rayon::join(look_up_next, align_pending),
+                false => {
+                    let reported = align_pending();
+                    (look_up_next(), reported)
+                }
+            };
             *summary += read;
             *summary += aligned;
             reported?;
