@@ -379,7 +379,7 @@ fn read_sources<'f, K: ChunkKey>(
             || next.map(|batch| (batch, analyse_batch(batch, |f| f, &analysis, setup.reader, progress))),
             || {
                 if let Some((batch, documents)) = analysed.take() {
-                    side.add_batch(batch, documents, setup.taboo, &mut builder, summary);
+                    side.add_batch(batch, documents, setup, &mut builder, summary);
                 }
             },
         );
@@ -392,15 +392,18 @@ fn read_sources<'f, K: ChunkKey>(
 
 impl<'f> SourceSide<'f> {
     /// Adds the analysed `documents` of the files `batch` to the index (but
-    /// for their `taboo` chunks) and to the side; counts them in `summary`.
+    /// for `setup`'s taboo chunks) and to the side; counts them in `summary`.
+    /// Their character maps are made only for the alignment stage, the one
+    /// reader of them.
     fn add_batch<K: ChunkKey>(
         &mut self,
         batch: &'f [DocumentFile],
         documents: Vec<Option<Document>>,
-        taboo: &TabooChunks,
+        setup: &Setup<'_>,
         builder: &mut IndexBuilder<K>,
         summary: &mut Summary,
     ) {
+        let (taboo, aligned) = (setup.taboo, setup.params.align.is_some());
         for (file, doc) in batch.iter().zip(documents) {
             summary.input_bytes += file.bytes;
             let Some(Document { text, chunks, content_chunks, origin, .. }) = doc else {
@@ -413,7 +416,7 @@ impl<'f> SourceSide<'f> {
             self.files.push(file);
             self.content_chunks.push(content_chunks);
             self.chunk_ranges.push(PackedRanges::new(&chunks.ranges));
-            self.char_maps.push((origin == TextOrigin::FileBytes).then(|| CharMap::new(&text)));
+            self.char_maps.push((aligned && origin == TextOrigin::FileBytes).then(|| CharMap::new(&text)));
         }
     }
 }

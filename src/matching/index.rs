@@ -221,11 +221,11 @@ fn split_postings<K: ChunkKey>(mut postings: Vec<Posting<K>>) -> (Vec<K::Residue
     let mut residues = vec![K::Residue::default(); postings.len()];
     let mut chunk_numbers = vec![0u32; postings.len()];
     while !postings.is_empty() {
-        let rest = postings.len().saturating_sub(SPLIT_STEP);
-        let step = &postings[rest..];
-        step.par_chunks(SPLIT_TASK)
-            .zip(residues[rest..step.len() + rest].par_chunks_mut(SPLIT_TASK))
-            .zip(chunk_numbers[rest..step.len() + rest].par_chunks_mut(SPLIT_TASK))
+        let (rest, end) = (postings.len().saturating_sub(SPLIT_STEP), postings.len());
+        postings[rest..]
+            .par_chunks(SPLIT_TASK)
+            .zip(residues[rest..end].par_chunks_mut(SPLIT_TASK))
+            .zip(chunk_numbers[rest..end].par_chunks_mut(SPLIT_TASK))
             .for_each(|((postings, residues), numbers)| {
                 for (posting, (residue, number)) in postings.iter().zip(residues.iter_mut().zip(numbers)) {
                     *residue = K::residue(posting.key.to_hash());
