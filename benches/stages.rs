@@ -1,11 +1,13 @@
 //! Per-stage throughput on synthetic English-like text: tokenize (and the
-//! other tokenizers), chunk (MD5), index build, lookups, valid intervals.
+//! other tokenizers), the candidate and structure words, chunk (MD5), index
+//! build, lookups, valid intervals.
 //! `cargo bench` prints MB/s per stage; end-to-end figures come from
 //! `eval/bench.sh`.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use pan_detect::analysis::candidates::{CandidateWords, structure_words};
 use pan_detect::analysis::chunk::ChunkParams;
 use pan_detect::analysis::chunk::{Chunker, Chunks};
 use pan_detect::analysis::tokenize::{AnyTokenizer, Tokenize, Tokenizer, TokenizerKind, TokenizerParams, Tokens};
@@ -77,6 +79,11 @@ fn stages(c: &mut Criterion) {
     }
 
     tokenizer.tokenize(&text, &mut tokens);
+    // The `best` preset's candidate and structure words.
+    let candidate_words = CandidateWords::new(5, 3, None);
+    let mut derived = Tokens::default();
+    group.bench_function("candidate words", |b| b.iter(|| candidate_words.derive(black_box(&tokens), &mut derived)));
+    group.bench_function("structure words", |b| b.iter(|| structure_words(black_box(&tokens), &mut derived)));
     let mut chunker = Chunker::new(ChunkParams::default());
     let mut chunks = Chunks::default();
     group.bench_function("chunk", |b| b.iter(|| chunker.chunk(black_box(&tokens), &mut chunks)));

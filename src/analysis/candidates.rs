@@ -14,7 +14,7 @@ use crate::analysis::function_words::FunctionWords;
 use crate::analysis::span::CharRange;
 use crate::analysis::stem::LANGUAGES;
 use crate::analysis::synonyms::Synonyms;
-use crate::analysis::tokenize::{KeySet, Tokens, is_ideographic, sort_key};
+use crate::analysis::tokenize::{Derived, KeySet, Tokens, is_ideographic, sort_key};
 
 /// Function words whose order survives when the content words are replaced by
 /// synonyms (Stamatatos 2011, "Plagiarism detection using stopword n-grams": the
@@ -94,19 +94,28 @@ impl<'a> CandidateWords<'a> {
 
     /// Writes the candidate words of `tokens` into `out`.
     pub fn derive(&self, tokens: &Tokens, out: &mut Tokens) {
-        out.derive_from(tokens, |seq, word, folded| {
+        out.derive_from(tokens, |seq, word| {
             if self.leaves_out(tokens, seq, word) {
-                return false;
+                return None;
             }
-            let word = self.synonyms.map_or(word, |s| s.canonical(word));
-            match (self.prefix, word.is_ascii()) {
-                (0, _) => folded.push_str(word),
-                (n, true) => folded.push_str(&word[..word.len().min(n)]),
-                (n, false) => folded.extend(word.chars().take(n)),
+            match self.synonyms.and_then(|s| s.group_word(word)) {
+                Some(group_word) => Some(Derived::Replaced(prefix(group_word, self.prefix))),
+                None => Some(Derived::Prefix(prefix(word, self.prefix).len())),
             }
-            true
         });
     }
+}
+
+/// The first `chars` characters of `word` (all of it for 0).
+fn prefix(word: &str, chars: usize) -> &str {
+    if chars == 0 || word.len() <= chars {
+        return word;
+    }
+    // Folded words are mostly ASCII, where bytes are characters.
+    if word.as_bytes()[..chars].is_ascii() {
+        return &word[..chars];
+    }
+    word.char_indices().nth(chars).map_or(word, |(end, _)| &word[..end])
 }
 
 /// The chunks of [`structure_words`] that span at most
@@ -138,12 +147,9 @@ static STRUCTURE_KEY_SET: LazyLock<KeySet> = LazyLock::new(|| STRUCTURE_KEYS.int
 
 /// Writes the [`STRUCTURE_WORDS`] of `tokens` into `out`, in text order.
 pub fn structure_words(tokens: &Tokens, out: &mut Tokens) {
-    out.derive_from(tokens, |seq, word, folded| {
+    out.derive_from(tokens, |seq, word| {
         let keep = word.len() <= 5 && STRUCTURE_KEY_SET.contains(tokens.sort_key(seq));
-        if keep {
-            folded.push_str(word);
-        }
-        keep
+        keep.then_some(Derived::Prefix(word.len()))
     });
 }
 
@@ -232,5 +238,39 @@ mod tests {
         let synonyms = Synonyms::parse("enormous, gigantic\n");
         let found = candidate_words("gigantic telescope", 5, Some(&synonyms));
         assert_eq!(found, [("enorm".to_string(), 0), ("teles".to_string(), 9)]);
+    }
+
+    /// The candidate words as first written: every kept word's prefix
+    /// counted in characters, its sort key computed afresh.
+    fn reference_candidate_words(tokens: &Tokens, words: &CandidateWords<'_>) -> Vec<(String, CharRange, u64)> {
+        (0..tokens.len())
+            .filter(|&seq| !words.leaves_out(tokens, seq, tokens.word(seq)))
+            .map(|seq| {
+                let word = words.synonyms.map_or(tokens.word(seq), |s| s.canonical(tokens.word(seq)));
+                let kept: String =
+                    if words.prefix == 0 { word.to_string() } else { word.chars().take(words.prefix).collect() };
+                let key = sort_key(kept.as_bytes());
+                (kept, tokens.range(seq), key)
+            })
+            .filter(|(kept, _, _)| !kept.is_empty())
+            .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn candidate_words_agree_with_the_reference(
+            text in "([a-zA-Z]{1,12}|the|and|[čřžÉß漢]{1,4}[a-z]{0,5}|[ ,.]{1,2}){0,20}",
+            prefix in 0usize..=9,
+            with_synonyms: bool,
+        ) {
+            let synonyms = Synonyms::parse("enormous, gigantic, ab\nžluť, yellow\n");
+            let mut tokens = Tokens::default();
+            Tokenizer::new(TokenizerParams { min_word_len: 1, ..TokenizerParams::default() }).tokenize(&text, &mut tokens);
+            let words = CandidateWords::new(prefix, 3, with_synonyms.then_some(&synonyms));
+            let mut out = Tokens::default();
+            words.derive(&tokens, &mut out);
+            let found: Vec<_> = (0..out.len()).map(|s| (out.word(s).to_string(), out.range(s), out.sort_key(s))).collect();
+            proptest::prop_assert_eq!(found, reference_candidate_words(&tokens, &words));
+        }
     }
 }

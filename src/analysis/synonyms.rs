@@ -71,7 +71,12 @@ impl Synonyms {
 
     /// The form `word` (folded) is replaced by: its group's first word, or itself.
     pub fn canonical<'a>(&'a self, word: &'a str) -> &'a str {
-        self.canonical.get(word).map_or(word, String::as_str)
+        self.group_word(word).unwrap_or(word)
+    }
+
+    /// The folded first word of the group `word` (folded) belongs to, if any.
+    pub fn group_word(&self, word: &str) -> Option<&str> {
+        self.canonical.get(word).map(String::as_str)
     }
 
     /// Number of words that belong to a group.

@@ -166,6 +166,15 @@ impl Tokenize for AnyTokenizer {
     }
 }
 
+/// What [`Tokens::derive_from`] makes of a word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Derived<'w> {
+    /// The word's first this many bytes (at a character boundary).
+    Prefix(usize),
+    /// Another folded word in its place.
+    Replaced(&'w str),
+}
+
 /// Bytes of the folded buffer readable from any word's start: the buffer is
 /// padded with this many NUL bytes after the last word, so that the chunker can
 /// copy every word of up to this length as one fixed-size window.
@@ -235,19 +244,32 @@ impl Tokens {
         &self.ranges
     }
 
-    /// Replaces the content with words derived from `from`: for each word,
-    /// `derive(seq, folded, out)` appends a new folded form to `out` and returns
-    /// true to keep it (under the original word's range), or returns false to drop
-    /// the word. Used by the alignment preset to chunk stop-word-free, truncated
-    /// words with the ordinary chunker.
-    pub fn derive_from(&mut self, from: &Tokens, mut derive: impl FnMut(usize, &str, &mut String) -> bool) {
+    /// Replaces the content with words derived from `from`, each under the
+    /// original word's range: `derive(seq, folded)` says what becomes of word
+    /// `seq`, whose folded form is `folded` — dropped (`None`), cut to a prefix
+    /// or replaced by another word. An empty result drops the word. Used by the
+    /// alignment preset to chunk stop-word-free, truncated words with the
+    /// ordinary chunker.
+    pub fn derive_from<'w>(&mut self, from: &Tokens, mut derive: impl FnMut(usize, &str) -> Option<Derived<'w>>) {
         self.clear();
-        for seq in 0..from.len() {
-            let folded_start = self.folded.len();
-            if derive(seq, from.word(seq), &mut self.folded) && self.folded.len() > folded_start {
-                self.push_word(folded_start, from.range(seq));
-            } else {
-                self.folded.truncate(folded_start);
+        let mut start = 0;
+        for (seq, &end) in from.folded_ends.iter().enumerate() {
+            let word = &from.folded[start..end as usize];
+            start = end as usize;
+            match derive(seq, word) {
+                None => {}
+                // A prefix's sort key is the word's, cut to the prefix's bytes.
+                Some(Derived::Prefix(len @ 1..)) => {
+                    self.folded.push_str(&word[..len]);
+                    let key = from.sort_keys[seq];
+                    self.keep(if len >= 8 { key } else { key & !(u64::MAX >> (8 * len)) }, from.ranges[seq]);
+                }
+                Some(Derived::Replaced(other)) if !other.is_empty() => {
+                    let folded_start = self.folded.len();
+                    self.folded.push_str(other);
+                    self.push_word(folded_start, from.ranges[seq]);
+                }
+                Some(Derived::Prefix(_) | Derived::Replaced(_)) => {}
             }
         }
         self.folded.extend(std::iter::repeat_n('\0', WORD_WINDOW));
