@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use pan_detect::analysis::candidates::{CandidateWords, structure_words};
+use pan_detect::analysis::candidates::CandidateWords;
 use pan_detect::analysis::chunk::ChunkParams;
 use pan_detect::analysis::chunk::{Chunker, Chunks};
 use pan_detect::analysis::tokenize::{AnyTokenizer, Tokenize, Tokenizer, TokenizerKind, TokenizerParams, Tokens};
@@ -63,6 +63,26 @@ fn synthetic_text(bytes: usize, seed: u64) -> String {
     text
 }
 
+/// The English texts of `corpus-fixtures/texts`, repeated to about `bytes`.
+fn english_fixtures(bytes: usize) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus-fixtures/texts");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("corpus-fixtures/texts")
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.file_name().is_some_and(|name| name.to_string_lossy().starts_with("en-")))
+        .collect();
+    paths.sort();
+    let texts: Vec<String> = paths.iter().map(|path| std::fs::read_to_string(path).expect("English fixture")).collect();
+    let mut text = String::with_capacity(bytes + 32_000);
+    while text.len() < bytes {
+        for one in &texts {
+            text.push_str(one);
+            text.push('\n');
+        }
+    }
+    text
+}
+
 fn stages(c: &mut Criterion) {
     let text = synthetic_text(4_000_000, 7);
     let tokenizer = Tokenizer::new(TokenizerParams::default());
@@ -79,11 +99,19 @@ fn stages(c: &mut Criterion) {
     }
 
     tokenizer.tokenize(&text, &mut tokens);
-    // The `best` preset's candidate and structure words.
+    // The `best` preset's candidate and structure words, of real English
+    // (the synthetic words carry numbers, so none is a function word).
+    let english = english_fixtures(text.len());
+    let mut english_tokens = Tokens::default();
+    Tokenizer::new(TokenizerParams { min_word_len: 1, ..TokenizerParams::default() })
+        .tokenize(&english, &mut english_tokens);
     let candidate_words = CandidateWords::new(5, 3, None);
-    let mut derived = Tokens::default();
-    group.bench_function("candidate words", |b| b.iter(|| candidate_words.derive(black_box(&tokens), &mut derived)));
-    group.bench_function("structure words", |b| b.iter(|| structure_words(black_box(&tokens), &mut derived)));
+    let (mut derived, mut structure) = (Tokens::default(), Tokens::default());
+    let english_tokens = black_box(&english_tokens);
+    group.bench_function("candidate words", |b| b.iter(|| candidate_words.derive(english_tokens, &mut derived, None)));
+    group.bench_function("candidate and structure words", |b| {
+        b.iter(|| candidate_words.derive(english_tokens, &mut derived, Some(&mut structure)))
+    });
     let mut chunker = Chunker::new(ChunkParams::default());
     let mut chunks = Chunks::default();
     group.bench_function("chunk", |b| b.iter(|| chunker.chunk(black_box(&tokens), &mut chunks)));

@@ -64,11 +64,13 @@ impl<'a> CandidateWords<'a> {
         CandidateWords { left_out, ..self }
     }
 
-    /// True when word `seq` of `tokens` is left out: too short (ideographs,
-    /// words of one character, never are), a stop word of some language or
-    /// one of the collection's function words.
+    /// True when word `seq` of `tokens`, whose folded form is `word`, is
+    /// left out: too short (ideographs, words of one character, never are),
+    /// a stop word of some language or one of the collection's function
+    /// words.
+    #[inline]
     fn leaves_out(&self, tokens: &Tokens, seq: usize, word: &str) -> bool {
-        self.is_short(word) || Self::is_in(&self.left_out, tokens, seq, word)
+        self.is_short(word) || (word.len() <= 8 && self.left_out.contains(tokens.sort_key(seq)))
     }
 
     /// True when word `seq` of `tokens` would be a candidate word but for
@@ -76,37 +78,53 @@ impl<'a> CandidateWords<'a> {
     /// sought ([`FunctionWords::derive`]).
     pub fn keeps_but_for_function_words(&self, tokens: &Tokens, seq: usize) -> bool {
         let word = tokens.word(seq);
-        !self.is_short(word) && !Self::is_in(&self.stop_words, tokens, seq, word)
+        !(self.is_short(word) || (word.len() <= 8 && self.stop_words.contains(tokens.sort_key(seq))))
     }
 
     /// True when `word` is too short to be a candidate word; ideographs are
     /// words of one character, kept as the tokenizer keeps them.
+    #[inline]
     fn is_short(&self, word: &str) -> bool {
         word.len() < self.min_len
             && (word.is_ascii() || word.chars().count() < self.min_len)
             && !word.starts_with(is_ideographic)
     }
 
-    /// True when `word`, word `seq` of `tokens`, is one of `words`.
-    fn is_in(words: &KeySet, tokens: &Tokens, seq: usize, word: &str) -> bool {
-        word.len() <= 8 && words.contains(tokens.sort_key(seq))
-    }
-
-    /// Writes the candidate words of `tokens` into `out`.
-    pub fn derive(&self, tokens: &Tokens, out: &mut Tokens) {
-        out.derive_from(tokens, |seq, word| {
+    /// Writes the candidate words of `tokens` into `out`, and with
+    /// `structure` their [`STRUCTURE_WORDS`] into that, in text order.
+    /// Candidate words are the words not left out: not too short
+    /// (ideographs, words of one character, never are), no stop word of any
+    /// language and none of the collection's function words.
+    pub fn derive(&self, tokens: &Tokens, out: &mut Tokens, mut structure: Option<&mut Tokens>) {
+        out.begin();
+        if let Some(structure) = structure.as_deref_mut() {
+            structure.begin();
+        }
+        for (seq, word) in tokens.words().enumerate() {
+            if let Some(structure) = structure.as_deref_mut()
+                && word.len() <= 5
+                && STRUCTURE_KEY_SET.contains(tokens.sort_key(seq))
+            {
+                structure.push_derived(tokens, seq, word, Derived::Prefix(word.len()));
+            }
             if self.leaves_out(tokens, seq, word) {
-                return None;
+                continue;
             }
-            match self.synonyms.and_then(|s| s.group_word(word)) {
-                Some(group_word) => Some(Derived::Replaced(prefix(group_word, self.prefix))),
-                None => Some(Derived::Prefix(prefix(word, self.prefix).len())),
-            }
-        });
+            let derived = match self.synonyms.and_then(|s| s.group_word(word)) {
+                Some(group_word) => Derived::Replaced(prefix(group_word, self.prefix)),
+                None => Derived::Prefix(prefix(word, self.prefix).len()),
+            };
+            out.push_derived(tokens, seq, word, derived);
+        }
+        out.end();
+        if let Some(structure) = structure {
+            structure.end();
+        }
     }
 }
 
 /// The first `chars` characters of `word` (all of it for 0).
+#[inline(always)]
 fn prefix(word: &str, chars: usize) -> &str {
     if chars == 0 || word.len() <= chars {
         return word;
@@ -118,7 +136,7 @@ fn prefix(word: &str, chars: usize) -> &str {
     word.char_indices().nth(chars).map_or(word, |(end, _)| &word[..end])
 }
 
-/// The chunks of [`structure_words`] that span at most
+/// The chunks of structure words ([`CandidateWords::derive`]) that span at most
 /// [`MAX_STRUCTURE_CHUNK_CHARS`], as (hash, range).
 pub fn dense_structure_chunks(chunks: &Chunks) -> impl Iterator<Item = (u64, CharRange)> + '_ {
     chunks
@@ -145,14 +163,6 @@ const STRUCTURE_KEYS: [u64; STRUCTURE_WORDS.len()] = {
 /// search whose branches go either way.
 static STRUCTURE_KEY_SET: LazyLock<KeySet> = LazyLock::new(|| STRUCTURE_KEYS.into_iter().collect());
 
-/// Writes the [`STRUCTURE_WORDS`] of `tokens` into `out`, in text order.
-pub fn structure_words(tokens: &Tokens, out: &mut Tokens) {
-    out.derive_from(tokens, |seq, word| {
-        let keep = word.len() <= 5 && STRUCTURE_KEY_SET.contains(tokens.sort_key(seq));
-        keep.then_some(Derived::Prefix(word.len()))
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,7 +172,7 @@ mod tests {
         let mut tokens = Tokens::default();
         Tokenizer::new(TokenizerParams { min_word_len: 1, ..TokenizerParams::default() }).tokenize(text, &mut tokens);
         let mut out = Tokens::default();
-        CandidateWords::new(prefix, 3, synonyms).derive(&tokens, &mut out);
+        CandidateWords::new(prefix, 3, synonyms).derive(&tokens, &mut out, None);
         (0..out.len()).map(|seq| (out.word(seq).to_string(), out.range(seq).start)).collect()
     }
 
@@ -188,7 +198,7 @@ mod tests {
         Tokenizer::new(TokenizerParams { min_word_len: 1, ..TokenizerParams::default() }).tokenize(text, &mut tokens);
         let derive = |words: CandidateWords<'_>| {
             let mut out = Tokens::default();
-            words.derive(&tokens, &mut out);
+            words.derive(&tokens, &mut out, None);
             (0..out.len()).map(|seq| out.word(seq).to_string()).collect::<Vec<_>>()
         };
         assert_eq!(derive(CandidateWords::new(5, 3, None)), ["εγκατ", "του", "συστη", "και", "του", "δικτυ"]);
@@ -240,37 +250,74 @@ mod tests {
         assert_eq!(found, [("enorm".to_string(), 0), ("teles".to_string(), 9)]);
     }
 
-    /// The candidate words as first written: every kept word's prefix
-    /// counted in characters, its sort key computed afresh.
-    fn reference_candidate_words(tokens: &Tokens, words: &CandidateWords<'_>) -> Vec<(String, CharRange, u64)> {
-        (0..tokens.len())
-            .filter(|&seq| !words.leaves_out(tokens, seq, tokens.word(seq)))
+    /// A derived word: its folded form, range and sort key.
+    type Listed = (String, CharRange, u64);
+
+    /// The structure words of `tokens`, written into `out`.
+    fn structure_words(tokens: &Tokens, out: &mut Tokens) {
+        CandidateWords::new(5, 3, None).derive(tokens, &mut Tokens::default(), Some(out));
+    }
+
+    /// The candidate and structure words as first written: the stop and
+    /// function words compared as strings, every kept word's prefix counted
+    /// in characters, its sort key computed afresh.
+    fn reference_words(
+        tokens: &Tokens,
+        prefix: usize,
+        synonyms: Option<&Synonyms>,
+        function_words: &[&str],
+    ) -> (Vec<Listed>, Vec<Listed>) {
+        let stop_word =
+            |word: &str| word.len() <= 8 && LANGUAGES.iter().flat_map(|l| l.stop_words()).any(|stop| *stop == word);
+        let short = |word: &str| word.chars().count() < 3 && !word.starts_with(is_ideographic);
+        let entry = |seq: usize, kept: String| {
+            let key = sort_key(kept.as_bytes());
+            (kept, tokens.range(seq), key)
+        };
+        let candidates = (0..tokens.len())
+            .filter(|&seq| {
+                let word = tokens.word(seq);
+                !short(word) && !stop_word(word) && !function_words.contains(&word)
+            })
             .map(|seq| {
-                let word = words.synonyms.map_or(tokens.word(seq), |s| s.canonical(tokens.word(seq)));
-                let kept: String =
-                    if words.prefix == 0 { word.to_string() } else { word.chars().take(words.prefix).collect() };
-                let key = sort_key(kept.as_bytes());
-                (kept, tokens.range(seq), key)
+                let word = synonyms.map_or(tokens.word(seq), |s| s.canonical(tokens.word(seq)));
+                entry(seq, if prefix == 0 { word.to_string() } else { word.chars().take(prefix).collect() })
             })
             .filter(|(kept, _, _)| !kept.is_empty())
-            .collect()
+            .collect();
+        let structure = (0..tokens.len())
+            .filter(|&seq| STRUCTURE_WORDS.contains(&tokens.word(seq)))
+            .map(|seq| entry(seq, tokens.word(seq).to_string()))
+            .collect();
+        (candidates, structure)
+    }
+
+    fn listed(tokens: &Tokens) -> Vec<Listed> {
+        (0..tokens.len()).map(|s| (tokens.word(s).to_string(), tokens.range(s), tokens.sort_key(s))).collect()
     }
 
     proptest::proptest! {
         #[test]
-        fn candidate_words_agree_with_the_reference(
-            text in "([a-zA-Z]{1,12}|the|and|[čřžÉß漢]{1,4}[a-z]{0,5}|[ ,.]{1,2}){0,20}",
+        fn candidate_and_structure_words_agree_with_the_reference(
+            text in "([a-zA-Z]{1,12}|the|and|there|said|yellowish|[čřžÉß漢]{1,4}[a-z]{0,5}|[ ,.]{1,2}){0,20}",
             prefix in 0usize..=9,
             with_synonyms: bool,
+            with_function_words: bool,
         ) {
             let synonyms = Synonyms::parse("enormous, gigantic, ab\nžluť, yellow\n");
+            let synonyms = with_synonyms.then_some(&synonyms);
+            let function_words: &[&str] = if with_function_words { &["yellow", "there", "abc"] } else { &[] };
             let mut tokens = Tokens::default();
             Tokenizer::new(TokenizerParams { min_word_len: 1, ..TokenizerParams::default() }).tokenize(&text, &mut tokens);
-            let words = CandidateWords::new(prefix, 3, with_synonyms.then_some(&synonyms));
-            let mut out = Tokens::default();
-            words.derive(&tokens, &mut out);
-            let found: Vec<_> = (0..out.len()).map(|s| (out.word(s).to_string(), out.range(s), out.sort_key(s))).collect();
-            proptest::prop_assert_eq!(found, reference_candidate_words(&tokens, &words));
+            let words = CandidateWords::new(prefix, 3, synonyms).without(FunctionWords::of(function_words.iter().copied()));
+            let (mut candidates, mut structure) = (Tokens::default(), Tokens::default());
+            words.derive(&tokens, &mut candidates, Some(&mut structure));
+            let (expected_candidates, expected_structure) = reference_words(&tokens, prefix, synonyms, function_words);
+            proptest::prop_assert_eq!(listed(&candidates), expected_candidates);
+            proptest::prop_assert_eq!(listed(&structure), expected_structure);
+            let mut alone = Tokens::default();
+            words.derive(&tokens, &mut alone, None);
+            proptest::prop_assert_eq!(listed(&alone), listed(&candidates));
         }
     }
 }

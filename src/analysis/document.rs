@@ -12,7 +12,7 @@ use std::fs;
 
 use rayon::prelude::*;
 
-use crate::analysis::candidates::{CandidateWords, dense_structure_chunks, structure_words};
+use crate::analysis::candidates::{CandidateWords, dense_structure_chunks};
 use crate::analysis::chunk::{ChunkHash, ChunkParams, Chunker, Chunks};
 use crate::analysis::function_words::FunctionWords;
 use crate::analysis::read::{self, DocumentFile, TextOrigin, TextReader, content_hash};
@@ -243,13 +243,13 @@ impl<'a> Analyzer<'a> {
         match &mut self.candidate_words {
             None => self.chunker.chunk(&self.tokens, &mut self.chunks),
             Some((words, derived)) => {
-                words.derive(&self.tokens, derived);
+                let structure_words = self.structure.as_mut().map(|(_, words, _, _)| words);
+                words.derive(&self.tokens, derived, structure_words);
                 self.chunker.chunk(derived, &mut self.chunks);
             }
         }
         self.content_chunks = self.chunks.len();
         if let Some((chunker, words, chunks, hash_bits)) = &mut self.structure {
-            structure_words(&self.tokens, words);
             chunker.chunk(words, chunks);
             let mask = u64::MAX >> (64 - *hash_bits);
             for (hash, range) in dense_structure_chunks(chunks) {

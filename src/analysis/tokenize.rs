@@ -166,7 +166,7 @@ impl Tokenize for AnyTokenizer {
     }
 }
 
-/// What [`Tokens::derive_from`] makes of a word.
+/// What [`Tokens::push_derived`] makes of a word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Derived<'w> {
     /// The word's first this many bytes (at a character boundary).
@@ -244,35 +244,37 @@ impl Tokens {
         &self.ranges
     }
 
-    /// Replaces the content with words derived from `from`, each under the
-    /// original word's range: `derive(seq, folded)` says what becomes of word
-    /// `seq`, whose folded form is `folded` — dropped (`None`), cut to a prefix
-    /// or replaced by another word. An empty result drops the word. Used by the
-    /// alignment preset to chunk stop-word-free, truncated words with the
-    /// ordinary chunker.
-    pub fn derive_from<'w>(&mut self, from: &Tokens, mut derive: impl FnMut(usize, &str) -> Option<Derived<'w>>) {
-        self.clear();
+    /// The folded forms of the words, in sequence order.
+    pub fn words(&self) -> impl Iterator<Item = &str> + '_ {
         let mut start = 0;
-        for (seq, &end) in from.folded_ends.iter().enumerate() {
-            let word = &from.folded[start..end as usize];
+        self.folded_ends.iter().map(move |&end| {
+            let word = &self.folded[start..end as usize];
             start = end as usize;
-            match derive(seq, word) {
-                None => {}
-                // A prefix's sort key is the word's, cut to the prefix's bytes.
-                Some(Derived::Prefix(len @ 1..)) => {
-                    self.folded.push_str(&word[..len]);
-                    let key = from.sort_keys[seq];
-                    self.keep(if len >= 8 { key } else { key & !(u64::MAX >> (8 * len)) }, from.ranges[seq]);
-                }
-                Some(Derived::Replaced(other)) if !other.is_empty() => {
-                    let folded_start = self.folded.len();
-                    self.folded.push_str(other);
-                    self.push_word(folded_start, from.ranges[seq]);
-                }
-                Some(Derived::Prefix(_) | Derived::Replaced(_)) => {}
+            word
+        })
+    }
+
+    /// Appends what `derived` makes of word `seq` of `from` (whose folded
+    /// form is `word`) under that word's range, between
+    /// [`begin`](Self::begin) and [`end`](Self::end); an empty result is
+    /// dropped. Used by the alignment preset to chunk stop-word-free,
+    /// truncated words with the ordinary chunker.
+    #[inline(always)]
+    pub(crate) fn push_derived(&mut self, from: &Tokens, seq: usize, word: &str, derived: Derived<'_>) {
+        match derived {
+            // A prefix's sort key is the word's, cut to the prefix's bytes.
+            Derived::Prefix(len @ 1..) => {
+                self.folded.push_str(&word[..len]);
+                let key = from.sort_keys[seq];
+                self.keep(if len >= 8 { key } else { key & !(u64::MAX >> (8 * len)) }, from.ranges[seq]);
             }
+            Derived::Replaced(other) if !other.is_empty() => {
+                let folded_start = self.folded.len();
+                self.folded.push_str(other);
+                self.push_word(folded_start, from.ranges[seq]);
+            }
+            Derived::Prefix(_) | Derived::Replaced(_) => {}
         }
-        self.folded.extend(std::iter::repeat_n('\0', WORD_WINDOW));
     }
 
     /// Starts a new text: drops the previous content (for the tokenizers
