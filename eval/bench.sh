@@ -117,8 +117,14 @@ measure() {
     RSS_LOG=$WORK/$name.rss
     TIMED_OUT=0
     : >"$RSS_LOG"
-    local start end pid child rss now elapsed
-    start=$(date +%s.%N)
+    local start end pid child rss field value elapsed_us sleeper
+    # The sampling loop runs beside the measured command, on the cores it
+    # uses: it forks nothing per sample (bash builtins, the clock from
+    # EPOCHREALTIME, and a read that times out on a pipe nobody writes in
+    # place of sleep(1)), so that it does not slow a command that uses every
+    # core more than the single-threaded `wc -w` it is compared with.
+    exec {sleeper}<> <(:)
+    start=${EPOCHREALTIME/./}
     if [ "$HAVE_GNU_TIME" = 1 ]; then
         /usr/bin/time -v -o "$WORK/$name.time" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     else
@@ -129,28 +135,31 @@ measure() {
     # Sample the resident set of the measured process (the child of time(1)) every 50 ms.
     while kill -0 "$pid" 2>/dev/null; do
         if [ "$HAVE_GNU_TIME" = 1 ] && [ "$child" = "$pid" ]; then
-            child=$( (cat "/proc/$pid/task/$pid/children" 2>/dev/null || true) | awk '{print $1}')
+            read -r child _ <"/proc/$pid/task/$pid/children" 2>/dev/null || true
             child=${child:-$pid}
         fi
-        rss=$(awk '/^VmRSS/ {print $2}' "/proc/$child/status" 2>/dev/null || true)
-        now=$(date +%s.%N)
-        elapsed=$(awk -v a="$now" -v b="$start" 'BEGIN {print a - b}')
-        [ -n "$rss" ] && echo "$elapsed $rss" >>"$RSS_LOG"
-        if [ "$limit" != 0 ] && [ "$TIMED_OUT" = 0 ] && awk -v e="$elapsed" -v l="$limit" 'BEGIN {exit !(e > l)}'; then
+        rss=""
+        while read -r field value _; do
+            [ "$field" = "VmRSS:" ] && rss=$value && break
+        done <"/proc/$child/status" 2>/dev/null || true
+        elapsed_us=$((${EPOCHREALTIME/./} - start))
+        [ -n "$rss" ] && printf '%d.%06d %s\n' $((elapsed_us / 1000000)) $((elapsed_us % 1000000)) "$rss" >>"$RSS_LOG"
+        if [ "$limit" != 0 ] && [ "$TIMED_OUT" = 0 ] && [ "$elapsed_us" -gt $((limit * 1000000)) ]; then
             TIMED_OUT=1
             kill_measured "$pid"
         fi
-        sleep 0.05
+        read -r -t 0.05 -u "$sleeper" _ || true
     done
+    exec {sleeper}>&-
     local status=0
     wait "$pid" || status=$?
-    end=$(date +%s.%N)
+    end=${EPOCHREALTIME/./}
     if [ "$status" != 0 ] && [ "$TIMED_OUT" = 0 ]; then
         echo "'$*' failed with status $status:" >&2
         tail -n 20 "$WORK/$name.err" >&2
         exit 1
     fi
-    WALL=$(awk -v a="$end" -v b="$start" 'BEGIN {printf "%.2f", a - b}')
+    WALL=$(awk -v a="$end" -v b="$start" 'BEGIN {printf "%.2f", (a - b) / 1e6}')
     RSS_KB=$(awk 'BEGIN {m = 0} $2 > m {m = $2} END {print m}' "$RSS_LOG")
     if [ "$HAVE_GNU_TIME" = 1 ] && [ "$TIMED_OUT" = 0 ]; then
         WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ {
