@@ -33,7 +33,7 @@ pub struct FilterParams {
     pub waiver_cosine: f32,
 }
 
-/// What the filter looks at.
+/// What the filter looks at first: where the passage lies and what it rests on.
 #[derive(Debug, Clone, Copy)]
 pub struct Candidate {
     /// Characters in the suspicious document.
@@ -42,58 +42,94 @@ pub struct Candidate {
     pub source: CharRange,
     /// Seed sentence pairs inside.
     pub seeds: u32,
-    /// Tf-idf cosine of the two sides.
-    pub cosine: f32,
-    /// Share of shared nearby word pairs.
-    pub pair_overlap: f32,
-    /// Enough structural seeds (words replaced, sentence structure kept).
-    pub structural: bool,
 }
 
-/// True when the passage is kept. `content_share` gives the share of the
-/// content terms of the side with fewer of them found on the other side
-/// ([`crate::align::extend::Pair::content_share`]); it is asked for only when
-/// a waiver would keep the passage.
-pub fn keep(c: &Candidate, params: &FilterParams, content_share: impl FnOnce() -> f32) -> bool {
+/// How alike a candidate's two sides are; each measure is computed only when
+/// the filter asks for it, and most passages are settled by the first.
+pub trait Likeness {
+    /// Share of shared nearby word pairs
+    /// ([`crate::align::extend::Pair::pair_overlap`]).
+    fn pair_overlap(&self) -> f32;
+    /// Tf-idf cosine of the two sides, and whether enough structural seeds
+    /// (words replaced, sentence structure kept) support it.
+    fn cosine_and_structure(&self) -> (f32, bool);
+    /// Share of the content terms of the side with fewer of them found on the
+    /// other side ([`crate::align::extend::Pair::content_share`]).
+    fn content_share(&self) -> f32;
+}
+
+/// True when the passage is kept: long enough on both sides, seeded enough,
+/// and sharing enough word pairs, or else alike as bags of words (or
+/// structurally) while sharing enough content words.
+pub fn keep(c: &Candidate, params: &FilterParams, likeness: &impl Likeness) -> bool {
     let shorter = c.suspicious.len().min(c.source.len());
-    shorter >= params.min_chars
-        && (c.seeds >= params.min_seeds || shorter >= 2 * params.min_chars)
-        && (c.pair_overlap >= params.min_pair_overlap
-            || ((c.cosine >= params.waiver_cosine || c.structural) && content_share() >= MIN_WAIVED_CONTENT_SHARE))
+    if shorter < params.min_chars || (c.seeds < params.min_seeds && shorter < 2 * params.min_chars) {
+        return false;
+    }
+    if likeness.pair_overlap() >= params.min_pair_overlap {
+        return true;
+    }
+    let (cosine, structural) = likeness.cosine_and_structure();
+    (cosine >= params.waiver_cosine || structural) && likeness.content_share() >= MIN_WAIVED_CONTENT_SHARE
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Fixed measures; `None` panics when the filter asks for it.
+    struct Fixed {
+        pair_overlap: Option<f32>,
+        cosine: Option<f32>,
+        structural: bool,
+        content_share: Option<f32>,
+    }
+
+    impl Likeness for Fixed {
+        fn pair_overlap(&self) -> f32 {
+            self.pair_overlap.expect("the pair overlap is not needed when the passage is too short")
+        }
+
+        fn cosine_and_structure(&self) -> (f32, bool) {
+            (self.cosine.expect("the cosine is not needed when word pairs are shared"), self.structural)
+        }
+
+        fn content_share(&self) -> f32 {
+            self.content_share.expect("the content share is not needed without a waiver")
+        }
+    }
+
     #[test]
     fn short_thinly_seeded_or_topical_passages_are_dropped() {
         let params = FilterParams { min_chars: 150, min_seeds: 2, min_pair_overlap: 0.2, waiver_cosine: 0.7 };
         let range = |len: u32| CharRange::new(1000, 1000 + len);
-        let candidate = |a, b, seeds, cosine, pair_overlap| Candidate {
-            suspicious: range(a),
-            source: range(b),
-            seeds,
-            cosine,
-            pair_overlap,
+        let candidate = |a, b, seeds| Candidate { suspicious: range(a), source: range(b), seeds };
+        let alike = |cosine, pair_overlap| Fixed {
+            pair_overlap: Some(pair_overlap),
+            cosine: Some(cosine),
             structural: false,
+            content_share: Some(0.5),
         };
-        let half = || 0.5;
-        assert!(keep(&candidate(200, 180, 2, 0.5, 0.3), &params, half));
-        assert!(!keep(&candidate(200, 149, 5, 0.5, 0.3), &params, half), "too short on the source side");
-        assert!(!keep(&candidate(250, 250, 1, 0.5, 0.3), &params, half), "one seed needs twice the length");
-        assert!(keep(&candidate(300, 310, 1, 0.5, 0.3), &params, half));
+        assert!(keep(&candidate(200, 180, 2), &params, &alike(0.5, 0.3)));
+        let unasked = Fixed { pair_overlap: None, cosine: None, structural: false, content_share: None };
+        assert!(!keep(&candidate(200, 149, 5), &params, &unasked), "too short on the source side");
+        assert!(!keep(&candidate(250, 250, 1), &params, &unasked), "one seed needs twice the length");
+        assert!(keep(&candidate(300, 310, 1), &params, &alike(0.5, 0.3)));
         assert!(
-            !keep(&candidate(300, 310, 3, 0.5, 0.1), &params, half),
+            !keep(&candidate(300, 310, 3), &params, &alike(0.5, 0.1)),
             "shared words but few shared pairs: same topic"
         );
-        assert!(keep(&candidate(300, 310, 3, 0.8, 0.1), &params, half), "shuffled words: alike as bags");
-        let scaffolding = candidate(300, 310, 3, 0.8, 0.1);
-        assert!(!keep(&scaffolding, &params, || 0.2), "waived, but few content words shared: formulaic text");
-        let structural = Candidate { structural: true, ..candidate(300, 310, 3, 0.2, 0.1) };
-        assert!(keep(&structural, &params, half));
-        assert!(!keep(&structural, &params, || 0.2));
-        let unasked = || -> f32 { panic!("the content share is not needed when word pairs are shared") };
-        assert!(keep(&candidate(300, 310, 3, 0.5, 0.4), &params, unasked), "pairs shared");
+        assert!(keep(&candidate(300, 310, 3), &params, &alike(0.8, 0.1)), "shuffled words: alike as bags");
+        let scaffolding = Fixed { content_share: Some(0.2), ..alike(0.8, 0.1) };
+        assert!(
+            !keep(&candidate(300, 310, 3), &params, &scaffolding),
+            "waived, but few content words shared: formulaic text"
+        );
+        let structural = Fixed { structural: true, ..alike(0.2, 0.1) };
+        assert!(keep(&candidate(300, 310, 3), &params, &structural));
+        let structural = Fixed { content_share: Some(0.2), ..structural };
+        assert!(!keep(&candidate(300, 310, 3), &params, &structural));
+        let pairs_shared = Fixed { pair_overlap: Some(0.4), cosine: None, structural: false, content_share: None };
+        assert!(keep(&candidate(300, 310, 3), &params, &pairs_shared), "pairs shared");
     }
 }

@@ -36,8 +36,8 @@ use crate::analysis::stem::{Language, WordStemmer, guess_language};
 use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 
 use crate::analysis::synonyms::Synonyms;
-use extend::{ExtendParams, Pair, extend};
-use filter::{Candidate, FilterParams, keep};
+use extend::{ExtendParams, Fragment, Pair, extend};
+use filter::{Candidate, FilterParams, Likeness, keep};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
 use summary::{SummaryCriteria, summaries, summaries_from_pieces};
@@ -216,21 +216,34 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
     };
     for fragment in extend(pair, seeds, &extend_params) {
         let (this, source) = pair.ranges(&fragment);
-        let cosine = pair.cosine(&fragment);
-        let candidate = Candidate {
-            suspicious: this,
-            source,
-            seeds: fragment.seeds,
-            cosine,
-            pair_overlap: pair.pair_overlap(&fragment),
-            structural: fragment.structurally_supported(cosine),
-        };
-        if keep(&candidate, &filter, || pair.content_share(&fragment)) {
+        let candidate = Candidate { suspicious: this, source, seeds: fragment.seeds };
+        if keep(&candidate, &filter, &FragmentLikeness { pair, fragment: &fragment }) {
             out.push(AlignedPassage { suspicious: this, source, exact: false });
         }
     }
     for (this, source) in summaries(pair, seeds, SummaryCriteria::PASSAGE_SEEDS) {
         add_summary(AlignedPassage { suspicious: this, source, exact: false }, out);
+    }
+}
+
+/// The measures of a fragment of a pair, for the filter.
+struct FragmentLikeness<'p> {
+    pair: &'p Pair<'p>,
+    fragment: &'p Fragment,
+}
+
+impl Likeness for FragmentLikeness<'_> {
+    fn pair_overlap(&self) -> f32 {
+        self.pair.pair_overlap(self.fragment)
+    }
+
+    fn cosine_and_structure(&self) -> (f32, bool) {
+        let cosine = self.pair.cosine(self.fragment);
+        (cosine, self.fragment.structurally_supported(cosine))
+    }
+
+    fn content_share(&self) -> f32 {
+        self.pair.content_share(self.fragment)
     }
 }
 
