@@ -47,9 +47,11 @@ impl Chain {
 /// Buffers of [`verbatim_chains`], reused across pairs.
 #[derive(Debug, Default)]
 pub struct VerbatimScratch {
-    pairs: Vec<(u64, u32)>,
-    /// Where each word pair's positions start in `pairs` (sorted by pair).
-    pair_starts: TermMap<u32>,
+    /// The first position in `b` of each word pair.
+    first_position: TermMap<u32>,
+    /// The next position in `b` of the word pair at each position
+    /// ([`NO_POSITION`] after the last).
+    next_position: Vec<u32>,
     /// Where the last run found on each diagonal (`j - i`, wrapped to u64)
     /// ends in `a`: keyed by a multiplication, not SipHash.
     diagonal_ends: TermMap<u32>,
@@ -61,24 +63,19 @@ pub struct VerbatimScratch {
 /// `out`, ordered by their start in `a`.
 pub fn verbatim_chains(a: &[u64], b: &[u64], scratch: &mut VerbatimScratch, out: &mut Vec<Chain>) {
     out.clear();
-    let VerbatimScratch { pairs, pair_starts, diagonal_ends, runs } = scratch;
+    let VerbatimScratch { first_position, next_position, diagonal_ends, runs } = scratch;
     runs.clear();
     diagonal_ends.clear();
-    pairs.clear();
-    pairs.extend(b.windows(2).zip(0u32..).map(|(w, j)| (pair_key(w[0], w[1]), j)));
-    pairs.sort_unstable();
-    pair_starts.clear();
-    for (start, &(key, _)) in (0u32..).zip(pairs.iter()) {
-        pair_starts.entry(key).or_insert(start);
-    }
+    list_pair_positions(b, first_position, next_position);
     for i in 0..a.len().saturating_sub(1) {
         let key = pair_key(a[i], a[i + 1]);
-        let Some(&first) = pair_starts.get(&key) else { continue };
-        let same = pairs[first as usize..].iter().take_while(|&&(k, _)| k == key);
+        let Some(&first) = first_position.get(&key) else { continue };
+        let next = |&j: &u32| Some(next_position[j as usize]).filter(|&next| next != NO_POSITION);
+        let same = std::iter::successors(Some(first), next);
         if same.clone().nth(MAX_PAIR_POSITIONS).is_some() {
             continue;
         }
-        for &(_, j) in same {
+        for j in same {
             let diagonal = (j as i64 - i as i64) as u64;
             if diagonal_ends.get(&diagonal).is_some_and(|&end| end as usize > i) {
                 continue; // inside a run already found
@@ -99,6 +96,23 @@ pub fn verbatim_chains(a: &[u64], b: &[u64], scratch: &mut VerbatimScratch, out:
                 chain.source.1 = run.source.1;
             }
             None => out.push(*run),
+        }
+    }
+}
+
+/// Marks the end of a word pair's positions in [`VerbatimScratch::next_position`].
+const NO_POSITION: u32 = u32::MAX;
+
+/// Lists the positions of each word pair of `words` in ascending order: the
+/// first in `first_position`, each next one in `next_position`.
+fn list_pair_positions(words: &[u64], first_position: &mut TermMap<u32>, next_position: &mut Vec<u32>) {
+    first_position.clear();
+    next_position.clear();
+    next_position.resize(words.len().saturating_sub(1), NO_POSITION);
+    // From the last position back, each one goes first in its pair's list.
+    for (j, pair) in words.windows(2).enumerate().rev() {
+        if let Some(later) = first_position.insert(pair_key(pair[0], pair[1]), j as u32) {
+            next_position[j] = later;
         }
     }
 }
