@@ -70,7 +70,7 @@ impl<'a> CandidateWords<'a> {
     /// words.
     #[inline]
     fn leaves_out(&self, tokens: &Tokens, seq: usize, word: &str) -> bool {
-        self.is_short(word) || (word.len() <= 8 && self.left_out.contains(tokens.sort_key(seq)))
+        self.is_short(word) || Self::is_in(&self.left_out, tokens, seq, word)
     }
 
     /// True when word `seq` of `tokens` would be a candidate word but for
@@ -78,7 +78,7 @@ impl<'a> CandidateWords<'a> {
     /// sought ([`FunctionWords::derive`]).
     pub fn keeps_but_for_function_words(&self, tokens: &Tokens, seq: usize) -> bool {
         let word = tokens.word(seq);
-        !(self.is_short(word) || (word.len() <= 8 && self.stop_words.contains(tokens.sort_key(seq))))
+        !(self.is_short(word) || Self::is_in(&self.stop_words, tokens, seq, word))
     }
 
     /// True when `word` is too short to be a candidate word; ideographs are
@@ -88,6 +88,12 @@ impl<'a> CandidateWords<'a> {
         word.len() < self.min_len
             && (word.is_ascii() || word.chars().count() < self.min_len)
             && !word.starts_with(is_ideographic)
+    }
+
+    /// True when `word`, word `seq` of `tokens`, is one of `words`.
+    #[inline]
+    fn is_in(words: &KeySet, tokens: &Tokens, seq: usize, word: &str) -> bool {
+        word.len() <= 8 && words.contains(tokens.sort_key(seq))
     }
 
     /// Writes the candidate words of `tokens` into `out`, and with

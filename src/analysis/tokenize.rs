@@ -278,7 +278,8 @@ impl Tokens {
     }
 
     /// Starts a new text: drops the previous content (for the tokenizers
-    /// outside this module, with [`push`](Self::push) and [`end`](Self::end)).
+    /// outside this module and for derived words, with [`push`](Self::push)
+    /// or [`push_derived`](Self::push_derived), and [`end`](Self::end)).
     pub(crate) fn begin(&mut self) {
         self.clear();
     }
