@@ -1,6 +1,6 @@
 //! Per-stage throughput on synthetic English-like text: tokenize (and the
-//! other tokenizers), the candidate and structure words, chunk (MD5), index
-//! build, lookups, valid intervals.
+//! other tokenizers), chunk (MD5), index build, lookups, valid intervals; and
+//! the candidate and structure words on the English fixture texts.
 //! `cargo bench` prints MB/s per stage; end-to-end figures come from
 //! `eval/bench.sh`.
 

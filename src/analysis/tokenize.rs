@@ -265,8 +265,7 @@ impl Tokens {
             // A prefix's sort key is the word's, cut to the prefix's bytes.
             Derived::Prefix(len @ 1..) => {
                 self.folded.push_str(&word[..len]);
-                let key = from.sort_keys[seq];
-                self.keep(if len >= 8 { key } else { key & !(u64::MAX >> (8 * len)) }, from.ranges[seq]);
+                self.keep(key_prefix(from.sort_keys[seq], len), from.ranges[seq]);
             }
             Derived::Replaced(other) if !other.is_empty() => {
                 let folded_start = self.folded.len();
@@ -340,9 +339,9 @@ impl Tokens {
         let key = match bytes.get(word.start..word.start + 8) {
             Some(eight) => {
                 let key = u64::from_be_bytes(eight.try_into().expect("eight bytes")) | LOWER;
-                if len < 8 { key & !(u64::MAX >> (8 * len)) } else { key }
+                key_prefix(key, len)
             }
-            None => sort_key(&bytes[word.clone()]) | (LOWER & !(u64::MAX >> (8 * len.min(8)))),
+            None => sort_key(&bytes[word.clone()]) | key_prefix(LOWER, len),
         };
         let folded_start = self.folded.len();
         if len <= 8 {
@@ -464,6 +463,13 @@ pub const fn sort_key(word: &[u8]) -> u64 {
         i += 1;
     }
     key
+}
+
+/// The first `len` bytes of the 8 that `key` holds (all of them from 8 on),
+/// the rest zero: the sort key of a word's first `len` bytes.
+#[inline]
+const fn key_prefix(key: u64, len: usize) -> u64 {
+    if len >= 8 { key } else { key & !(u64::MAX >> (8 * len)) }
 }
 
 /// A set of words of at most 8 bytes, kept as their sort keys

@@ -465,12 +465,11 @@ impl<K: ChunkKey> Matching<'_, K> {
             let (mut read, mut aligned) = (Summary::default(), Summary::default());
             let mut look_up_next = || next.map(|batch| self.look_up(batch, &mut lookup, &mut read));
             let mut align_pending = || looked_up.take().map_or(Ok(()), |batch| self.align_batch(batch, &mut aligned));
-            let (next_looked_up, reported) = match pipelined {
-                true => rayon::join(look_up_next, align_pending),
-                false => {
-                    let reported = align_pending();
-                    (look_up_next(), reported)
-                }
+            let (next_looked_up, reported) = if pipelined {
+                rayon::join(look_up_next, align_pending)
+            } else {
+                let reported = align_pending();
+                (look_up_next(), reported)
             };
             *summary += read;
             *summary += aligned;
