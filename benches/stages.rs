@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pan_detect::analysis::candidates::CandidateWords;
-use pan_detect::analysis::chunk::ChunkParams;
+use pan_detect::analysis::chunk::{ChunkHash, ChunkParams};
 use pan_detect::analysis::chunk::{Chunker, Chunks};
 use pan_detect::analysis::tokenize::{AnyTokenizer, Tokenize, Tokenizer, TokenizerKind, TokenizerParams, Tokens};
 use pan_detect::matching::index::IndexBuilder;
@@ -115,6 +115,14 @@ fn stages(c: &mut Criterion) {
     let mut chunker = Chunker::new(ChunkParams::default());
     let mut chunks = Chunks::default();
     group.bench_function("chunk", |b| b.iter(|| chunker.chunk(black_box(&tokens), &mut chunks)));
+    // The `best` preset's candidate chunks: three sorted candidate words of
+    // real English, their XXH3 hashes combined.
+    candidate_words.derive(english_tokens, &mut derived, None);
+    let candidate_chunks = ChunkParams { words: 3, hash: ChunkHash::Xxh3, ..ChunkParams::default() };
+    let mut candidate_chunker = Chunker::new(candidate_chunks);
+    group.bench_function("chunk (candidate words)", |b| {
+        b.iter(|| candidate_chunker.chunk(black_box(&derived), &mut chunks))
+    });
     chunker.chunk(&tokens, &mut chunks);
 
     group.bench_function("index build", |b| {

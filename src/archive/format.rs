@@ -107,12 +107,17 @@ pub const MAGIC: &str = "pan-detect archive index";
 /// interleaved chunks (`Settings::interleaved`; absent means contiguous),
 /// version 7 the collection's function words of a `best` index
 /// (`CandidateSettings::function_words`; absent means none), version 8 left
-/// the chunk lists out (a segment is its postings).
-pub const FORMAT_VERSION: u32 = 8;
+/// the chunk lists out (a segment is its postings), version 9 hashes the
+/// candidate chunks of a `best` index from the hashes of their words
+/// ([`ChunkHash::Xxh3`]).
+pub const FORMAT_VERSION: u32 = 9;
 /// The oldest format version this build reads: an index of version 7 or
 /// older keeps chunk lists in its segments, which this build neither reads
 /// nor carries into a new generation; `index create` makes it again.
 pub const OLDEST_FORMAT_VERSION: u32 = 8;
+/// The oldest format version of a `best` index this build reads: the
+/// candidate chunks of an older one were hashed otherwise.
+pub const OLDEST_CANDIDATES_FORMAT_VERSION: u32 = 9;
 /// The file naming the live generation.
 pub const CURRENT: &str = "CURRENT";
 /// The file locked by the one process writing to an index.
@@ -597,14 +602,11 @@ impl Header {
             return Err(ArchiveError::BadMagic { path: path.to_path_buf(), got: magic.chars().take(40).collect() });
         }
         let version = value.get("format_version").and_then(|v| v.as_u64()).unwrap_or(0);
-        if !(u64::from(OLDEST_FORMAT_VERSION)..=u64::from(FORMAT_VERSION)).contains(&version) {
+        let candidates = value.get("settings").and_then(|s| s.get("candidates")).is_some_and(|c| !c.is_null());
+        let oldest = if candidates { OLDEST_CANDIDATES_FORMAT_VERSION } else { OLDEST_FORMAT_VERSION };
+        if !(u64::from(oldest)..=u64::from(FORMAT_VERSION)).contains(&version) {
             let got = u32::try_from(version).unwrap_or(u32::MAX);
-            return Err(ArchiveError::Version {
-                path: path.to_path_buf(),
-                oldest: OLDEST_FORMAT_VERSION,
-                newest: FORMAT_VERSION,
-                got,
-            });
+            return Err(ArchiveError::Version { path: path.to_path_buf(), oldest, newest: FORMAT_VERSION, got });
         }
         let header: Header = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
         if let Some(expected) = header.header_crc32
@@ -1045,16 +1047,22 @@ mod tests {
         let path = Path::new("idx/header.json");
         let text = serde_json::to_string(&header()).unwrap();
         assert_eq!(Header::parse(&text, path).unwrap(), header());
-        let version = |v: u32| text.replace("\"format_version\":8", &format!("\"format_version\":{v}"));
+        let version = |v: u32| text.replace("\"format_version\":9", &format!("\"format_version\":{v}"));
         let error = Header::parse(&version(7), path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { oldest: 8, newest: 8, got: 7, .. }), "{error:?}");
+        assert!(matches!(error, ArchiveError::Version { oldest: 8, newest: 9, got: 7, .. }), "{error:?}");
         assert_eq!(
             error.to_string(),
-            "idx/header.json: index format version 7, this pan-detect reads version 8 \
+            "idx/header.json: index format version 7, this pan-detect reads versions 8 to 9 \
              (make the index again with `pan-detect index create`)"
         );
-        let error = Header::parse(&version(9), path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { got: 9, .. }), "{error:?}");
+        assert!(Header::parse(&version(8), path).is_ok(), "a pan09 index of version 8 is read");
+        // A best index of version 8 hashed its candidate chunks otherwise.
+        let best = Header { format_version: 8, settings: Settings::of_preset(Preset::Best), ..header() };
+        let error = Header::parse(&serde_json::to_string(&best).unwrap(), path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { oldest: 9, got: 8, .. }), "{error:?}");
+        assert!(error.to_string().contains("index create"), "{error}");
+        let error = Header::parse(&version(10), path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { got: 10, .. }), "{error:?}");
         assert!(!error.to_string().contains("index create"), "{error}");
         let foreign = text.replace(MAGIC, "something else");
         assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));

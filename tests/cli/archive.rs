@@ -287,10 +287,10 @@ fn truncated_or_corrupted_files_are_reported_with_their_path() {
     ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
     let header = generation_dir(&index).join("header.json");
     let text = fs::read_to_string(&header).unwrap();
-    fs::write(&header, text.replace("\"format_version\": 8", "\"format_version\": 9")).unwrap();
+    fs::write(&header, text.replace("\"format_version\": 9", "\"format_version\": 10")).unwrap();
     fails_with(
         run(&["index", "stats", "--index", s(&index)]),
-        "index format version 9, this pan-detect reads version 8",
+        "index format version 10, this pan-detect reads versions 8 to 9",
     );
     fs::write(&header, &text[..text.len() / 2]).unwrap();
     fails_with(run(&["index", "stats", "--index", s(&index)]), &format!("{}: corrupt index", header.display()));
@@ -711,19 +711,24 @@ fn a_damaged_taboo_set_is_refused_naming_its_file() {
 #[test]
 fn an_index_of_an_older_format_is_refused_with_the_remedy() {
     let archive = Archive::new();
-    let index = archive.index("idx");
-    archive.create(&index);
-    // Version 7 kept the chunk lists; a header without its checksum field
+    // Version 7 kept the chunk lists, and version 8 hashed the candidate
+    // chunks of a best index otherwise; a header without its checksum field
     // is read unchecked, as those of older builds are.
-    let header = generation_dir(&index).join("header.json");
-    let mut value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
-    value["format_version"] = 7.into();
-    value.as_object_mut().unwrap().remove("header_crc32");
-    fs::write(&header, serde_json::to_string_pretty(&value).unwrap()).unwrap();
-    let message = "index format version 7, this pan-detect reads version 8 \
-                   (make the index again with `pan-detect index create`)";
-    fails_with(run(&["check", "--index", s(&index), s(&archive.probe)]), message);
-    fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index)]), message);
+    for (preset, version, reads) in [("pan09", 7, "versions 8 to 9"), ("best", 8, "version 9")] {
+        let index = archive.index(&format!("idx-{preset}"));
+        archive.create_with(&index, preset);
+        let header = generation_dir(&index).join("header.json");
+        let mut value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&header).unwrap()).unwrap();
+        value["format_version"] = version.into();
+        value.as_object_mut().unwrap().remove("header_crc32");
+        fs::write(&header, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+        let message = format!(
+            "index format version {version}, this pan-detect reads {reads} \
+             (make the index again with `pan-detect index create`)"
+        );
+        fails_with(run(&["check", "--index", s(&index), s(&archive.probe)]), &message);
+        fails_with(run(&["index", "update", "--docs", s(&archive.docs), "--index", s(&index)]), &message);
+    }
 }
 
 #[test]
