@@ -54,6 +54,15 @@
 #   THREADS        passed to the detector's --threads; per-core figures divide by it
 #   BENCH_NO_GNU_TIME=1  use the fallback measurement even where /usr/bin/time exists
 #
+# Quiet disk: each detector run writes a report per suspicious document. On an ext4
+# without a journal (as on the development VM, see /proc/fs/jbd2) creating a file
+# skips the inodes deleted in the last minute (six while their table block is
+# dirty), scanning past them: a best run started seconds after tens of thousands of
+# reports were deleted (earlier runs' outputs; this script removes its scratch space
+# when it ends) had 15 % of its `perf` samples in creating its reports (ext4's
+# recently_deleted and find_inode_bit), against 2 % after deleting few files. Leave
+# a few minutes after deleting many files before timing.
+#
 # A cached corpus is reused only when it was built by the same builder source (the
 # git tree of src/corpus_builder, committed and unchanged). Needs bash 4, coreutils
 # and awk; uses /usr/bin/time -v when it exists, otherwise measures wall time with
