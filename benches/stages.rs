@@ -1,6 +1,7 @@
 //! Per-stage throughput on synthetic English-like text: tokenize (and the
 //! other tokenizers), chunk (MD5), index build, lookups, valid intervals; and
-//! the candidate and structure words on the English fixture texts.
+//! the candidate and structure words and the candidate chunks (XXH3) on the
+//! English fixture texts.
 //! `cargo bench` prints MB/s per stage; end-to-end figures come from
 //! `eval/bench.sh`.
 
