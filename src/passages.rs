@@ -82,9 +82,53 @@ struct AlignState<'a> {
     candidate_docs: Vec<CandidatePair>,
     /// Ranges of the structure chunks each candidate pair shares.
     anchors: Vec<(CharRange, CharRange)>,
+    /// The suspicious document's regions, each analysed once.
+    regions: Regions,
     suspicious: Sentences,
     source: Sentences,
     aligned: Vec<AlignedPassage>,
+}
+
+/// The regions of a suspicious document that its candidate windows cover
+/// (overlapping windows merged), each cut into sentences once: a passage
+/// shared with several sources, or several passages close together, make
+/// windows that overlap, and the windows' sentences are copied out of the
+/// region's rather than found again.
+#[derive(Default)]
+struct Regions {
+    ranges: Vec<CharRange>,
+    /// The sentences of each of `ranges`, then spare buffers.
+    sentences: Vec<Sentences>,
+}
+
+impl Regions {
+    /// Merges `windows` (sorted by start; ends may run past the text) into
+    /// regions of `text` and analyses each.
+    fn analyse(&mut self, aligner: &mut Aligner<'_>, text: &CharIndexed<'_>, windows: impl Iterator<Item = CharRange>) {
+        let end = text.chars() as u32;
+        self.ranges.clear();
+        for window in windows.map(|w| CharRange::new(w.start.min(end), w.end.min(end))) {
+            match self.ranges.last_mut() {
+                Some(last) if window.start <= last.end => *last = last.cover(&window),
+                _ => self.ranges.push(window),
+            }
+        }
+        if self.sentences.len() < self.ranges.len() {
+            self.sentences.resize_with(self.ranges.len(), Sentences::default);
+        }
+        for (range, sentences) in self.ranges.iter().zip(&mut self.sentences) {
+            aligner.analyse_window(text, *range, sentences);
+        }
+    }
+
+    /// The sentences of the region holding `window` that overlap it.
+    fn window(&self, window: CharRange, out: &mut Sentences) {
+        let region = self.ranges.partition_point(|r| r.start <= window.start).saturating_sub(1);
+        match self.sentences.get(region) {
+            Some(sentences) if region < self.ranges.len() => sentences.copy_window(window, out),
+            _ => *out = Sentences::default(),
+        }
+    }
 }
 
 impl<'a> PassageFinder<'a> {
@@ -95,6 +139,7 @@ impl<'a> PassageFinder<'a> {
             params: align,
             candidate_docs: Vec::new(),
             anchors: Vec::new(),
+            regions: Regions::default(),
             suspicious: Sentences::default(),
             source: Sentences::default(),
             aligned: Vec::new(),
@@ -186,7 +231,7 @@ fn align_document(
     intervals: &mut Vec<IntervalPair>,
     passages: &mut Vec<Passage>,
 ) -> u64 {
-    let AlignState { aligner, params, candidate_docs, anchors, suspicious, source, aligned } = state;
+    let AlignState { aligner, params, candidate_docs, anchors, regions, suspicious, source, aligned } = state;
     let (text, chunks) = (&doc.text, &doc.chunks);
     candidate_docs.clear();
     anchors.clear();
@@ -264,6 +309,9 @@ fn align_document(
         return distinct_sources(candidate_docs);
     }
     let text = CharIndexed::new(text);
+    let mut windows: Vec<CharRange> = candidate_docs.iter().map(|c| c.this_window).collect();
+    windows.sort_unstable_by_key(|w| w.start);
+    regions.analyse(aligner, &text, windows.into_iter());
     let content_chunks = f64::from(doc.content_chunks.max(1));
     for pairs in candidate_docs.chunk_by(|a, b| a.source_doc == b.source_doc) {
         let source_doc = pairs[0].source_doc;
@@ -274,7 +322,7 @@ fn align_document(
         let source_text = CharIndexed::of_piece(&piece);
         for &CandidatePair { this_window, source_window, anchors: ref pair_anchors, strength, .. } in pairs {
             aligner.analyse_window(&source_text, source_window, source);
-            aligner.analyse_window(&text, this_window, suspicious);
+            regions.window(this_window, suspicious);
             aligned.clear();
             // Listed pairs have the thresholds of given pairs already.
             let thresholds = params.for_candidate(strength as f64 / content_chunks);
@@ -339,4 +387,44 @@ fn keep_strongest(candidates: &mut Vec<CandidatePair>, max: usize) {
 /// end of the text).
 fn widen(range: CharRange) -> CharRange {
     CharRange::new(range.start.saturating_sub(WINDOW_MARGIN_CHARS), range.end.saturating_add(WINDOW_MARGIN_CHARS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::tokenize::TokenizerParams;
+
+    const TEXT: &str = "Telescopes found pulsars in the southern sky. Astronomers measured their spin. \
+                        Radio waves reached the dish at night. Engineers cooled the receiver again. \
+                        Students wrote the report about the survey. Editors printed the journal.";
+
+    fn aligner() -> Aligner<'static> {
+        Aligner::new(TokenizerParams::default(), AlignParams::default(), None)
+    }
+
+    fn analysed(window: CharRange) -> Sentences {
+        let mut sentences = Sentences::default();
+        aligner().analyse_window(&CharIndexed::new(TEXT), window, &mut sentences);
+        sentences
+    }
+
+    #[test]
+    fn overlapping_windows_share_a_region_and_a_window_alone_is_analysed_as_before() {
+        let (first, second, apart) = (CharRange::new(0, 90), CharRange::new(60, 140), CharRange::new(170, 400));
+        let mut regions = Regions::default();
+        regions.analyse(&mut aligner(), &CharIndexed::new(TEXT), [first, second, apart].into_iter());
+        assert_eq!(regions.ranges, [CharRange::new(0, 140), CharRange::new(170, TEXT.len() as u32)]);
+        let mut window = Sentences::default();
+        // A window alone in its region gets the sentences of its own analysis.
+        regions.window(apart, &mut window);
+        let alone = analysed(apart);
+        assert_eq!((&window.sentences, &window.sequence), (&alone.sentences, &alone.sequence));
+        // Overlapping windows get the region's sentences that overlap them, whole.
+        let region = analysed(CharRange::new(0, 140));
+        regions.window(second, &mut window);
+        let overlapping: Vec<CharRange> =
+            region.sentences.iter().map(|s| s.range).filter(|r| r.overlaps(&second)).collect();
+        assert_eq!(window.sentences.iter().map(|s| s.range).collect::<Vec<_>>(), overlapping);
+        assert!(window.sentences[0].range.start < second.start, "the cut sentence is copied whole");
+    }
 }

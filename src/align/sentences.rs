@@ -96,6 +96,28 @@ impl Sentences {
         }
     }
 
+    /// Replaces `out` with the sentences of `self` that overlap `window`,
+    /// whole: the sentences of a window cut out of a region analysed once.
+    pub fn copy_window(&self, window: CharRange, out: &mut Sentences) {
+        let first = self.sentences.partition_point(|s| s.range.end <= window.start);
+        let last = first + self.sentences[first..].partition_point(|s| s.range.start < window.end);
+        let kept = &self.sentences[first..last];
+        out.sentences.clear();
+        out.terms.clear();
+        out.sequence.clear();
+        out.word_ranges.clear();
+        let (Some(head), Some(tail)) = (kept.first(), kept.last()) else { return };
+        let (terms, words) = (head.terms.start..tail.terms.end, head.words.start..tail.words.end);
+        out.terms.extend_from_slice(&self.terms[terms.clone()]);
+        out.sequence.extend_from_slice(&self.sequence[words.clone()]);
+        out.word_ranges.extend_from_slice(&self.word_ranges[words.clone()]);
+        out.sentences.extend(kept.iter().map(|s| Sentence {
+            range: s.range,
+            terms: s.terms.start - terms.start..s.terms.end - terms.start,
+            words: s.words.start - words.start..s.words.end - words.start,
+        }));
+    }
+
     /// The characters from the first sentence's start to the last one's end
     /// (empty at 0 when there is no sentence).
     pub fn span(&self) -> CharRange {
@@ -407,6 +429,43 @@ mod tests {
         // chapter, telescop ×2, found ×2, pulsar, quick, end ("one", "the", "another" are stop words)
         assert_eq!(counts.iter().sum::<u32>(), 8);
         assert_eq!(counts.len(), 6);
+    }
+
+    /// Sentence `i` of `sentences` as its range, distinct terms and words.
+    fn sentence(sentences: &Sentences, i: usize) -> (CharRange, Vec<TermCount>, Vec<u64>, Vec<CharRange>) {
+        let s = &sentences.sentences[i];
+        let words = s.words.clone();
+        (
+            s.range,
+            sentences.terms_of(i).to_vec(),
+            sentences.sequence[words.clone()].to_vec(),
+            sentences.word_ranges[words].to_vec(),
+        )
+    }
+
+    #[test]
+    fn a_window_copies_the_sentences_it_overlaps_whole() {
+        let text = "Telescopes found pulsars. Astronomers measured the spin quickly. \
+                    Radio waves reached the dish. Engineers cooled the receiver.";
+        let (_, whole) = split(text, 1);
+        assert_eq!(whole.len(), 4);
+        let mut window = Sentences::default();
+        // From inside the second sentence to inside the third.
+        let (second, third) = (whole.sentences[1].range, whole.sentences[2].range);
+        whole.copy_window(CharRange::new(second.start + 5, third.start + 3), &mut window);
+        assert_eq!(window.len(), 2);
+        for i in 0..2 {
+            assert_eq!(sentence(&window, i), sentence(&whole, i + 1));
+        }
+        // A window over all of them copies everything; one past them, nothing.
+        whole.copy_window(CharRange::new(0, u32::MAX), &mut window);
+        assert_eq!(
+            (window.sentences, window.terms, window.sequence),
+            (whole.sentences.clone(), whole.terms.clone(), whole.sequence.clone())
+        );
+        let mut past = Sentences::default();
+        whole.copy_window(CharRange::new(text.len() as u32 + 1, u32::MAX), &mut past);
+        assert!(past.is_empty() && past.sequence.is_empty());
     }
 
     #[test]
