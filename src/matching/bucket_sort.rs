@@ -2,7 +2,7 @@
 //! pass (in-place MSD radix) on the top 8 bits of the hash, then the 256 buckets
 //! sorted in parallel with rayon, each by more such passes on the next 8 bits
 //! until its pieces are small, and those by comparison. No second copy of the
-//! records is ever made.
+//! records is ever made: the index's postings are most of a run's memory.
 
 use rayon::prelude::*;
 

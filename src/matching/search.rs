@@ -6,12 +6,14 @@
 //! chunks are sorted by hash, so the walk through the index's directory and
 //! postings only moves forward. An index of hundreds of megabytes is then read
 //! almost like a stream instead of paying a cache and TLB miss per chunk.
+//! A pass's lookups are few enough (16 MB) to be sorted with a second copy, by
+//! a stable LSD radix sort on the hash (radsort); made in document and chunk
+//! order, they end up in the order of their whole (hash, document, chunk).
 
 use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::matching::bucket_sort;
 use crate::matching::index::{ChunkIndex, ChunkKey};
 use crate::matching::intervals::ChunkMatch;
 
@@ -90,7 +92,7 @@ impl BatchLookup {
                 let hashes = &docs[doc as usize][seqs.start as usize..seqs.end as usize];
                 self.lookups.extend(seqs.zip(hashes).map(|(seq, &hash)| Lookup { hash, doc, seq }));
             }
-            bucket_sort::sort_by_hash(&mut self.lookups, index.hash_bits(), |lookup| lookup.hash);
+            radsort::sort_by_key(&mut self.lookups, |lookup| lookup.hash);
             let found: Vec<Vec<(u32, Found)>> = self
                 .lookups
                 .par_chunks(LOOKUPS_PER_TASK)
