@@ -7,14 +7,15 @@
 //! them), and keep only a short prefix of each word, a stem that costs nothing
 //! (`connected`, `connection` → `conne`). Words keep their character ranges.
 
-use std::sync::LazyLock;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use crate::analysis::chunk::Chunks;
 use crate::analysis::function_words::FunctionWords;
 use crate::analysis::span::CharRange;
 use crate::analysis::stem::LANGUAGES;
 use crate::analysis::synonyms::Synonyms;
-use crate::analysis::tokenize::{Derived, KeySet, Tokens, is_ideographic, sort_key};
+use crate::analysis::tokenize::{Derived, KeyHasher, KeySet, Tokens, is_ideographic, sort_key};
 
 /// Function words whose order survives when the content words are replaced by
 /// synonyms (Stamatatos 2011, "Plagiarism detection using stopword n-grams": the
@@ -37,9 +38,10 @@ pub const MAX_STRUCTURE_CHUNK_CHARS: u32 = 120;
 pub struct CandidateWords<'a> {
     /// Stop words of every supported language of at most 8 bytes.
     stop_words: KeySet,
-    /// The stop words and the collection's own function words: the words
-    /// left out.
-    left_out: KeySet,
+    /// What the words of at most 8 bytes with a [`WordClass`] are, by sort
+    /// key: one lookup per word tells both whether it is left out and whether
+    /// it is a structure word.
+    classes: HashMap<u64, WordClass, BuildHasherDefault<KeyHasher>>,
     prefix: usize,
     min_len: usize,
     synonyms: Option<&'a Synonyms>,
@@ -55,22 +57,23 @@ impl<'a> CandidateWords<'a> {
             .filter(|w| w.len() <= 8)
             .map(|w| sort_key(w.as_bytes()))
             .collect();
-        CandidateWords { left_out: stop_words.clone(), stop_words, prefix, min_len, synonyms }
+        let classes = word_classes(stop_words.iter());
+        CandidateWords { classes, stop_words, prefix, min_len, synonyms }
     }
 
     /// These candidate words, leaving out `function_words` too.
     pub fn without(self, function_words: FunctionWords) -> Self {
-        let left_out = self.stop_words.iter().chain(function_words.keys().iter().copied()).collect();
-        CandidateWords { left_out, ..self }
+        let classes = word_classes(self.stop_words.iter().chain(function_words.keys().iter().copied()));
+        CandidateWords { classes, ..self }
     }
 
-    /// True when word `seq` of `tokens`, whose folded form is `word`, is
-    /// left out: too short (ideographs, words of one character, never are),
-    /// a stop word of some language or one of the collection's function
-    /// words.
+    /// The class of word `seq` of `tokens`, whose folded form is `word`.
     #[inline]
-    fn leaves_out(&self, tokens: &Tokens, seq: usize, word: &str) -> bool {
-        self.is_short(word) || Self::is_in(&self.left_out, tokens, seq, word)
+    fn class(&self, tokens: &Tokens, seq: usize, word: &str) -> WordClass {
+        match word.len() <= 8 {
+            true => self.classes.get(&tokens.sort_key(seq)).copied().unwrap_or_default(),
+            false => WordClass::default(),
+        }
     }
 
     /// True when word `seq` of `tokens` would be a candidate word but for
@@ -107,13 +110,16 @@ impl<'a> CandidateWords<'a> {
             structure.begin();
         }
         for (seq, word) in tokens.words().enumerate() {
+            let class = self.class(tokens, seq, word);
             if let Some(structure) = structure.as_deref_mut()
-                && word.len() <= 5
-                && STRUCTURE_KEY_SET.contains(tokens.sort_key(seq))
+                && class.structure
             {
                 structure.push_derived(tokens, seq, word, Derived::Prefix(word.len()));
             }
-            if self.leaves_out(tokens, seq, word) {
+            // Too short (ideographs, words of one character, never are), a
+            // stop word of some language or one of the collection's
+            // function words.
+            if class.left_out || self.is_short(word) {
                 continue;
             }
             let derived = match self.synonyms.and_then(|s| s.group_word(word)) {
@@ -165,9 +171,27 @@ const STRUCTURE_KEYS: [u64; STRUCTURE_WORDS.len()] = {
     keys
 };
 
-/// [`STRUCTURE_KEYS`] as a set: a hash lookup per word rather than a binary
-/// search whose branches go either way.
-static STRUCTURE_KEY_SET: LazyLock<KeySet> = LazyLock::new(|| STRUCTURE_KEYS.into_iter().collect());
+/// What [`CandidateWords`] knows of a word.
+#[derive(Debug, Clone, Copy, Default)]
+struct WordClass {
+    /// Not a candidate word: a stop word or a function word.
+    left_out: bool,
+    /// One of [`STRUCTURE_WORDS`].
+    structure: bool,
+}
+
+/// The classes of the words whose sort keys are `left_out` and of
+/// [`STRUCTURE_WORDS`].
+fn word_classes(left_out: impl Iterator<Item = u64>) -> HashMap<u64, WordClass, BuildHasherDefault<KeyHasher>> {
+    let mut classes: HashMap<u64, WordClass, _> = HashMap::default();
+    for key in left_out {
+        classes.entry(key).or_default().left_out = true;
+    }
+    for key in STRUCTURE_KEYS {
+        classes.entry(key).or_default().structure = true;
+    }
+    classes
+}
 
 #[cfg(test)]
 mod tests {
