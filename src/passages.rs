@@ -96,20 +96,30 @@ struct AlignState<'a> {
 /// region's rather than found again.
 #[derive(Default)]
 struct Regions {
+    /// The regions, by start; a region holds its windows whole.
     ranges: Vec<CharRange>,
     /// The sentences of each of `ranges`, then spare buffers.
     sentences: Vec<Sentences>,
+    /// Characters of the text.
+    text_chars: u32,
 }
+
+/// A region grows by further overlapping windows only while it is shorter
+/// than this: the sentences of a region take some 35 bytes per word, and the
+/// windows of a long document with many candidates (a part of 8 MB) could
+/// otherwise merge into one region of megabytes per thread.
+const MAX_REGION_CHARS: u32 = 1 << 17;
 
 impl Regions {
     /// Merges `windows` (sorted by start; ends may run past the text) into
     /// regions of `text` and analyses each.
     fn analyse(&mut self, aligner: &mut Aligner<'_>, text: &CharIndexed<'_>, windows: impl Iterator<Item = CharRange>) {
-        let end = text.chars() as u32;
+        self.text_chars = text.chars() as u32;
         self.ranges.clear();
-        for window in windows.map(|w| CharRange::new(w.start.min(end), w.end.min(end))) {
+        for window in windows {
+            let window = self.clamp(window);
             match self.ranges.last_mut() {
-                Some(last) if window.start <= last.end => *last = last.cover(&window),
+                Some(last) if window.start <= last.end && last.len() < MAX_REGION_CHARS => *last = last.cover(&window),
                 _ => self.ranges.push(window),
             }
         }
@@ -121,12 +131,19 @@ impl Regions {
         }
     }
 
-    /// The sentences of the region holding `window` that overlap it.
+    /// `window` cut to the text.
+    fn clamp(&self, window: CharRange) -> CharRange {
+        CharRange::new(window.start.min(self.text_chars), window.end.min(self.text_chars))
+    }
+
+    /// The sentences that overlap `window` (one of the windows analysed) of
+    /// the region holding it.
     fn window(&self, window: CharRange, out: &mut Sentences) {
-        let region = self.ranges.partition_point(|r| r.start <= window.start).saturating_sub(1);
-        match self.sentences.get(region) {
-            Some(sentences) if region < self.ranges.len() => sentences.copy_window(window, out),
-            _ => *out = Sentences::default(),
+        let window = self.clamp(window);
+        let starting_before = &self.ranges[..self.ranges.partition_point(|r| r.start <= window.start)];
+        match starting_before.iter().rposition(|r| r.holds(&window)) {
+            Some(region) => self.sentences[region].copy_window(window, out),
+            None => *out = Sentences::default(),
         }
     }
 }
@@ -403,8 +420,12 @@ mod tests {
     }
 
     fn analysed(window: CharRange) -> Sentences {
+        analysed_in(TEXT, window)
+    }
+
+    fn analysed_in(text: &str, window: CharRange) -> Sentences {
         let mut sentences = Sentences::default();
-        aligner().analyse_window(&CharIndexed::new(TEXT), window, &mut sentences);
+        aligner().analyse_window(&CharIndexed::new(text), window, &mut sentences);
         sentences
     }
 
@@ -426,5 +447,30 @@ mod tests {
             region.sentences.iter().map(|s| s.range).filter(|r| r.overlaps(&second)).collect();
         assert_eq!(window.sentences.iter().map(|s| s.range).collect::<Vec<_>>(), overlapping);
         assert!(window.sentences[0].range.start < second.start, "the cut sentence is copied whole");
+    }
+
+    #[test]
+    fn a_chain_of_overlapping_windows_is_cut_into_bounded_regions_that_hold_each_window_whole() {
+        let text = TEXT.repeat(3 * MAX_REGION_CHARS as usize / TEXT.len());
+        let chars = CharIndexed::new(&text);
+        // Windows of 10,000 characters, each overlapping the next by half.
+        let windows: Vec<CharRange> =
+            (0..text.len() as u32 / 5000).map(|i| CharRange::new(i * 5000, i * 5000 + 10_000)).collect();
+        let mut regions = Regions::default();
+        regions.analyse(&mut aligner(), &chars, windows.iter().copied());
+        assert!(regions.ranges.len() >= 3, "{} regions", regions.ranges.len());
+        assert!(regions.ranges.iter().all(|r| r.len() < MAX_REGION_CHARS + 10_000));
+        let mut out = Sentences::default();
+        for window in windows {
+            let window = regions.clamp(window);
+            assert!(regions.ranges.iter().any(|r| r.holds(&window)));
+            regions.window(window, &mut out);
+            let alone = analysed_in(&text, window);
+            // The window's words, but for those of the sentences cut at its edges.
+            let inner =
+                |s: &Sentences| s.word_ranges[s.sentences[1].words.start..s.sentences[s.len() - 2].words.end].to_vec();
+            let copied = out.word_ranges.clone();
+            assert!(inner(&alone).iter().all(|w| copied.contains(w)), "window {window:?}");
+        }
     }
 }
