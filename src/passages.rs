@@ -102,6 +102,8 @@ struct Regions {
     sentences: Vec<Sentences>,
     /// Characters of the text.
     text_chars: u32,
+    /// The windows being merged, by start (a buffer kept).
+    windows: Vec<CharRange>,
 }
 
 /// A region grows by further overlapping windows only while it is shorter
@@ -111,13 +113,16 @@ struct Regions {
 const MAX_REGION_CHARS: u32 = 1 << 17;
 
 impl Regions {
-    /// Merges `windows` (sorted by start; ends may run past the text) into
-    /// regions of `text` and analyses each.
+    /// Merges `windows` (ends may run past the text) into regions of `text`
+    /// and analyses each.
     fn analyse(&mut self, aligner: &mut Aligner<'_>, text: &CharIndexed<'_>, windows: impl Iterator<Item = CharRange>) {
         self.text_chars = text.chars() as u32;
+        self.windows.clear();
+        let chars = self.text_chars;
+        self.windows.extend(windows.map(|w| clamp(w, chars)));
+        self.windows.sort_unstable_by_key(|w| w.start);
         self.ranges.clear();
-        for window in windows {
-            let window = self.clamp(window);
+        for &window in &self.windows {
             match self.ranges.last_mut() {
                 Some(last) if window.start <= last.end && last.len() < MAX_REGION_CHARS => *last = last.cover(&window),
                 _ => self.ranges.push(window),
@@ -131,21 +136,21 @@ impl Regions {
         }
     }
 
-    /// `window` cut to the text.
-    fn clamp(&self, window: CharRange) -> CharRange {
-        CharRange::new(window.start.min(self.text_chars), window.end.min(self.text_chars))
-    }
-
     /// The sentences that overlap `window` (one of the windows analysed) of
     /// the region holding it.
     fn window(&self, window: CharRange, out: &mut Sentences) {
-        let window = self.clamp(window);
+        let window = clamp(window, self.text_chars);
         let starting_before = &self.ranges[..self.ranges.partition_point(|r| r.start <= window.start)];
         match starting_before.iter().rposition(|r| r.holds(&window)) {
             Some(region) => self.sentences[region].copy_window(window, out),
             None => *out = Sentences::default(),
         }
     }
+}
+
+/// `window` cut to a text of `chars` characters.
+fn clamp(window: CharRange, chars: u32) -> CharRange {
+    CharRange::new(window.start.min(chars), window.end.min(chars))
 }
 
 impl<'a> PassageFinder<'a> {
@@ -326,9 +331,7 @@ fn align_document(
         return distinct_sources(candidate_docs);
     }
     let text = CharIndexed::new(text);
-    let mut windows: Vec<CharRange> = candidate_docs.iter().map(|c| c.this_window).collect();
-    windows.sort_unstable_by_key(|w| w.start);
-    regions.analyse(aligner, &text, windows.into_iter());
+    regions.analyse(aligner, &text, candidate_docs.iter().map(|c| c.this_window));
     let content_chunks = f64::from(doc.content_chunks.max(1));
     for pairs in candidate_docs.chunk_by(|a, b| a.source_doc == b.source_doc) {
         let source_doc = pairs[0].source_doc;
@@ -462,7 +465,7 @@ mod tests {
         assert!(regions.ranges.iter().all(|r| r.len() < MAX_REGION_CHARS + 10_000));
         let mut out = Sentences::default();
         for window in windows {
-            let window = regions.clamp(window);
+            let window = clamp(window, regions.text_chars);
             assert!(regions.ranges.iter().any(|r| r.holds(&window)));
             regions.window(window, &mut out);
             let alone = analysed_in(&text, window);
