@@ -143,7 +143,7 @@ impl Regions {
         let starting_before = &self.ranges[..self.ranges.partition_point(|r| r.start <= window.start)];
         match starting_before.iter().rposition(|r| r.holds(&window)) {
             Some(region) => self.sentences[region].copy_window(window, out),
-            None => *out = Sentences::default(),
+            None => out.clear(),
         }
     }
 }

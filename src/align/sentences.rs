@@ -96,16 +96,21 @@ impl Sentences {
         }
     }
 
+    /// Drops every sentence, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.sentences.clear();
+        self.terms.clear();
+        self.sequence.clear();
+        self.word_ranges.clear();
+    }
+
     /// Replaces `out` with the sentences of `self` that overlap `window`,
     /// whole: the sentences of a window cut out of a region analysed once.
     pub fn copy_window(&self, window: CharRange, out: &mut Sentences) {
         let first = self.sentences.partition_point(|s| s.range.end <= window.start);
         let last = first + self.sentences[first..].partition_point(|s| s.range.start < window.end);
         let kept = &self.sentences[first..last];
-        out.sentences.clear();
-        out.terms.clear();
-        out.sequence.clear();
-        out.word_ranges.clear();
+        out.clear();
         let (Some(head), Some(tail)) = (kept.first(), kept.last()) else { return };
         let (terms, words) = (head.terms.start..tail.terms.end, head.words.start..tail.words.end);
         out.terms.extend_from_slice(&self.terms[terms.clone()]);
@@ -288,10 +293,7 @@ impl<'a> Terms<'a> {
 
 /// Builds the sentences of `text`, whose words are `tokens`.
 pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_words: usize, out: &mut Sentences) {
-    out.sentences.clear();
-    out.terms.clear();
-    out.sequence.clear();
-    out.word_ranges.clear();
+    out.clear();
     let mut cursor = Cursor::new(text);
     let mut pos: u32 = 0;
     let mut open: Option<u32> = None; // start of the sentence being built
