@@ -40,7 +40,7 @@ use extend::{ExtendParams, Fragment, Pair, extend};
 use filter::{Candidate, FilterParams, Likeness, keep};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
-use summary::{SummaryCriteria, summaries, summaries_from_pieces};
+use summary::{SummaryCriteria, condense_their_sources, replace_pieces, summaries, summaries_from_pieces};
 use verbatim::{Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, verbatim_chains};
 
 /// Words of a document read to guess its language.
@@ -187,14 +187,14 @@ impl<'a> Aligner<'a> {
         if !self.seeds.is_empty() {
             passages_from_seeds(params, &pair, &mut self.seeds, out);
         }
-        if out.is_empty() && params.summary_seed_similarity > 0.0 {
+        if params.summary_seed_similarity > 0.0 && (out.is_empty() || condense_their_sources(out)) {
             let low = params.summary_seed_similarity as f32;
             self.seeds.clear();
             seeds(suspicious, source, &self.idf, low, low, &mut self.scratch, &mut self.seeds);
             // A document condenses one source once: several clusters that
             // each pass for a summary of it are a shared topic instead.
             if let [(this, source)] = summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS)[..] {
-                out.push(AlignedPassage { suspicious: this, source, exact: false });
+                replace_pieces(AlignedPassage { suspicious: this, source, exact: false }, out);
             }
         }
     }
