@@ -228,6 +228,11 @@ mod tests {
         (SUMMARY.to_string(), source)
     }
 
+    /// A sentence-bounded passage.
+    fn piece(this: CharRange, source: CharRange) -> AlignedPassage {
+        AlignedPassage { suspicious: this, source, exact: false }
+    }
+
     fn seed(suspicious: u32, source: u32) -> Seed {
         Seed { suspicious, source, structural: false }
     }
@@ -280,7 +285,6 @@ mod tests {
     #[test]
     fn pieces_side_by_side_whose_sources_lie_far_apart_are_one_summary() {
         let r = CharRange::new;
-        let piece = |this: CharRange, source: CharRange| AlignedPassage { suspicious: this, source, exact: false };
         let whole = r(0, 6000);
         // Two pieces of 300 characters, 100 apart, from source places 3000 apart.
         let mut passages = vec![piece(r(1400, 1700), r(4000, 4400)), piece(r(1000, 1300), r(500, 900))];
@@ -311,7 +315,6 @@ mod tests {
     #[test]
     fn only_sentence_bounded_passages_of_which_one_condenses_its_source_may_be_pieces_of_a_summary() {
         let r = CharRange::new;
-        let piece = |this: CharRange, source: CharRange| AlignedPassage { suspicious: this, source, exact: false };
         let condensing = piece(r(0, 200), r(1000, 1500));
         let copy = piece(r(300, 500), r(2000, 2220));
         assert!(condense_their_sources(&[condensing, copy]));
@@ -324,7 +327,6 @@ mod tests {
     #[test]
     fn a_summary_of_the_second_search_replaces_the_pieces_it_holds_and_only_those() {
         let r = CharRange::new;
-        let piece = |this: CharRange, source: CharRange| AlignedPassage { suspicious: this, source, exact: false };
         let summary = piece(r(100, 900), r(0, 6000));
         let mut passages = vec![];
         replace_pieces(summary, &mut passages);
