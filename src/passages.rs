@@ -237,6 +237,19 @@ fn valid_interval_passages(
 /// miss its first and last sentences.
 const WINDOW_MARGIN_CHARS: u32 = 2000;
 
+/// The largest gap between the shared candidate chunks of a region in a
+/// suspicious document of `chars` characters. A document no longer than
+/// [`WINDOW_MARGIN_CHARS`] is aligned whole whichever of its chunks a region
+/// holds, so the gap cannot tell where a copy is, and a short answer that
+/// rewrites its source shares few chunks far apart: it has no limit there.
+/// Clough's answers in full search (as an archive's `check` sees them): AUC
+/// 0.9649 -> 0.9737 (heavy rewrites 0.947 -> 0.974); pan13-ta-train, dev-en
+/// and the King James Bible corpus unchanged (a limit of 4000 characters
+/// would cost the Bible corpus 0.0009).
+fn candidate_max_gap(params: &AlignParams, chars: usize) -> usize {
+    if chars <= WINDOW_MARGIN_CHARS as usize { usize::MAX } else { params.candidate_max_gap }
+}
+
 /// The alignment stage for one suspicious document: aligns it with every source
 /// document that shares enough candidate chunks, in the regions where they share
 /// them, and appends the passages. With `listed` source documents (PAN's
@@ -257,8 +270,9 @@ fn align_document(
     let (text, chunks) = (&doc.text, &doc.chunks);
     candidate_docs.clear();
     anchors.clear();
+    let chars = text.chars().count();
     let interval_params =
-        IntervalParams { min_chunks: params.candidate_min_common, max_gap: params.candidate_max_gap, depth: 2 };
+        IntervalParams { min_chunks: params.candidate_min_common, max_gap: candidate_max_gap(params, chars), depth: 2 };
     let min_common = if listed.is_some() { 1 } else { params.candidate_min_common };
     candidates.for_each(hits, min_common, |source_doc, matches| {
         let source_ranges = sources.chunk_ranges(source_doc);
@@ -313,7 +327,7 @@ fn align_document(
             }
         }
         None if candidate_docs.len() > MIN_CANDIDATE_PAIRS => {
-            keep_strongest(candidate_docs, params.max_candidate_pairs(doc.text.chars().count()));
+            keep_strongest(candidate_docs, params.max_candidate_pairs(chars));
         }
         None => {}
     }
@@ -417,6 +431,14 @@ mod tests {
     const TEXT: &str = "Telescopes found pulsars in the southern sky. Astronomers measured their spin. \
                         Radio waves reached the dish at night. Engineers cooled the receiver again. \
                         Students wrote the report about the survey. Editors printed the journal.";
+
+    #[test]
+    fn a_document_one_window_covers_has_no_candidate_gap_and_a_longer_one_the_parameter() {
+        let params = AlignParams::default();
+        let one_window = WINDOW_MARGIN_CHARS as usize;
+        assert_eq!(candidate_max_gap(&params, one_window), usize::MAX);
+        assert_eq!(candidate_max_gap(&params, one_window + 1), params.candidate_max_gap);
+    }
 
     fn aligner() -> Aligner<'static> {
         Aligner::new(TokenizerParams::default(), AlignParams::default(), None)
