@@ -85,7 +85,8 @@ pub struct AlignParams {
     /// share them scattered.
     pub candidate_min_common: usize,
     /// Largest number of unmatched candidate chunks between neighbouring
-    /// matching ones in that interval.
+    /// matching ones in that interval (none in a suspicious document that one
+    /// alignment window covers whole, see [`crate::passages`]).
     pub candidate_max_gap: usize,
     /// Content chunks (not structure chunks) a candidate pair must share:
     /// function-word runs alone are common enough to join unrelated documents.

@@ -129,7 +129,7 @@ pub struct Args {
     candidate_prefix: Option<usize>,
     #[arg(long, value_name = "N", help = defaulted("best: candidate chunks a source document must share to be aligned.", best().candidate_min_common))]
     candidate_min_common: Option<usize>,
-    #[arg(long, value_name = "N", help = defaulted("best: at most this many unmatched candidate chunks between neighbouring matching ones.", best().candidate_max_gap))]
+    #[arg(long, value_name = "N", help = defaulted("best: at most this many unmatched candidate chunks between neighbouring matching ones (no limit in a suspicious document that one alignment window covers whole).", best().candidate_max_gap))]
     candidate_max_gap: Option<usize>,
     #[arg(long, value_name = "N", help = defaulted("best: content chunks (not structure chunks) a candidate pair must share.", best().candidate_min_content))]
     candidate_min_content: Option<usize>,
