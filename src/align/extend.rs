@@ -181,6 +181,31 @@ impl<'a> Pair<'a> {
         )
     }
 
+    /// Share of the rare terms of the fragment ([`Idf::is_rare`]), taken over
+    /// both sides, that both sides have: a copy, even reworded, keeps its
+    /// names and particular words, while formulaic text (regnal formulas,
+    /// tribal lists, offerings) repeats its scaffolding around other ones.
+    /// 1 when the fragment has no rare term.
+    pub fn rare_share(&self, fragment: &Fragment) -> f32 {
+        let rare = |s: &Sentences, ids: &[u32], (first, last): (u32, u32)| {
+            let range = s.sentences[first as usize].terms.start..s.sentences[last as usize].terms.end;
+            let mut terms: Vec<u64> = s.terms[range.clone()]
+                .iter()
+                .zip(&ids[range])
+                .filter(|&(_, &id)| self.idf.is_rare(id))
+                .map(|(t, _)| t.term)
+                .collect();
+            terms.sort_unstable();
+            terms.dedup();
+            terms
+        };
+        let this = rare(self.suspicious, self.idf.suspicious_ids(), fragment.suspicious);
+        let other = rare(self.source, self.idf.source_ids(), fragment.source);
+        let shared = this.iter().filter(|t| other.binary_search(t).is_ok()).count();
+        let either = this.len() + other.len() - shared;
+        if either == 0 { 1.0 } else { shared as f32 / either as f32 }
+    }
+
     /// Characters of the fragment in the suspicious and the source document.
     pub fn ranges(&self, fragment: &Fragment) -> (CharRange, CharRange) {
         let range = |s: &Sentences, (first, last): (u32, u32)| {
@@ -538,13 +563,45 @@ mod tests {
         (a, b, idf)
     }
 
-    /// Content share of two texts aligned whole.
-    fn content_share_of(suspicious: &str, source: &str) -> f32 {
+    /// A measure of two texts aligned whole.
+    fn measure_whole(suspicious: &str, source: &str, measure: impl Fn(&Pair<'_>, &Fragment) -> f32) -> f32 {
         let (a, b, idf) = analysed(suspicious, source);
         let pair = Pair::new(&a, &b, &idf);
         let whole =
             Fragment { suspicious: (0, a.len() as u32 - 1), source: (0, b.len() as u32 - 1), seeds: 1, structural: 0 };
-        pair.content_share(&whole)
+        measure(&pair, &whole)
+    }
+
+    /// Content share of two texts aligned whole.
+    fn content_share_of(suspicious: &str, source: &str) -> f32 {
+        measure_whole(suspicious, source, |pair, whole| pair.content_share(whole))
+    }
+
+    #[test]
+    fn regnal_formulas_share_their_word_pairs_but_not_their_names() {
+        let reign = "And Nadab the son of Jeroboam began to reign over Israel in the second year of Asa king \
+                     of Judah, and reigned over Israel two years. And he did evil in the sight of the LORD, \
+                     and walked in the way of his father, and in his sin wherewith he made Israel to sin.";
+        let other = "Now Jehoram the son of Ahab began to reign over Israel in Samaria the eighteenth year of \
+                     Jehoshaphat king of Judah, and reigned twelve years. And he wrought evil in the sight of \
+                     the LORD; but not like his father, and like his mother.";
+        let retold = "Nadab, son of Jeroboam, became king of Israel in the second year of Asa of Judah, and \
+                      ruled two years. He did evil before the LORD and walked in his father's way and sin.";
+        // The chapters around them, where the formula's own words recur.
+        let chapter = " The king of Judah did evil in the sight of the LORD and walked in the way of his father. \
+                       In that year Israel sinned, and the LORD was angry with the king of Israel. \
+                       The son of the king began to reign over Judah, and reigned in the sight of the LORD.";
+        let rare_share = |suspicious: &str, source: &str| {
+            let (a, b, idf) = analysed(&format!("{suspicious}{chapter}"), &format!("{source}{chapter}"));
+            let pair = Pair::new(&a, &b, &idf);
+            pair.rare_share(&Fragment { suspicious: (0, 1), source: (0, 1), seeds: 2, structural: 0 })
+        };
+        assert!(rare_share(reign, other) < 0.15, "{}", rare_share(reign, other));
+        assert!(rare_share(reign, retold) > 0.3, "{}", rare_share(reign, retold));
+        assert_eq!(
+            measure_whole("The LORD. The LORD.", "The LORD. The LORD.", |pair, whole| pair.rare_share(whole)),
+            1.0
+        );
     }
 
     #[test]

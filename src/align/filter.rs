@@ -31,6 +31,8 @@ pub struct FilterParams {
     pub min_pair_overlap: f32,
     /// ... unless the passage's sides have at least this cosine.
     pub waiver_cosine: f32,
+    /// Least share of rare terms both sides have (0: not asked).
+    pub min_rare_share: f32,
 }
 
 /// What the filter looks at first: where the passage lies and what it rests on.
@@ -56,21 +58,25 @@ pub trait Likeness {
     /// Share of the content terms of the side with fewer of them found on the
     /// other side ([`crate::align::extend::Pair::content_share`]).
     fn content_share(&self) -> f32;
+    /// Share of the rare terms that both sides have
+    /// ([`crate::align::extend::Pair::rare_share`]).
+    fn rare_share(&self) -> f32;
 }
 
 /// True when the passage is kept: long enough on both sides, seeded enough,
-/// and sharing enough word pairs, or else alike as bags of words (or
-/// structurally) while sharing enough content words.
+/// sharing enough word pairs, or else alike as bags of words (or
+/// structurally) while sharing enough content words, and sharing enough of
+/// its rare words.
 pub fn keep(c: &Candidate, params: &FilterParams, likeness: &impl Likeness) -> bool {
     let shorter = c.suspicious.len().min(c.source.len());
     if shorter < params.min_chars || (c.seeds < params.min_seeds && shorter < 2 * params.min_chars) {
         return false;
     }
-    if likeness.pair_overlap() >= params.min_pair_overlap {
-        return true;
-    }
-    let (cosine, structural) = likeness.cosine_and_structure();
-    (cosine >= params.waiver_cosine || structural) && likeness.content_share() >= MIN_WAIVED_CONTENT_SHARE
+    let alike = likeness.pair_overlap() >= params.min_pair_overlap || {
+        let (cosine, structural) = likeness.cosine_and_structure();
+        (cosine >= params.waiver_cosine || structural) && likeness.content_share() >= MIN_WAIVED_CONTENT_SHARE
+    };
+    alike && (params.min_rare_share <= 0.0 || likeness.rare_share() >= params.min_rare_share)
 }
 
 #[cfg(test)]
@@ -83,6 +89,7 @@ mod tests {
         cosine: Option<f32>,
         structural: bool,
         content_share: Option<f32>,
+        rare_share: Option<f32>,
     }
 
     impl Likeness for Fixed {
@@ -97,11 +104,21 @@ mod tests {
         fn content_share(&self) -> f32 {
             self.content_share.expect("the content share is not needed without a waiver")
         }
+
+        fn rare_share(&self) -> f32 {
+            self.rare_share.expect("the rare share is not needed when not asked or when the sides differ")
+        }
     }
 
     #[test]
     fn short_thinly_seeded_or_topical_passages_are_dropped() {
-        let params = FilterParams { min_chars: 150, min_seeds: 2, min_pair_overlap: 0.2, waiver_cosine: 0.7 };
+        let params = FilterParams {
+            min_chars: 150,
+            min_seeds: 2,
+            min_pair_overlap: 0.2,
+            waiver_cosine: 0.7,
+            min_rare_share: 0.0,
+        };
         let range = |len: u32| CharRange::new(1000, 1000 + len);
         let candidate = |a, b, seeds| Candidate { suspicious: range(a), source: range(b), seeds };
         let alike = |cosine, pair_overlap| Fixed {
@@ -109,9 +126,11 @@ mod tests {
             cosine: Some(cosine),
             structural: false,
             content_share: Some(0.5),
+            rare_share: None,
         };
         assert!(keep(&candidate(200, 180, 2), &params, &alike(0.5, 0.3)));
-        let unasked = Fixed { pair_overlap: None, cosine: None, structural: false, content_share: None };
+        let unasked =
+            Fixed { pair_overlap: None, cosine: None, structural: false, content_share: None, rare_share: None };
         assert!(!keep(&candidate(200, 149, 5), &params, &unasked), "too short on the source side");
         assert!(!keep(&candidate(250, 250, 1), &params, &unasked), "one seed needs twice the length");
         assert!(keep(&candidate(300, 310, 1), &params, &alike(0.5, 0.3)));
@@ -129,7 +148,32 @@ mod tests {
         assert!(keep(&candidate(300, 310, 3), &params, &structural));
         let structural = Fixed { content_share: Some(0.2), ..structural };
         assert!(!keep(&candidate(300, 310, 3), &params, &structural));
-        let pairs_shared = Fixed { pair_overlap: Some(0.4), cosine: None, structural: false, content_share: None };
+        let pairs_shared =
+            Fixed { pair_overlap: Some(0.4), cosine: None, structural: false, content_share: None, rare_share: None };
         assert!(keep(&candidate(300, 310, 3), &params, &pairs_shared), "pairs shared");
+    }
+
+    #[test]
+    fn a_passage_whose_rare_words_differ_is_formulaic_text_and_dropped() {
+        let params = FilterParams {
+            min_chars: 150,
+            min_seeds: 2,
+            min_pair_overlap: 0.2,
+            waiver_cosine: 0.7,
+            min_rare_share: 0.15,
+        };
+        let candidate = Candidate { suspicious: CharRange::new(0, 300), source: CharRange::new(0, 300), seeds: 3 };
+        let pairs_shared = |rare_share| Fixed {
+            pair_overlap: Some(0.4),
+            cosine: None,
+            structural: false,
+            content_share: None,
+            rare_share: Some(rare_share),
+        };
+        assert!(keep(&candidate, &params, &pairs_shared(0.6)), "names and particulars kept: a copy");
+        assert!(!keep(&candidate, &params, &pairs_shared(0.1)), "one scaffolding, other names: formulaic text");
+        let unalike = Fixed { cosine: Some(0.3), content_share: Some(0.5), ..pairs_shared(0.6) };
+        let unalike = Fixed { pair_overlap: Some(0.1), rare_share: None, ..unalike };
+        assert!(!keep(&candidate, &params, &unalike), "the rare share is not asked of a passage already dropped");
     }
 }

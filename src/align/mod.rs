@@ -213,6 +213,7 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
         min_seeds: params.min_seeds as u32,
         min_pair_overlap: params.min_pair_overlap as f32,
         waiver_cosine: params.pair_overlap_waiver_cosine as f32,
+        min_rare_share: params.min_rare_share as f32,
     };
     for fragment in extend(pair, seeds, &extend_params) {
         let (this, source) = pair.ranges(&fragment);
@@ -244,6 +245,10 @@ impl Likeness for FragmentLikeness<'_> {
 
     fn content_share(&self) -> f32 {
         self.pair.content_share(self.fragment)
+    }
+
+    fn rare_share(&self) -> f32 {
+        self.pair.rare_share(self.fragment)
     }
 }
 

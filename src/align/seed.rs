@@ -15,6 +15,9 @@ use crate::align::sentences::{Sentences, TermCount, TermMap};
 /// See [`Idf::is_common`].
 pub const COMMON_TERM_SENTENCES: f32 = 20.0;
 
+/// See [`Idf::is_rare`].
+pub const RARE_TERM_SENTENCES: f32 = 3.0;
+
 /// A seed: sentence `suspicious` of the suspicious document and sentence
 /// `source` of the source document are alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -33,6 +36,7 @@ pub struct Idf {
     ids: TermMap<u32>,
     idf: Vec<f32>,
     common: Vec<bool>,
+    rare: Vec<bool>,
     suspicious_ids: Vec<u32>,
     source_ids: Vec<u32>,
 }
@@ -56,6 +60,8 @@ impl Idf {
             }
         }
         let n = (suspicious.len() + source.len()) as f32;
+        self.rare.clear();
+        self.rare.extend(self.idf.iter().map(|&sentences| sentences <= RARE_TERM_SENTENCES));
         for value in &mut self.idf {
             *value = (n / *value).ln();
         }
@@ -69,6 +75,14 @@ impl Idf {
     /// sentence pairs costs more than it tells: stop words when they are kept.
     pub fn is_common(&self, id: u32) -> bool {
         self.common[id as usize]
+    }
+
+    /// True when the term numbered `id` occurs in at most
+    /// [`RARE_TERM_SENTENCES`] sentences of the pair: names, numbers and the
+    /// words particular to one passage, which a copy keeps and text written
+    /// on one scaffolding changes.
+    pub fn is_rare(&self, id: u32) -> bool {
+        self.rare[id as usize]
     }
 
     /// The dense numbers of the suspicious document's terms, one per entry
