@@ -245,8 +245,9 @@ const WINDOW_MARGIN_CHARS: u32 = 2000;
 /// Clough's answers in full search (as an archive's `check` sees them): AUC
 /// 0.9649 -> 0.9737 (heavy rewrites 0.947 -> 0.974); pan13-ta-train, dev-en
 /// and the King James Bible corpus unchanged (a limit of 4000 characters
-/// would cost the Bible corpus 0.0009).
-fn candidate_max_gap(params: &AlignParams, chars: usize) -> usize {
+/// would cost the Bible corpus 0.0009). An archive's `check` admits its
+/// candidates by the same gap ([`crate::archive::aligned::CandidateRule`]).
+pub fn candidate_max_gap(params: &AlignParams, chars: usize) -> usize {
     if chars <= WINDOW_MARGIN_CHARS as usize { usize::MAX } else { params.candidate_max_gap }
 }
 

@@ -35,7 +35,7 @@ use crate::detect::params::DetectParams;
 use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
 use crate::matching::overlap::{OverlapPolicy, Passage, resolve_overlaps};
 use crate::matching::search::Hit;
-use crate::passages::{PassageFinder, SourceDocuments};
+use crate::passages::{PassageFinder, SourceDocuments, candidate_max_gap};
 use crate::report::model::{
     ComparedSource, DocumentChunks, DocumentReport, DocumentTexts, FoundPassage, SharedChunks, excerpt, percent,
 };
@@ -308,7 +308,7 @@ impl<'a> Checker<'a> {
         let align = self.index.settings().detect_params().align.unwrap_or_default();
         let rule = CandidateRule {
             min_common: align.candidate_min_common,
-            max_gap: align.candidate_max_gap,
+            max_gap: candidate_max_gap(&align, text.chars().count()),
             min_content: align.candidate_min_content,
             content_chunks: analysed.content_chunks,
         };
