@@ -206,6 +206,29 @@ impl<'a> Pair<'a> {
         if either == 0 { 1.0 } else { shared as f32 / either as f32 }
     }
 
+    /// Share of the rare terms of the fragment's suspicious side
+    /// ([`Idf::is_rare`]) that its source side has anywhere: how much of what
+    /// is particular to a text (names, numbers, terms) it took from the
+    /// source, whatever words it put around them. 0 when it has no rare term.
+    pub fn rare_taken(&self, fragment: &Fragment) -> f32 {
+        let terms = |s: &Sentences, ids: &[u32], (first, last): (u32, u32), rare_only: bool| {
+            let range = s.sentences[first as usize].terms.start..s.sentences[last as usize].terms.end;
+            let mut terms: Vec<u64> = s.terms[range.clone()]
+                .iter()
+                .zip(&ids[range])
+                .filter(|&(_, &id)| !rare_only || self.idf.is_rare(id))
+                .map(|(t, _)| t.term)
+                .collect();
+            terms.sort_unstable();
+            terms.dedup();
+            terms
+        };
+        let rare = terms(self.suspicious, self.idf.suspicious_ids(), fragment.suspicious, true);
+        let source = terms(self.source, self.idf.source_ids(), fragment.source, false);
+        let taken = rare.iter().filter(|t| source.binary_search(t).is_ok()).count();
+        if rare.is_empty() { 0.0 } else { taken as f32 / rare.len() as f32 }
+    }
+
     /// Characters of the fragment in the suspicious and the source document.
     pub fn ranges(&self, fragment: &Fragment) -> (CharRange, CharRange) {
         let range = |s: &Sentences, (first, last): (u32, u32)| {

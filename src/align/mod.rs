@@ -40,7 +40,9 @@ use extend::{ExtendParams, Fragment, Pair, extend};
 use filter::{Candidate, FilterParams, Likeness, keep};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
-use summary::{SummaryCriteria, condense_their_sources, replace_pieces, summaries, summaries_from_pieces};
+use summary::{
+    SummaryCriteria, condense_their_sources, replace_pieces, retold_whole, summaries, summaries_from_pieces,
+};
 use verbatim::{Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, verbatim_chains};
 
 /// Words of a document read to guess its language.
@@ -195,6 +197,9 @@ impl<'a> Aligner<'a> {
             // each pass for a summary of it are a shared topic instead.
             if let [(this, source)] = summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS)[..] {
                 replace_pieces(AlignedPassage { suspicious: this, source, exact: false }, out);
+            }
+            if out.is_empty() {
+                out.extend(retold_whole(&pair, &self.seeds));
             }
         }
     }
