@@ -194,12 +194,12 @@ impl<'a> Aligner<'a> {
             self.seeds.clear();
             seeds(suspicious, source, &self.idf, low, low, &mut self.scratch, &mut self.seeds);
             // A document condenses one source once: several clusters that
-            // each pass for a summary of it are a shared topic instead.
-            if let [(this, source)] = summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS)[..] {
-                replace_pieces(AlignedPassage { suspicious: this, source, exact: false }, out);
-            }
-            if out.is_empty() {
-                out.extend(retold_whole(&pair, &self.seeds));
+            // each pass for a summary of it are a shared topic instead. A
+            // short text with none may retell the source whole.
+            match summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS)[..] {
+                [(this, source)] => replace_pieces(AlignedPassage { suspicious: this, source, exact: false }, out),
+                [] if out.is_empty() => out.extend(retold_whole(&pair, &self.seeds)),
+                _ => {}
             }
         }
     }
