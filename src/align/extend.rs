@@ -187,20 +187,8 @@ impl<'a> Pair<'a> {
     /// tribal lists, offerings) repeats its scaffolding around other ones.
     /// 1 when the fragment has no rare term.
     pub fn rare_share(&self, fragment: &Fragment) -> f32 {
-        let rare = |s: &Sentences, ids: &[u32], (first, last): (u32, u32)| {
-            let range = s.sentences[first as usize].terms.start..s.sentences[last as usize].terms.end;
-            let mut terms: Vec<u64> = s.terms[range.clone()]
-                .iter()
-                .zip(&ids[range])
-                .filter(|&(_, &id)| self.idf.is_rare(id))
-                .map(|(t, _)| t.term)
-                .collect();
-            terms.sort_unstable();
-            terms.dedup();
-            terms
-        };
-        let this = rare(self.suspicious, self.idf.suspicious_ids(), fragment.suspicious);
-        let other = rare(self.source, self.idf.source_ids(), fragment.source);
+        let this = self.distinct_terms(Side::Suspicious, fragment, true);
+        let other = self.distinct_terms(Side::Source, fragment, true);
         let shared = this.iter().filter(|t| other.binary_search(t).is_ok()).count();
         let either = this.len() + other.len() - shared;
         if either == 0 { 1.0 } else { shared as f32 / either as f32 }
@@ -211,22 +199,29 @@ impl<'a> Pair<'a> {
     /// is particular to a text (names, numbers, terms) it took from the
     /// source, whatever words it put around them. 0 when it has no rare term.
     pub fn rare_taken(&self, fragment: &Fragment) -> f32 {
-        let terms = |s: &Sentences, ids: &[u32], (first, last): (u32, u32), rare_only: bool| {
-            let range = s.sentences[first as usize].terms.start..s.sentences[last as usize].terms.end;
-            let mut terms: Vec<u64> = s.terms[range.clone()]
-                .iter()
-                .zip(&ids[range])
-                .filter(|&(_, &id)| !rare_only || self.idf.is_rare(id))
-                .map(|(t, _)| t.term)
-                .collect();
-            terms.sort_unstable();
-            terms.dedup();
-            terms
-        };
-        let rare = terms(self.suspicious, self.idf.suspicious_ids(), fragment.suspicious, true);
-        let source = terms(self.source, self.idf.source_ids(), fragment.source, false);
+        let rare = self.distinct_terms(Side::Suspicious, fragment, true);
+        let source = self.distinct_terms(Side::Source, fragment, false);
         let taken = rare.iter().filter(|t| source.binary_search(t).is_ok()).count();
         if rare.is_empty() { 0.0 } else { taken as f32 / rare.len() as f32 }
+    }
+
+    /// The distinct terms (only the rare ones with `rare_only`) of one side of
+    /// the fragment, sorted.
+    fn distinct_terms(&self, side: Side, fragment: &Fragment, rare_only: bool) -> Vec<u64> {
+        let (sentences, ids, (first, last)) = match side {
+            Side::Suspicious => (self.suspicious, self.idf.suspicious_ids(), fragment.suspicious),
+            Side::Source => (self.source, self.idf.source_ids(), fragment.source),
+        };
+        let range = sentences.sentences[first as usize].terms.start..sentences.sentences[last as usize].terms.end;
+        let mut terms: Vec<u64> = sentences.terms[range.clone()]
+            .iter()
+            .zip(&ids[range])
+            .filter(|&(_, &id)| !rare_only || self.idf.is_rare(id))
+            .map(|(t, _)| t.term)
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        terms
     }
 
     /// Characters of the fragment in the suspicious and the source document.
