@@ -237,8 +237,8 @@ fn valid_interval_passages(
 /// miss its first and last sentences.
 const WINDOW_MARGIN_CHARS: u32 = 2000;
 
-/// The largest gap between the shared candidate chunks of a region in a
-/// suspicious document of `chars` characters. A document no longer than
+/// The largest gap between the shared candidate chunks of a region in the
+/// suspicious document `text` (read only up to the limit). A document no longer than
 /// [`WINDOW_MARGIN_CHARS`] is aligned whole whichever of its chunks a region
 /// holds, so the gap cannot tell where a copy is, and a short answer that
 /// rewrites its source shares few chunks far apart: it has no limit there.
@@ -247,8 +247,9 @@ const WINDOW_MARGIN_CHARS: u32 = 2000;
 /// and the King James Bible corpus unchanged (a limit of 4000 characters
 /// would cost the Bible corpus 0.0009). An archive's `check` admits its
 /// candidates by the same gap ([`crate::archive::aligned::CandidateRule`]).
-pub fn candidate_max_gap(params: &AlignParams, chars: usize) -> usize {
-    if chars <= WINDOW_MARGIN_CHARS as usize { usize::MAX } else { params.candidate_max_gap }
+pub fn candidate_max_gap(params: &AlignParams, text: &str) -> usize {
+    let one_window = text.chars().nth(WINDOW_MARGIN_CHARS as usize).is_none();
+    if one_window { usize::MAX } else { params.candidate_max_gap }
 }
 
 /// The alignment stage for one suspicious document: aligns it with every source
@@ -271,9 +272,8 @@ fn align_document(
     let (text, chunks) = (&doc.text, &doc.chunks);
     candidate_docs.clear();
     anchors.clear();
-    let chars = text.chars().count();
     let interval_params =
-        IntervalParams { min_chunks: params.candidate_min_common, max_gap: candidate_max_gap(params, chars), depth: 2 };
+        IntervalParams { min_chunks: params.candidate_min_common, max_gap: candidate_max_gap(params, text), depth: 2 };
     let min_common = if listed.is_some() { 1 } else { params.candidate_min_common };
     candidates.for_each(hits, min_common, |source_doc, matches| {
         let source_ranges = sources.chunk_ranges(source_doc);
@@ -328,7 +328,7 @@ fn align_document(
             }
         }
         None if candidate_docs.len() > MIN_CANDIDATE_PAIRS => {
-            keep_strongest(candidate_docs, params.max_candidate_pairs(chars));
+            keep_strongest(candidate_docs, params.max_candidate_pairs(doc.text.chars().count()));
         }
         None => {}
     }
@@ -436,9 +436,9 @@ mod tests {
     #[test]
     fn a_document_one_window_covers_has_no_candidate_gap_and_a_longer_one_the_parameter() {
         let params = AlignParams::default();
-        let one_window = WINDOW_MARGIN_CHARS as usize;
-        assert_eq!(candidate_max_gap(&params, one_window), usize::MAX);
-        assert_eq!(candidate_max_gap(&params, one_window + 1), params.candidate_max_gap);
+        let one_window = "é".repeat(WINDOW_MARGIN_CHARS as usize);
+        assert_eq!(candidate_max_gap(&params, &one_window), usize::MAX, "characters are counted, not bytes");
+        assert_eq!(candidate_max_gap(&params, &format!("{one_window}a")), params.candidate_max_gap);
     }
 
     fn aligner() -> Aligner<'static> {

@@ -308,7 +308,7 @@ impl<'a> Checker<'a> {
         let align = self.index.settings().detect_params().align.unwrap_or_default();
         let rule = CandidateRule {
             min_common: align.candidate_min_common,
-            max_gap: candidate_max_gap(&align, text.chars().count()),
+            max_gap: candidate_max_gap(&align, text),
             min_content: align.candidate_min_content,
             content_chunks: analysed.content_chunks,
         };
