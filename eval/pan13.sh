@@ -16,6 +16,8 @@
 #   MODES              "pairs", "full" or both (default: "pairs full")
 #   MIN_PLAGDET_BEST   exit with status 1 when best's overall plagdet with the
 #                      pairs given is below this value (likewise MIN_PLAGDET_PAN09)
+#   MIN_FULL_PLAGDET_BEST
+#                      the same for full search (likewise MIN_FULL_PLAGDET_PAN09)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -54,8 +56,12 @@ for preset in ${PRESETS:-best pan09}; do
         "${detect[@]}" "$@"
         wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
         eval_args=(eval --truth "$corpus/suspicious-documents" --detections "$out" "${pairs_args[@]}")
-        floor_var=MIN_PLAGDET_${preset^^}
-        if [[ $mode == pairs && -n ${!floor_var:-} ]]; then
+        if [[ $mode == pairs ]]; then
+            floor_var=MIN_PLAGDET_${preset^^}
+        else
+            floor_var=MIN_FULL_PLAGDET_${preset^^}
+        fi
+        if [[ -n ${!floor_var:-} ]]; then
             eval_args+=(--fail-below "${!floor_var}")
         fi
         "$binary" "${eval_args[@]}" || status=$?

@@ -219,6 +219,7 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
         min_pair_overlap: params.min_pair_overlap as f32,
         waiver_cosine: params.pair_overlap_waiver_cosine as f32,
         min_rare_share: params.min_rare_share as f32,
+        uncorroborated: params.uncorroborated,
     };
     for fragment in extend(pair, seeds, &extend_params) {
         let (this, source) = pair.ranges(&fragment);

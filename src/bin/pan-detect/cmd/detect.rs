@@ -180,11 +180,11 @@ pub struct Args {
     obfuscated_min_pair_overlap: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine and Dice of the seeds of a second search for summaries in pairs where nothing was aligned (0..=1; 0: none).", full_and_listed(|a| a.summary_seed_similarity)))]
     summary_seed_similarity: Option<f64>,
-    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: a candidate region whose largest interval of shared candidate chunks holds this share of the suspicious document's content chunks is aligned with the seed and passage-cosine thresholds of given pairs (0..=1; 1: none is).", best().strong_candidate_share))]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: a candidate region whose largest interval of shared candidate chunks holds this share of the suspicious document's content chunks is aligned with the thresholds of given pairs, but a passage with fewer than 3 seeds or under 0.3 of its rare words shared must pass those of full search too (0..=1; 1: none is).", best().strong_candidate_share))]
     strong_candidate_share: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: ... and may be a summary from this share on (0..=1).", best().strong_candidate_summary_share))]
     strong_candidate_summary_share: Option<f64>,
-    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: ... and as a given pair in every respect from this share on (0..=1).", best().given_candidate_share))]
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: ... and as a given pair whatever corroborates its passages from this share on, with full search's rare-word share (0..=1).", best().given_candidate_share))]
     given_candidate_share: Option<f64>,
     /// best: report each candidate pair as one whole-document detection (to
     /// measure candidate recall with `pan-detect eval`'s document level).
