@@ -196,7 +196,7 @@ impl<'a> Aligner<'a> {
             // A document condenses one source once: several clusters that
             // each pass for a summary of it are a shared topic instead. A
             // short text with none may retell the source whole.
-            match summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS)[..] {
+            match summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS.under(params))[..] {
                 [(this, source)] => replace_pieces(AlignedPassage { suspicious: this, source, exact: false }, out),
                 [] if out.is_empty() => out.extend(retold_whole(&pair, &self.seeds)),
                 _ => {}
@@ -228,7 +228,7 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
             out.push(AlignedPassage { suspicious: this, source, exact: false });
         }
     }
-    for (this, source) in summaries(pair, seeds, SummaryCriteria::PASSAGE_SEEDS) {
+    for (this, source) in summaries(pair, seeds, SummaryCriteria::PASSAGE_SEEDS.under(params)) {
         add_summary(AlignedPassage { suspicious: this, source, exact: false }, out);
     }
 }

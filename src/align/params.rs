@@ -60,9 +60,13 @@ pub const MIN_CANDIDATE_PAIRS: usize = 10;
 pub const DEFAULT_STRONG_CANDIDATE_SHARE: f64 = 0.003;
 
 /// ... and a strong region whose share is at least this may also be a summary
-/// (the second, low-seed search of given pairs); from 0.005 on the Bible
-/// corpus lost 0.008.
-pub const DEFAULT_STRONG_CANDIDATE_SUMMARY_SHARE: f64 = 0.01;
+/// (the second, low-seed search of given pairs). At 0.005 rather than 0.01
+/// the Bible corpus lost 0.008 until summaries in full search had to take
+/// their rare terms from the source ([`crate::align::summary::SUMMARY_RARE_TAKEN`]);
+/// with that rule pan13-ta-train's full search gains 0.0036 (summary 0.4952
+/// -> 0.5858), and the Bible corpus 0.0011 (2026-11-27). At 0.003 summaries
+/// gained less (0.5616 with a rare share of 0.5).
+pub const DEFAULT_STRONG_CANDIDATE_SUMMARY_SHARE: f64 = 0.005;
 
 /// ... and a region whose share is at least this is aligned as a given pair
 /// whatever corroborates its passages: a twentieth of the suspicious
@@ -335,6 +339,13 @@ impl AlignParams {
         }
     }
 
+    /// Whether passages must share rare terms ([`AlignParams::min_rare_share`]),
+    /// or those that nothing corroborates must ([`AlignParams::uncorroborated`]):
+    /// full search, where formulaic text is kept apart.
+    pub fn asks_rare_terms(&self) -> bool {
+        self.min_rare_share > 0.0 || self.uncorroborated.is_some_and(|strict| strict.min_rare_share > 0.0)
+    }
+
     /// The parameters for one document pair: those of obfuscated pairs where
     /// the pair has no verbatim run (`has_verbatim_run` false) and they are set.
     pub fn for_pair(&self, has_verbatim_run: bool) -> AlignParams {
@@ -414,6 +425,8 @@ mod tests {
         let summaries = AlignParams { strong_candidate_summary_share: 0.005, ..params }.for_candidate(0.005);
         assert_eq!(summaries.summary_seed_similarity, LISTED_PAIRS_SUMMARY_SEED_SIMILARITY);
         assert!(summaries.uncorroborated.is_some());
+        assert!(params.asks_rare_terms() && strong.asks_rare_terms() && given.asks_rare_terms());
+        assert!(!listed.asks_rare_terms());
     }
 
     #[test]
