@@ -12,6 +12,8 @@
 use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
 use crate::align::sentences::Sentences;
 use crate::align::{AlignedPassage, Aligner};
+use crate::analysis::candidates::StretchChunker;
+use crate::analysis::chunk::Chunks;
 use crate::analysis::document::Document;
 use crate::analysis::span::{CharIndexed, CharRange, ChunkRanges, TextPiece};
 use crate::analysis::synonyms::Synonyms;
@@ -70,8 +72,21 @@ struct CandidatePair {
     source_window: CharRange,
     /// Its structure chunk anchors in [`AlignState::anchors`].
     anchors: std::ops::Range<usize>,
-    /// Matches in its largest interval of shared candidate chunks.
+    /// Matches in its largest interval of shared candidate chunks (or pair
+    /// chunks).
     strength: usize,
+    /// What found it.
+    evidence: Evidence,
+}
+
+/// What makes a candidate region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Evidence {
+    /// Shared candidate chunks (and listed pairs).
+    Chunks,
+    /// Shared pair chunks alone ([`crate::align::params::DEFAULT_PAIR_WORDS`]):
+    /// aligned with stricter thresholds, and last when regions are too many.
+    PairsOnly,
 }
 
 /// Per-thread buffers of the alignment stage.
@@ -87,6 +102,34 @@ struct AlignState<'a> {
     suspicious: Sentences,
     source: Sentences,
     aligned: Vec<AlignedPassage>,
+    /// With pair chunks ([`AlignParams::pair_words`]): their chunker and the
+    /// places to look for them.
+    pairs: Option<PairEvidence<'a>>,
+}
+
+/// Least candidate chunks a source must share with the suspicious document
+/// in one place ([`WINDOW_MARGIN_CHARS`] around each) for its pair chunks to
+/// be cut there. On pan13-ta-train's full search, 1 instead of 2 finds 0.0013
+/// more, but a suspicious document of the 500 MB benchmark then has some 200
+/// such places, most of them chance; 3 finds 0.0019 less.
+const MIN_PLACE_CHUNKS: usize = 2;
+
+/// The second evidence of the alignment stage: chunks of
+/// [`AlignParams::pair_words`] candidate words, cut where a source shares
+/// candidate chunks with the suspicious document but too few to make a
+/// candidate region ([`crate::align::params::DEFAULT_PAIR_WORDS`]).
+struct PairEvidence<'a> {
+    chunker: StretchChunker<'a>,
+    /// Places where a source shares too few candidate chunks: (source
+    /// document, suspicious window, source window).
+    weak: Vec<(u32, CharRange, CharRange)>,
+    /// The widened ranges of the content chunks one source shares (a buffer).
+    shared: Vec<(CharRange, CharRange, usize)>,
+    this: Chunks,
+    source: Chunks,
+    /// The suspicious window's chunks as (hash, position), sorted.
+    this_sorted: Vec<(u64, u32)>,
+    matches: Vec<ChunkMatch>,
 }
 
 /// The regions of a suspicious document that its candidate windows cover
@@ -157,6 +200,7 @@ impl<'a> PassageFinder<'a> {
     /// A finder for `params`, with `synonyms` counted as one word in the alignment.
     pub fn new(params: &DetectParams, synonyms: Option<&'a Synonyms>) -> Self {
         let aligner = params.align.map(|align| AlignState {
+            pairs: PairEvidence::new(params, synonyms),
             aligner: Aligner::new(params.tokenizer, align, synonyms),
             params: align,
             candidate_docs: Vec::new(),
@@ -268,13 +312,22 @@ fn align_document(
     intervals: &mut Vec<IntervalPair>,
     passages: &mut Vec<Passage>,
 ) -> u64 {
-    let AlignState { aligner, params, candidate_docs, anchors, regions, suspicious, source, aligned } = state;
+    let AlignState { aligner, params, candidate_docs, anchors, regions, suspicious, source, aligned, pairs } = state;
     let (text, chunks) = (&doc.text, &doc.chunks);
     candidate_docs.clear();
     anchors.clear();
     let interval_params =
         IntervalParams { min_chunks: params.candidate_min_common, max_gap: candidate_max_gap(params, text), depth: 2 };
-    let min_common = if listed.is_some() { 1 } else { params.candidate_min_common };
+    // A source sharing too few chunks to be a candidate may still be one by
+    // its pair chunks.
+    let min_common = match (listed, pairs.is_some()) {
+        (Some(_), _) => 1,
+        (None, true) => params.candidate_min_common.min(MIN_PLACE_CHUNKS),
+        (None, false) => params.candidate_min_common,
+    };
+    if let Some(pairs) = pairs.as_mut() {
+        pairs.weak.clear();
+    }
     candidates.for_each(hits, min_common, |source_doc, matches| {
         let source_ranges = sources.chunk_ranges(source_doc);
         let source_content = sources.content_chunks(source_doc);
@@ -299,25 +352,29 @@ fn align_document(
         // Structure chunks alone do not make a candidate: function-word runs are
         // common enough to join unrelated documents; some content must be shared.
         let content = matches.iter().filter(|m| m.suspicious < doc.content_chunks).count();
-        if content < params.candidate_min_content {
+        if content < params.candidate_min_content || intervals.is_empty() {
+            if let Some(pairs) = pairs.as_mut() {
+                pairs.note_weak(source_doc, matches, doc, &source_ranges);
+            }
             return;
         }
         let first_anchor = anchors.len();
         anchors.extend(structure_anchors(matches));
-        let regions = intervals.iter().filter_map(|interval| {
-            let (this, source) = interval.char_ranges(&chunks.ranges[..], &source_ranges)?;
-            Some((widen(this), widen(source), interval.matches))
-        });
-        for (this_window, source_window, strength) in merge_regions(regions) {
+        for (this_window, source_window, strength) in regions_of(intervals, &chunks.ranges[..], &source_ranges) {
             candidate_docs.push(CandidatePair {
                 source_doc,
                 this_window,
                 source_window,
                 anchors: first_anchor..anchors.len(),
                 strength,
+                evidence: Evidence::Chunks,
             });
         }
     });
+    let indexed = CharIndexed::new(text);
+    if let Some(pairs) = pairs.as_mut() {
+        pairs.find_regions(&indexed, sources, &interval_params, intervals, candidate_docs);
+    }
     match listed {
         // Listed pairs that share no chunk at all are aligned too.
         Some(listed) => {
@@ -345,7 +402,7 @@ fn align_document(
         }));
         return distinct_sources(candidate_docs);
     }
-    let text = CharIndexed::new(text);
+    let text = indexed;
     regions.analyse(aligner, &text, candidate_docs.iter().map(|c| c.this_window));
     let content_chunks = f64::from(doc.content_chunks.max(1));
     for pairs in candidate_docs.chunk_by(|a, b| a.source_doc == b.source_doc) {
@@ -355,12 +412,15 @@ fn align_document(
         // left out: one file must not stop the run.
         let Some(piece) = sources.text_piece(source_doc, windows.unwrap_or(WHOLE_DOCUMENT)) else { continue };
         let source_text = CharIndexed::of_piece(&piece);
-        for &CandidatePair { this_window, source_window, anchors: ref pair_anchors, strength, .. } in pairs {
+        for &CandidatePair { this_window, source_window, anchors: ref pair_anchors, strength, evidence, .. } in pairs {
             aligner.analyse_window(&source_text, source_window, source);
             regions.window(this_window, suspicious);
             aligned.clear();
             // Listed pairs have the thresholds of given pairs already.
-            let thresholds = params.for_candidate(strength as f64 / content_chunks);
+            let thresholds = match evidence {
+                Evidence::Chunks => params.for_candidate(strength as f64 / content_chunks),
+                Evidence::PairsOnly => params.for_pair_region(),
+            };
             aligner.align(&thresholds, suspicious, source, &anchors[pair_anchors.clone()], aligned);
             passages.extend(aligned.iter().map(|p| Passage {
                 suspicious: p.suspicious,
@@ -373,9 +433,118 @@ fn align_document(
     distinct_sources(candidate_docs)
 }
 
+impl<'a> PairEvidence<'a> {
+    /// The pair evidence of `params` (`None` without pair chunks or the
+    /// alignment stage), with `synonyms` counted as one word.
+    fn new(params: &DetectParams, synonyms: Option<&'a Synonyms>) -> Option<Self> {
+        let words = params.align.map_or(0, |align| align.pair_words);
+        let chunker = (words > 0).then(|| StretchChunker::new(&params.analysis(synonyms), words))??;
+        Some(PairEvidence {
+            chunker,
+            weak: Vec::new(),
+            shared: Vec::new(),
+            this: Chunks::default(),
+            source: Chunks::default(),
+            this_sorted: Vec::new(),
+            matches: Vec::new(),
+        })
+    }
+
+    /// Notes the places where `source_doc` shares the content chunks among
+    /// `matches` with `doc`, too few to make a candidate region: each shared
+    /// chunk widened on both sides, overlapping places merged.
+    fn note_weak(&mut self, source_doc: u32, matches: &[ChunkMatch], doc: &Document, source_ranges: &impl ChunkRanges) {
+        self.shared.clear();
+        self.shared.extend(matches.iter().filter(|m| m.suspicious < doc.content_chunks).filter_map(|m| {
+            let this = doc.chunks.ranges[m.suspicious as usize];
+            Some((widen(this), widen(source_ranges.chunk_range(m.source)?), 1))
+        }));
+        if self.shared.len() < MIN_PLACE_CHUNKS {
+            return;
+        }
+        for (this, source, _) in merge_regions(self.shared.iter().copied()) {
+            let held = self.shared.iter().filter(|s| this.holds(&s.0) && source.holds(&s.1)).count();
+            if held >= MIN_PLACE_CHUNKS {
+                self.weak.push((source_doc, this, source));
+            }
+        }
+    }
+
+    /// Cuts the pair chunks of both sides of every noted place and appends a
+    /// candidate region ([`Evidence::PairsOnly`]) where they make valid
+    /// intervals by `interval_params`; `candidates` stay sorted by source.
+    fn find_regions(
+        &mut self,
+        text: &CharIndexed<'_>,
+        sources: &impl SourceDocuments,
+        interval_params: &IntervalParams,
+        intervals: &mut Vec<IntervalPair>,
+        candidates: &mut Vec<CandidatePair>,
+    ) {
+        if self.weak.is_empty() {
+            return;
+        }
+        let found_before = candidates.len();
+        for &(source_doc, this_window, source_window) in &self.weak {
+            let (first_char, stretch) = text.window(this_window);
+            self.chunker.chunk(stretch, first_char, &mut self.this);
+            let Some(piece) = sources.text_piece(source_doc, source_window) else { continue };
+            let source_text = CharIndexed::of_piece(&piece);
+            let from_piece = CharRange::new(source_window.start.max(piece.first_char), source_window.end);
+            let (first_char, stretch) = source_text.window(from_piece);
+            self.chunker.chunk(stretch, first_char, &mut self.source);
+            shared_chunks(&self.this, &self.source, &mut self.this_sorted, &mut self.matches);
+            intervals.clear();
+            valid_intervals(&mut self.matches, interval_params, intervals);
+            for (this_window, source_window, strength) in
+                regions_of(intervals, &self.this.ranges[..], &self.source.ranges[..])
+            {
+                candidates.push(CandidatePair {
+                    source_doc,
+                    this_window,
+                    source_window,
+                    anchors: 0..0,
+                    strength,
+                    evidence: Evidence::PairsOnly,
+                });
+            }
+        }
+        if candidates.len() > found_before {
+            candidates.sort_by_key(|c| c.source_doc);
+        }
+    }
+}
+
+/// The (suspicious, source) positions of the equal hashes of `this` and
+/// `source` into `matches`, through `sorted` (a buffer).
+fn shared_chunks(this: &Chunks, source: &Chunks, sorted: &mut Vec<(u64, u32)>, matches: &mut Vec<ChunkMatch>) {
+    sorted.clear();
+    sorted.extend(this.hashes.iter().enumerate().map(|(seq, &hash)| (hash, seq as u32)));
+    sorted.sort_unstable();
+    matches.clear();
+    for (source_seq, &hash) in source.hashes.iter().enumerate() {
+        let from = sorted.partition_point(|&(h, _)| h < hash);
+        let equal = sorted[from..].iter().take_while(|&&(h, _)| h == hash);
+        matches.extend(equal.map(|&(_, seq)| ChunkMatch { suspicious: seq, source: source_seq as u32 }));
+    }
+}
+
 /// The number of source documents among `candidates` (sorted by document).
 fn distinct_sources(candidates: &[CandidatePair]) -> u64 {
     1 + candidates.windows(2).filter(|w| w[0].source_doc != w[1].source_doc).count() as u64
+}
+
+/// The regions of a pair's `intervals` (of chunks whose ranges are `this` and
+/// `source`): their windows widened and merged ([`merge_regions`]).
+fn regions_of(
+    intervals: &[IntervalPair],
+    this: &(impl ChunkRanges + ?Sized),
+    source: &(impl ChunkRanges + ?Sized),
+) -> Vec<(CharRange, CharRange, usize)> {
+    merge_regions(intervals.iter().filter_map(|interval| {
+        let (this, source) = interval.char_ranges(this, source)?;
+        Some((widen(this), widen(source), interval.matches))
+    }))
 }
 
 /// The widened windows of a pair's intervals, with their matches, merged where
@@ -401,19 +570,26 @@ const WHOLE_DOCUMENT: CharRange = CharRange { start: 0, end: u32::MAX };
 impl CandidatePair {
     /// A listed pair: both documents whole.
     fn whole(source_doc: u32, anchors: std::ops::Range<usize>) -> Self {
-        CandidatePair { source_doc, this_window: WHOLE_DOCUMENT, source_window: WHOLE_DOCUMENT, anchors, strength: 0 }
+        CandidatePair {
+            source_doc,
+            this_window: WHOLE_DOCUMENT,
+            source_window: WHOLE_DOCUMENT,
+            anchors,
+            strength: 0,
+            evidence: Evidence::Chunks,
+        }
     }
 }
 
-/// Keeps the `max` strongest of `candidates` (ties: lower document number
-/// first), in document order: a suspicious document whose text occurs in many
-/// sources aligns a number of regions that grows with its length, not with the
-/// collection.
+/// Keeps the `max` strongest of `candidates` (those that candidate chunks
+/// found first; ties: lower document number first), in document order: a
+/// suspicious document whose text occurs in many sources aligns a number of
+/// regions that grows with its length, not with the collection.
 fn keep_strongest(candidates: &mut Vec<CandidatePair>, max: usize) {
     if candidates.len() <= max {
         return;
     }
-    candidates.sort_unstable_by_key(|c| (std::cmp::Reverse(c.strength), c.source_doc, c.this_window.start));
+    candidates.sort_unstable_by_key(|c| (c.evidence, std::cmp::Reverse(c.strength), c.source_doc, c.this_window.start));
     candidates.truncate(max);
     candidates.sort_unstable_by_key(|c| (c.source_doc, c.this_window.start));
 }
@@ -497,6 +673,32 @@ mod tests {
                 |s: &Sentences| s.word_ranges[s.sentences[1].words.start..s.sentences[s.len() - 2].words.end].to_vec();
             let copied = out.word_ranges.clone();
             assert!(inner(&alone).iter().all(|w| copied.contains(w)), "window {window:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn shared_chunks_are_every_pair_of_equal_hashes(
+            this in proptest::collection::vec(0u64..12, 0..30),
+            source in proptest::collection::vec(0u64..12, 0..30),
+        ) {
+            let chunks = |hashes: &[u64]| Chunks {
+                hashes: hashes.to_vec(),
+                ranges: (0..hashes.len() as u32).map(|i| CharRange::new(i, i + 1)).collect(),
+            };
+            let (mut sorted, mut matches) = (Vec::new(), Vec::new());
+            shared_chunks(&chunks(&this), &chunks(&source), &mut sorted, &mut matches);
+            matches.sort_unstable();
+            let mut expected = Vec::new();
+            for (i, a) in this.iter().enumerate() {
+                for (j, b) in source.iter().enumerate() {
+                    if a == b {
+                        expected.push(ChunkMatch { suspicious: i as u32, source: j as u32 });
+                    }
+                }
+            }
+            expected.sort_unstable();
+            proptest::prop_assert_eq!(matches, expected);
         }
     }
 }

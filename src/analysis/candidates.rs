@@ -10,12 +10,15 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use crate::analysis::chunk::Chunks;
+use crate::analysis::chunk::{ChunkParams, Chunker, Chunks};
+use crate::analysis::document::AnalysisParams;
 use crate::analysis::function_words::FunctionWords;
 use crate::analysis::span::CharRange;
 use crate::analysis::stem::LANGUAGES;
 use crate::analysis::synonyms::Synonyms;
-use crate::analysis::tokenize::{Derived, KeyHasher, KeySet, Tokens, is_ideographic, sort_key};
+use crate::analysis::tokenize::{
+    Derived, KeyHasher, KeySet, Tokenizer, TokenizerParams, Tokens, is_ideographic, sort_key,
+};
 
 /// Function words whose order survives when the content words are replaced by
 /// synonyms (Stamatatos 2011, "Plagiarism detection using stopword n-grams": the
@@ -131,6 +134,51 @@ impl<'a> CandidateWords<'a> {
         out.end();
         if let Some(structure) = structure {
             structure.end();
+        }
+    }
+}
+
+/// Cuts chunks of `words` candidate words out of one stretch of a document
+/// at a time, as the analysis cuts a whole document's candidate chunks (the
+/// same words, prefixes and synonyms, sorted and hashed alike): the pair
+/// chunks ([`crate::align::params::DEFAULT_PAIR_WORDS`]) of the places where
+/// a suspicious and a source document share too few candidate chunks, which
+/// are never indexed.
+#[derive(Debug)]
+pub struct StretchChunker<'a> {
+    tokenizer: Tokenizer,
+    words: CandidateWords<'a>,
+    chunker: Chunker,
+    tokens: Tokens,
+    derived: Tokens,
+}
+
+impl<'a> StretchChunker<'a> {
+    /// A chunker of `words`-word chunks of `analysis`'s candidate words;
+    /// `None` without candidate chunks.
+    pub fn new(analysis: &AnalysisParams<'a>, words: usize) -> Option<Self> {
+        let candidates = analysis.candidates?;
+        let min_len = analysis.tokenizer.min_word_len;
+        let words_of =
+            CandidateWords::new(candidates.prefix, min_len, candidates.synonyms).without(candidates.function_words);
+        Some(StretchChunker {
+            // As the analysis: short words are dropped when candidate words are derived.
+            tokenizer: Tokenizer::new(TokenizerParams { min_word_len: 1, ..analysis.tokenizer }),
+            words: words_of,
+            chunker: Chunker::new(ChunkParams { words, ..analysis.chunks }),
+            tokens: Tokens::default(),
+            derived: Tokens::default(),
+        })
+    }
+
+    /// The chunks of `text`, the stretch of a document from its character
+    /// `first_char` on, into `out`, their ranges in the document's characters.
+    pub fn chunk(&mut self, text: &str, first_char: u32, out: &mut Chunks) {
+        self.tokenizer.tokenize(text, &mut self.tokens);
+        self.words.derive(&self.tokens, &mut self.derived, None);
+        self.chunker.chunk(&self.derived, out);
+        for range in &mut out.ranges {
+            *range = CharRange::new(range.start + first_char, range.end + first_char);
         }
     }
 }
@@ -349,5 +397,28 @@ mod tests {
             words.derive(&tokens, &mut alone, None);
             proptest::prop_assert_eq!(listed(&alone), listed(&candidates));
         }
+    }
+
+    #[test]
+    fn a_stretch_is_chunked_as_the_whole_text_is_there_in_the_documents_characters() {
+        use crate::analysis::chunk::{ChunkHash, ChunkParams};
+        use crate::analysis::document::{AnalysisParams, Analyzer, CandidateChunks};
+        let candidates =
+            CandidateChunks { prefix: 5, structure_words: 0, synonyms: None, function_words: FunctionWords::NONE };
+        let chunks = ChunkParams { words: 2, sorted: true, hash: ChunkHash::Xxh3, ..ChunkParams::default() };
+        let analysis = AnalysisParams { candidates: Some(candidates), chunks, tokenizer: TokenizerParams::default() };
+        let text = "Große Übersetzungen: the keepers trimmed wicks nightly while storms battered distant cliffs.";
+        let whole = Analyzer::new(&analysis).chunk(text).clone();
+        // The stretch from "keepers" on, as the document's characters 31 on.
+        let first_char = text.chars().position(|c| c == 'k').unwrap() as u32;
+        let stretch: String = text.chars().skip(first_char as usize).collect();
+        let mut chunker =
+            StretchChunker::new(&AnalysisParams { chunks: ChunkParams { words: 3, ..chunks }, ..analysis }, 2).unwrap();
+        let mut out = Chunks::default();
+        chunker.chunk(&stretch, first_char, &mut out);
+        let from = whole.ranges.iter().position(|r| r.start >= first_char).unwrap();
+        assert_eq!(out.hashes, whole.hashes[from..]);
+        assert_eq!(out.ranges, whole.ranges[from..]);
+        assert!(StretchChunker::new(&AnalysisParams::words(TokenizerParams::default(), chunks), 2).is_none());
     }
 }

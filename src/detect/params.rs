@@ -165,6 +165,7 @@ impl DetectParams {
             check("--candidate-min-common", align.candidate_min_common as u64, 1..=u32::MAX as u64)?;
             check("--candidate-max-gap", align.candidate_max_gap as u64, 0..=u32::MAX as u64)?;
             check("--structure-words", align.structure_words as u64, 0..=MAX_CHUNK_WORDS as u64)?;
+            check("--pair-words", align.pair_words as u64, 0..=MAX_CHUNK_WORDS as u64)?;
             check("--max-sentence-gap", align.max_gap as u64, 0..=1000)?;
         }
         Ok(())

@@ -301,3 +301,72 @@ fn best_preset_keeps_reordered_copies_of_one_source_apart_and_beats_pan09() {
     let reordered = read_report(&best.join("suspicious-document00001.xml"));
     assert_eq!(reordered.features.len(), 7, "{reordered:?}");
 }
+
+/// Distinct words of at least seven letters from the English fixture texts,
+/// lower-cased, in order of appearance.
+fn long_words() -> Vec<String> {
+    let mut names: Vec<_> = fs::read_dir(crate::fixtures().join("texts"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.file_name().unwrap().to_str().unwrap().starts_with("en-"))
+        .collect();
+    names.sort();
+    let mut words: Vec<String> = Vec::new();
+    for name in names {
+        let text = fs::read_to_string(name).unwrap();
+        for word in text.split(|c: char| !c.is_ascii_alphabetic()) {
+            let word = word.to_ascii_lowercase();
+            if word.len() >= 7 && !words.contains(&word) {
+                words.push(word);
+            }
+        }
+    }
+    words
+}
+
+/// Sentences of ten words each.
+fn sentences(words: &[String]) -> String {
+    words.chunks(10).map(|sentence| sentence.join(" ") + ".").collect::<Vec<_>>().join(" ")
+}
+
+/// A copy with a word inserted after every second one shares no run of three
+/// words with its source but one run of four, which makes two shared
+/// candidate chunks, one short of a candidate pair. Its pairs of words are
+/// the second evidence that finds it.
+#[test]
+fn pair_chunks_find_a_copy_that_shares_too_few_candidate_chunks() {
+    let words = long_words();
+    assert!(words.len() >= 700, "{} words", words.len());
+    let (copied, unrelated) = (&words[..300], &words[300..700]);
+    let stand_ins = ["varnished", "whistling", "borrowed", "shimmering", "crooked"];
+    let mut obfuscated: Vec<String> = Vec::new();
+    for (i, word) in copied.iter().enumerate() {
+        obfuscated.push(word.clone());
+        if i % 2 == 1 && i != 41 {
+            obfuscated.push(stand_ins[i % stand_ins.len()].to_string());
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = (dir.path().join("src"), dir.path().join("susp"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    let before = sentences(&unrelated[..200]) + " ";
+    fs::write(src.join("source.txt"), sentences(copied)).unwrap();
+    fs::write(susp.join("suspicious.txt"), before.clone() + &sentences(&obfuscated)).unwrap();
+    fs::write(susp.join("unrelated.txt"), sentences(&unrelated[200..])).unwrap();
+
+    let out = dir.path().join("best");
+    let output = detect(&src, &susp, &out, &["--quiet"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = read_report(&out.join("suspicious.xml"));
+    assert_eq!(report.features.len(), 1, "{report:?}");
+    let (start, end) = report.features[0].this_range().unwrap();
+    let copy_start = chars(&before);
+    assert!(start < copy_start + 200 && end > copy_start + 2000, "{start}..{end} from {copy_start}");
+    assert!(read_report(&out.join("unrelated.xml")).features.is_empty());
+
+    let out = dir.path().join("without-pairs");
+    let output = detect(&src, &susp, &out, &["--quiet", "--pair-words", "0"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(read_report(&out.join("suspicious.xml")).features.is_empty());
+}

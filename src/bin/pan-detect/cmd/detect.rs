@@ -141,6 +141,8 @@ pub struct Args {
     candidate_chars_per_pair: Option<u32>,
     #[arg(long, value_name = "N", help = defaulted("best: consecutive function words per structure chunk, 0 = none.", best().structure_words))]
     structure_words: Option<usize>,
+    #[arg(long, value_name = "N", help = defaulted("best, full search: candidate words per pair chunk, second evidence for the document pairs no candidate chunk joins (aligned with stricter thresholds), 0 = none.", best().pair_words))]
+    pair_words: Option<usize>,
     /// best: language of the stop words and Snowball stemmer of the sentence
     /// alignment: `none` (whole words, no stop words: measured best), `auto`
     /// (guessed per document), or a code: en de fr es it pt nl sv da no fi ru.
@@ -253,7 +255,7 @@ impl Args {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 30] {
+    fn best_flags(&self) -> [(&'static str, bool); 31] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -264,6 +266,7 @@ impl Args {
             ("--candidate-hits-per-chunk", self.candidate_hits_per_chunk.is_some()),
             ("--candidate-chars-per-pair", self.candidate_chars_per_pair.is_some()),
             ("--structure-words", self.structure_words.is_some()),
+            ("--pair-words", self.pair_words.is_some()),
             ("--language", self.language.is_some()),
             ("--synonyms", self.synonyms.is_some()),
             ("--seed-cosine", self.seed_cosine.is_some()),
@@ -340,6 +343,7 @@ impl Args {
             set(&mut align.candidate_min_common, self.candidate_min_common);
             set(&mut align.candidate_max_gap, self.candidate_max_gap);
             set(&mut align.structure_words, self.structure_words);
+            set(&mut align.pair_words, self.pair_words);
             set(&mut align.candidate_min_content, self.candidate_min_content);
             set(&mut align.candidate_max_postings, self.candidate_max_postings);
             set(&mut align.candidate_hits_per_chunk, self.candidate_hits_per_chunk);
