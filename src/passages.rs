@@ -112,7 +112,7 @@ struct AlignState<'a> {
 /// be cut there. On pan13-ta-train's full search, 1 instead of 2 finds 0.0013
 /// more, but a suspicious document of the 500 MB benchmark then has some 200
 /// such places, most of them chance; 3 finds 0.0019 less.
-const MIN_PLACE_CHUNKS: usize = 2;
+pub const MIN_PLACE_CHUNKS: usize = 2;
 
 /// The second evidence of the alignment stage: chunks of
 /// [`AlignParams::pair_words`] candidate words, cut where a source shares

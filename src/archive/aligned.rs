@@ -31,7 +31,7 @@ use crate::align::sentences::TermMap;
 use crate::analysis::span::CharRange;
 use crate::matching::intervals::ChunkMatch;
 use crate::matching::search::{Hit, HitBudget, keep_rarest};
-use crate::passages::SourceDocuments;
+use crate::passages::{MIN_PLACE_CHUNKS, SourceDocuments};
 
 /// Where a chunk occurs: (document number, chunk number) pairs, sorted.
 type Occurrences = [(u32, u32)];
@@ -110,8 +110,10 @@ impl SourceDocuments for SharingDocuments<'_> {
 /// the hits: at least `min_common` of the file's chunks hit, `max_gap`
 /// unmatched chunks at most between neighbours (a valid interval on the
 /// file's side), and at least `min_content` matches of the file's first
-/// `content_chunks` chunks. A document that falls short makes no candidate
-/// pair, whatever its chunk numbers.
+/// `content_chunks` chunks; or, with `pair_places`, at least
+/// [`MIN_PLACE_CHUNKS`] matches of content chunks, where pair chunks may make
+/// a candidate region. A document that falls short makes no candidate pair,
+/// whatever its chunk numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CandidateRule {
     /// Distinct chunks of the file in a run.
@@ -122,12 +124,18 @@ pub struct CandidateRule {
     pub min_content: usize,
     /// The file's content chunks (its structure chunks follow).
     pub content_chunks: u32,
+    /// The alignment seeks pair chunks where a source shares too few
+    /// candidate chunks ([`crate::align::params::AlignParams::pair_words`]).
+    pub pair_places: bool,
 }
 
 impl CandidateRule {
     /// Whether hits at the file's chunks `positions` (sorted, distinct), with
     /// `content` matches of content chunks, may make a candidate pair.
     fn admits(&self, positions: &[u32], content: usize) -> bool {
+        if self.pair_places && content >= MIN_PLACE_CHUNKS {
+            return true;
+        }
         if content < self.min_content || positions.len() < self.min_common {
             return false;
         }
@@ -443,6 +451,9 @@ mod tests {
         let mut distinct: Vec<u32> = matches.iter().map(|m| m.suspicious).collect();
         distinct.dedup();
         let content = matches.iter().filter(|m| m.suspicious < rule.content_chunks).count();
+        if rule.pair_places && content >= MIN_PLACE_CHUNKS {
+            return true;
+        }
         let params = IntervalParams { min_chunks: rule.min_common, max_gap: rule.max_gap, depth: 2 };
         let mut intervals = Vec::new();
         valid_intervals(&mut matches.to_vec(), &params, &mut intervals);
@@ -480,8 +491,10 @@ mod tests {
         let mut left_out = 0;
         for (max_postings, per_chunk) in [(20, 8), (20, 1), (3, 8), (usize::MAX, usize::MAX / hashes.len())] {
             let budget = HitBudget { max_postings, per_chunk };
-            for (min_common, max_gap, min_content) in [(3, 30, 2), (1, 0, 0), (3, 2, 1), (40, 30, 2)] {
-                let rule = CandidateRule { min_common, max_gap, min_content, content_chunks: analysed.content_chunks };
+            let rules = [(3, 30, 2, false), (1, 0, 0, false), (3, 2, 1, false), (40, 30, 2, false), (40, 30, 2, true)];
+            for (min_common, max_gap, min_content, pair_places) in rules {
+                let content_chunks = analysed.content_chunks;
+                let rule = CandidateRule { min_common, max_gap, min_content, content_chunks, pair_places };
                 let (documents, hits) = archive_hits(&index, hashes, budget, rule).unwrap();
                 let mut found: BTreeMap<String, Vec<ChunkMatch>> = BTreeMap::new();
                 for hit in &hits {

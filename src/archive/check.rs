@@ -311,6 +311,7 @@ impl<'a> Checker<'a> {
             max_gap: candidate_max_gap(&align, text),
             min_content: align.candidate_min_content,
             content_chunks: analysed.content_chunks,
+            pair_places: align.pair_words > 0,
         };
         let (sources, mut hits) = archive_hits(self.index, &analysed.chunks.hashes, align.hit_budget(), rule)?;
         let (passages, _) = finder.find(&analysed, &mut hits, &sources, None);

@@ -1,7 +1,7 @@
 //! The presets: `pan09` is the paper's method flag for flag; `best` (the default) aligns paraphrases.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::{detect, read_report, run};
 
@@ -329,12 +329,12 @@ fn sentences(words: &[String]) -> String {
     words.chunks(10).map(|sentence| sentence.join(" ") + ".").collect::<Vec<_>>().join(" ")
 }
 
-/// A copy with a word inserted after every second one shares no run of three
-/// words with its source but one run of four, which makes two shared
-/// candidate chunks, one short of a candidate pair. Its pairs of words are
-/// the second evidence that finds it.
-#[test]
-fn pair_chunks_find_a_copy_that_shares_too_few_candidate_chunks() {
+/// A corpus in `dir` whose suspicious document copies its source with a word
+/// inserted after every second one: no run of three words is shared but one
+/// run of four, which makes two shared candidate chunks, one short of a
+/// candidate pair. Returns the source and suspicious directories and the
+/// character where the copy starts.
+pub(crate) fn pair_chunk_corpus(dir: &Path) -> (PathBuf, PathBuf, u64) {
     let words = long_words();
     assert!(words.len() >= 700, "{} words", words.len());
     let (copied, unrelated) = (&words[..300], &words[300..700]);
@@ -346,22 +346,27 @@ fn pair_chunks_find_a_copy_that_shares_too_few_candidate_chunks() {
             obfuscated.push(stand_ins[i % stand_ins.len()].to_string());
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let (src, susp) = (dir.path().join("src"), dir.path().join("susp"));
+    let (src, susp) = (dir.join("src"), dir.join("susp"));
     fs::create_dir_all(&src).unwrap();
     fs::create_dir_all(&susp).unwrap();
     let before = sentences(&unrelated[..200]) + " ";
     fs::write(src.join("source.txt"), sentences(copied)).unwrap();
     fs::write(susp.join("suspicious.txt"), before.clone() + &sentences(&obfuscated)).unwrap();
     fs::write(susp.join("unrelated.txt"), sentences(&unrelated[200..])).unwrap();
+    (src, susp, chars(&before))
+}
 
+/// Pair chunks, the second evidence, find the copy of [`pair_chunk_corpus`].
+#[test]
+fn pair_chunks_find_a_copy_that_shares_too_few_candidate_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, copy_start) = pair_chunk_corpus(dir.path());
     let out = dir.path().join("best");
     let output = detect(&src, &susp, &out, &["--quiet"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = read_report(&out.join("suspicious.xml"));
     assert_eq!(report.features.len(), 1, "{report:?}");
     let (start, end) = report.features[0].this_range().unwrap();
-    let copy_start = chars(&before);
     assert!(start < copy_start + 200 && end > copy_start + 2000, "{start}..{end} from {copy_start}");
     assert!(read_report(&out.join("unrelated.xml")).features.is_empty());
 

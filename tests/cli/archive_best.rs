@@ -49,6 +49,28 @@ fn check_with_a_best_index_reports_exactly_what_detect_best_reports() {
     assert_eq!(checked, detected);
 }
 
+/// `check` seeks pair chunks as `detect` does: where a document shares two
+/// candidate chunks with the file but no candidate region.
+#[test]
+fn check_finds_by_pair_chunks_what_detect_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, _) = crate::align::pair_chunk_corpus(dir.path());
+    let index = dir.path().join("idx");
+    ok(run(&["index", "create", "--docs", s(&src), "--index", s(&index), "--preset", "best", "--quiet"]));
+    let checked = dir.path().join("checked");
+    let files = text_files(&susp);
+    let mut args = vec!["check", "--index", s(&index), "--format", "pan-xml", "--out", s(&checked)];
+    args.extend(files.iter().map(String::as_str));
+    ok(run(&args));
+    let detected = dir.path().join("detected");
+    let output = detect(&src, &susp, &detected, &["--quiet"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (checked, detected) = (files_of(&checked), files_of(&detected));
+    let report = String::from_utf8_lossy(&detected["suspicious.xml"]).to_string();
+    assert_eq!(report.matches("<feature").count(), 1, "{report}");
+    assert_eq!(checked, detected);
+}
+
 #[test]
 fn a_best_index_finds_a_paraphrase_that_a_pan09_index_misses() {
     let align = fixtures().join("align");
