@@ -110,9 +110,9 @@ impl SourceDocuments for SharingDocuments<'_> {
 /// the hits: at least `min_common` of the file's chunks hit, `max_gap`
 /// unmatched chunks at most between neighbours (a valid interval on the
 /// file's side), and at least `min_content` matches of the file's first
-/// `content_chunks` chunks; or, with `pair_places`, at least
-/// [`MIN_PLACE_CHUNKS`] matches of content chunks, where pair chunks may make
-/// a candidate region. A document that falls short makes no candidate pair,
+/// `content_chunks` chunks; or, with `pair_places`, a run of
+/// [`MIN_PLACE_CHUNKS`] content chunks, where pair chunks may make a
+/// candidate region. A document that falls short makes no candidate pair,
 /// whatever its chunk numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CandidateRule {
@@ -133,20 +133,29 @@ impl CandidateRule {
     /// Whether hits at the file's chunks `positions` (sorted, distinct), with
     /// `content` matches of content chunks, may make a candidate pair.
     fn admits(&self, positions: &[u32], content: usize) -> bool {
-        if self.pair_places && content >= MIN_PLACE_CHUNKS {
-            return true;
+        if self.pair_places {
+            let content_positions = &positions[..positions.partition_point(|&p| p < self.content_chunks)];
+            if self.has_run(content_positions, MIN_PLACE_CHUNKS) {
+                return true;
+            }
         }
-        if content < self.min_content || positions.len() < self.min_common {
+        content >= self.min_content && self.has_run(positions, self.min_common)
+    }
+
+    /// Whether `positions` (sorted, distinct) hold a run of `len` with at
+    /// most `max_gap` unmatched chunks between neighbours.
+    fn has_run(&self, positions: &[u32], len: usize) -> bool {
+        if positions.len() < len {
             return false;
         }
         let mut run = 1;
         for pair in positions.windows(2) {
             run = if (pair[1] - pair[0] - 1) as usize <= self.max_gap { run + 1 } else { 1 };
-            if run >= self.min_common {
+            if run >= len {
                 return true;
             }
         }
-        run >= self.min_common
+        run >= len
     }
 }
 
@@ -451,7 +460,12 @@ mod tests {
         let mut distinct: Vec<u32> = matches.iter().map(|m| m.suspicious).collect();
         distinct.dedup();
         let content = matches.iter().filter(|m| m.suspicious < rule.content_chunks).count();
-        if rule.pair_places && content >= MIN_PLACE_CHUNKS {
+        let mut content_matches: Vec<ChunkMatch> =
+            matches.iter().filter(|m| m.suspicious < rule.content_chunks).copied().collect();
+        let pair_params = IntervalParams { min_chunks: MIN_PLACE_CHUNKS, max_gap: rule.max_gap, depth: 2 };
+        let mut places = Vec::new();
+        valid_intervals(&mut content_matches, &pair_params, &mut places);
+        if rule.pair_places && !places.is_empty() {
             return true;
         }
         let params = IntervalParams { min_chunks: rule.min_common, max_gap: rule.max_gap, depth: 2 };
