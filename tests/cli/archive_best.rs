@@ -31,19 +31,29 @@ pub(crate) fn pan_with_best_index() -> (tempfile::TempDir, PathBuf, PathBuf, Pat
     (dir, sources, suspicious, index)
 }
 
+/// The reports of `check` of every text file in `suspicious` against `index`,
+/// and of `detect --preset best` of them against `sources`, by file name
+/// (written under `dir`).
+fn checked_and_detected(dir: &Path, sources: &Path, suspicious: &Path, index: &Path) -> [Reports; 2] {
+    let checked = dir.join("checked");
+    let files = text_files(suspicious);
+    let mut args = vec!["check", "--index", s(index), "--format", "pan-xml", "--out", s(&checked)];
+    args.extend(files.iter().map(String::as_str));
+    ok(run(&args));
+    assert_eq!(files_of(&checked).len(), files.len());
+    let detected = dir.join("detected");
+    let output = detect(sources, suspicious, &detected, &["--preset", "best", "--quiet"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    [files_of(&checked), files_of(&detected)]
+}
+
+/// Report bytes by file name.
+type Reports = std::collections::BTreeMap<String, Vec<u8>>;
+
 #[test]
 fn check_with_a_best_index_reports_exactly_what_detect_best_reports() {
     let (dir, sources, suspicious, index) = pan_with_best_index();
-    let checked = dir.path().join("checked");
-    let files = text_files(&suspicious);
-    let mut args = vec!["check", "--index", s(&index), "--format", "pan-xml", "--out", s(&checked)];
-    args.extend(files.iter().map(String::as_str));
-    ok(run(&args));
-    let detected = dir.path().join("detected");
-    let output = detect(&sources, &suspicious, &detected, &["--preset", "best"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let (checked, detected) = (files_of(&checked), files_of(&detected));
-    assert_eq!(checked.len(), files.len());
+    let [checked, detected] = checked_and_detected(dir.path(), &sources, &suspicious, &index);
     let features = detected.values().map(|xml| String::from_utf8_lossy(xml).matches("<feature").count()).sum::<usize>();
     assert!(features > 5, "the fixture corpus has cases: {features} passages");
     assert_eq!(checked, detected);
@@ -57,15 +67,7 @@ fn check_finds_by_pair_chunks_what_detect_finds() {
     let (src, susp, _) = crate::align::pair_chunk_corpus(dir.path());
     let index = dir.path().join("idx");
     ok(run(&["index", "create", "--docs", s(&src), "--index", s(&index), "--preset", "best", "--quiet"]));
-    let checked = dir.path().join("checked");
-    let files = text_files(&susp);
-    let mut args = vec!["check", "--index", s(&index), "--format", "pan-xml", "--out", s(&checked)];
-    args.extend(files.iter().map(String::as_str));
-    ok(run(&args));
-    let detected = dir.path().join("detected");
-    let output = detect(&src, &susp, &detected, &["--quiet"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let (checked, detected) = (files_of(&checked), files_of(&detected));
+    let [checked, detected] = checked_and_detected(dir.path(), &src, &susp, &index);
     let report = String::from_utf8_lossy(&detected["suspicious.xml"]).to_string();
     assert_eq!(report.matches("<feature").count(), 1, "{report}");
     assert_eq!(checked, detected);
