@@ -40,12 +40,14 @@ pub const DEFAULT_CANDIDATE_CHARS_PER_PAIR: u32 = 500;
 
 /// Candidate words per pair chunk. A random obfuscation that changes a third
 /// of the words leaves a 3-word chunk intact with odds of 0.3 and a 2-word
-/// one with 0.44: pair chunks join a source to a suspicious document where
-/// no candidate chunk does (14 % of pan13-ta-train's pairs with randomly
-/// obfuscated cases, 11 % of the translated ones). They are commoner than
-/// candidate chunks, and formulaic text shares them, so a region that only
-/// they find is aligned with full search's thresholds and must share
-/// [`PAIR_MIN_RARE_SHARE`] of its rare terms.
+/// one with 0.44: pair chunks, cut where a source shares too few candidate
+/// chunks with a suspicious document to be its candidate
+/// ([`crate::passages::MIN_PLACE_CHUNKS`]), join pairs that candidate chunks
+/// alone miss (before them no candidate reached 14 % of pan13-ta-train's pairs
+/// with randomly obfuscated cases and 11 % of the translated ones). They are
+/// commoner than candidate chunks, and formulaic text shares them, so a region
+/// that only they find is aligned with full search's thresholds and must
+/// share [`PAIR_MIN_RARE_SHARE`] of its rare terms.
 pub const DEFAULT_PAIR_WORDS: usize = 2;
 
 /// Least share of its rare terms a passage of a region that only pair chunks
