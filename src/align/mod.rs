@@ -27,6 +27,8 @@ pub mod sentences;
 pub mod summary;
 pub mod verbatim;
 
+use std::cell::OnceCell;
+
 use crate::align::params::AlignParams;
 
 use crate::analysis::stem::LanguageSetting;
@@ -224,7 +226,7 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
     for fragment in extend(pair, seeds, &extend_params) {
         let (this, source) = pair.ranges(&fragment);
         let candidate = Candidate { suspicious: this, source, seeds: fragment.seeds };
-        if keep(&candidate, &filter, &FragmentLikeness { pair, fragment: &fragment }) {
+        if keep(&candidate, &filter, &FragmentLikeness::new(pair, &fragment)) {
             out.push(AlignedPassage { suspicious: this, source, exact: false });
         }
     }
@@ -233,28 +235,50 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
     }
 }
 
-/// The measures of a fragment of a pair, for the filter.
+/// The measures of a fragment of a pair, for the filter, each computed once:
+/// a passage that nothing corroborates is filtered twice
+/// ([`crate::align::filter::keep`]), and asks for its rare-term share up to
+/// three times.
 struct FragmentLikeness<'p> {
     pair: &'p Pair<'p>,
     fragment: &'p Fragment,
+    pair_overlap: OnceCell<f32>,
+    cosine_and_structure: OnceCell<(f32, bool)>,
+    content_share: OnceCell<f32>,
+    rare_share: OnceCell<f32>,
+}
+
+impl<'p> FragmentLikeness<'p> {
+    fn new(pair: &'p Pair<'p>, fragment: &'p Fragment) -> Self {
+        FragmentLikeness {
+            pair,
+            fragment,
+            pair_overlap: OnceCell::new(),
+            cosine_and_structure: OnceCell::new(),
+            content_share: OnceCell::new(),
+            rare_share: OnceCell::new(),
+        }
+    }
 }
 
 impl Likeness for FragmentLikeness<'_> {
     fn pair_overlap(&self) -> f32 {
-        self.pair.pair_overlap(self.fragment)
+        *self.pair_overlap.get_or_init(|| self.pair.pair_overlap(self.fragment))
     }
 
     fn cosine_and_structure(&self) -> (f32, bool) {
-        let cosine = self.pair.cosine(self.fragment);
-        (cosine, self.fragment.structurally_supported(cosine))
+        *self.cosine_and_structure.get_or_init(|| {
+            let cosine = self.pair.cosine(self.fragment);
+            (cosine, self.fragment.structurally_supported(cosine))
+        })
     }
 
     fn content_share(&self) -> f32 {
-        self.pair.content_share(self.fragment)
+        *self.content_share.get_or_init(|| self.pair.content_share(self.fragment))
     }
 
     fn rare_share(&self) -> f32 {
-        self.pair.rare_share(self.fragment)
+        *self.rare_share.get_or_init(|| self.pair.rare_share(self.fragment))
     }
 }
 
