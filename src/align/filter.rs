@@ -92,20 +92,47 @@ pub trait Likeness {
     fn rare_share(&self) -> f32;
 }
 
-/// True when the passage is kept: long enough on both sides, seeded enough,
+/// Least share of rare terms both sides have of a passage that a strong
+/// candidate region aligns and only the thresholds of given pairs keep
+/// ([`Verdict::IfTheDocumentCopies`]).
+pub const DOCUMENT_CORROBORATED_RARE_SHARE: f32 = 0.2;
+
+/// What the filter decides about a passage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// A passage.
+    Kept,
+    /// A passage only where the suspicious document already copies much
+    /// elsewhere ([`crate::passages::COPYING_DOCUMENT_SHARE`]): it passes the
+    /// lower thresholds, with as many seeds as a short passage needs, and
+    /// shares [`DOCUMENT_CORROBORATED_RARE_SHARE`] of its rare terms, but
+    /// nothing of its own corroborates it and it fails the stricter
+    /// thresholds ([`FilterParams::uncorroborated`]).
+    IfTheDocumentCopies,
+    /// Not a passage.
+    Dropped,
+}
+
+/// Kept when the passage is long enough on both sides, seeded enough,
 /// sharing enough word pairs, or else alike as bags of words (or
 /// structurally) while sharing enough content words, and sharing enough of
 /// its rare words; and, when nothing corroborates it, all this by the
 /// stricter thresholds of [`FilterParams::uncorroborated`].
-pub fn keep(c: &Candidate, params: &FilterParams, likeness: &impl Likeness) -> bool {
-    passes(c, params, likeness)
-        && params.uncorroborated.is_none_or(|strict| {
-            let corroborated = c.seeds >= CORROBORATING_SEEDS && likeness.rare_share() >= CORROBORATING_RARE_SHARE;
-            corroborated || {
-                let Uncorroborated { min_chars, min_pair_overlap, min_rare_share } = strict;
-                passes(c, &FilterParams { min_chars, min_pair_overlap, min_rare_share, ..*params }, likeness)
-            }
-        })
+pub fn judge(c: &Candidate, params: &FilterParams, likeness: &impl Likeness) -> Verdict {
+    if !passes(c, params, likeness) {
+        return Verdict::Dropped;
+    }
+    let Some(Uncorroborated { min_chars, min_pair_overlap, min_rare_share }) = params.uncorroborated else {
+        return Verdict::Kept;
+    };
+    let corroborated = c.seeds >= CORROBORATING_SEEDS && likeness.rare_share() >= CORROBORATING_RARE_SHARE;
+    if corroborated || passes(c, &FilterParams { min_chars, min_pair_overlap, min_rare_share, ..*params }, likeness) {
+        Verdict::Kept
+    } else if c.seeds >= params.min_seeds && likeness.rare_share() >= DOCUMENT_CORROBORATED_RARE_SHARE {
+        Verdict::IfTheDocumentCopies
+    } else {
+        Verdict::Dropped
+    }
 }
 
 /// True when the passage passes `params`' thresholds (not their `uncorroborated` ones).
@@ -124,6 +151,10 @@ fn passes(c: &Candidate, params: &FilterParams, likeness: &impl Likeness) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn keep(c: &Candidate, params: &FilterParams, likeness: &impl Likeness) -> bool {
+        judge(c, params, likeness) == Verdict::Kept
+    }
 
     /// Fixed measures; `None` panics when the filter asks for it.
     struct Fixed {
@@ -251,6 +282,12 @@ mod tests {
         assert!(!keep(&passage(300, seeds), &params, &shared(0.2, rare - 0.01)), "rare words differ: too few pairs");
         assert!(keep(&passage(300, seeds - 1), &params, &shared(0.4, 0.2)), "passes the stricter thresholds");
         assert!(!keep(&passage(300, seeds - 1), &params, &shared(0.4, 0.1)), "and their rare share");
+        let copying = DOCUMENT_CORROBORATED_RARE_SHARE;
+        let verdict = |len, seeds, rare| judge(&passage(len, seeds), &params, &shared(0.2, rare));
+        assert_eq!(verdict(200, seeds - 1, copying), Verdict::IfTheDocumentCopies, "only the lower thresholds");
+        assert_eq!(verdict(300, seeds, rare - 0.01), Verdict::IfTheDocumentCopies, "rare words not enough alone");
+        assert_eq!(verdict(200, seeds - 1, copying - 0.01), Verdict::Dropped, "rare words differ");
+        assert_eq!(verdict(320, 1, rare), Verdict::Dropped, "a long passage of one seed");
         let unasked =
             Fixed { pair_overlap: None, cosine: None, structural: false, content_share: None, rare_share: None };
         assert!(!keep(&passage(140, seeds), &params, &unasked), "too short for either");

@@ -39,7 +39,7 @@ use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 
 use crate::analysis::synonyms::Synonyms;
 use extend::{ExtendParams, Fragment, Pair, extend};
-use filter::{Candidate, FilterParams, Likeness, keep};
+use filter::{Candidate, FilterParams, Likeness, Verdict, judge};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
 use summary::{
@@ -76,6 +76,7 @@ pub struct Aligner<'a> {
     verbatim: VerbatimScratch,
     chains: Vec<Chain>,
     passages: Vec<AlignedPassage>,
+    held: Vec<AlignedPassage>,
 }
 
 impl<'a> Aligner<'a> {
@@ -93,6 +94,7 @@ impl<'a> Aligner<'a> {
             verbatim: VerbatimScratch::default(),
             chains: Vec::new(),
             passages: Vec::new(),
+            held: Vec::new(),
         }
     }
 
@@ -148,6 +150,7 @@ impl<'a> Aligner<'a> {
         if suspicious.is_empty() || source.is_empty() {
             return;
         }
+        self.held.clear();
         let mut passages = std::mem::take(&mut self.passages);
         passages.clear();
         verbatim_chains(&suspicious.sequence, &source.sequence, &mut self.verbatim, &mut self.chains);
@@ -164,6 +167,13 @@ impl<'a> Aligner<'a> {
         drop_contained(&mut passages);
         out.extend_from_slice(&passages);
         self.passages = passages;
+    }
+
+    /// The passages of the last [`align`](Self::align) that are passages only
+    /// where the suspicious document copies much elsewhere
+    /// ([`Verdict::IfTheDocumentCopies`]).
+    pub fn held(&self) -> &[AlignedPassage] {
+        &self.held
     }
 
     /// The passages of the sentence alignment alone.
@@ -189,7 +199,7 @@ impl<'a> Aligner<'a> {
         self.seeds.dedup_by_key(|s| (s.suspicious, s.source));
         let pair = Pair::new(suspicious, source, &self.idf);
         if !self.seeds.is_empty() {
-            passages_from_seeds(params, &pair, &mut self.seeds, out);
+            passages_from_seeds(params, &pair, &mut self.seeds, out, &mut self.held);
         }
         if params.summary_seed_similarity > 0.0 && (out.is_empty() || condense_their_sources(out)) {
             let low = params.summary_seed_similarity as f32;
@@ -207,8 +217,16 @@ impl<'a> Aligner<'a> {
     }
 }
 
-/// The passages of `pair` that `seeds` extend to, and the summaries among them.
-fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed], out: &mut Vec<AlignedPassage>) {
+/// The passages of `pair` that `seeds` extend to, and the summaries among
+/// them; those the filter keeps only where the document copies elsewhere go
+/// to `held`.
+fn passages_from_seeds(
+    params: &AlignParams,
+    pair: &Pair<'_>,
+    seeds: &mut [Seed],
+    out: &mut Vec<AlignedPassage>,
+    held: &mut Vec<AlignedPassage>,
+) {
     let extend_params = ExtendParams {
         max_gap: params.max_gap,
         min_cosine: params.min_passage_cosine as f32,
@@ -226,8 +244,11 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
     for fragment in extend(pair, seeds, &extend_params) {
         let (this, source) = pair.ranges(&fragment);
         let candidate = Candidate { suspicious: this, source, seeds: fragment.seeds };
-        if keep(&candidate, &filter, &FragmentLikeness::new(pair, &fragment)) {
-            out.push(AlignedPassage { suspicious: this, source, exact: false });
+        let passage = AlignedPassage { suspicious: this, source, exact: false };
+        match judge(&candidate, &filter, &FragmentLikeness::new(pair, &fragment)) {
+            Verdict::Kept => out.push(passage),
+            Verdict::IfTheDocumentCopies => held.push(passage),
+            Verdict::Dropped => {}
         }
     }
     for (this, source) in summaries(pair, seeds, SummaryCriteria::PASSAGE_SEEDS.under(params)) {
@@ -237,7 +258,7 @@ fn passages_from_seeds(params: &AlignParams, pair: &Pair<'_>, seeds: &mut [Seed]
 
 /// The measures of a fragment of a pair, for the filter, each computed once:
 /// a passage that nothing corroborates is filtered twice
-/// ([`crate::align::filter::keep`]), and asks for its rare-term share up to
+/// ([`crate::align::filter::judge`]), and asks for its rare-term share up to
 /// three times.
 struct FragmentLikeness<'p> {
     pair: &'p Pair<'p>,

@@ -43,11 +43,11 @@ use crate::archive::failpoints::crash_point;
 use crate::detect::params::DetectParams;
 use crate::detect::parts::{self, Part};
 use crate::detect::{
-    RunFiles, Scope, Setup, Summary, drop_hits_of, listed_sources, report_document, report_parts, run_taboo,
+    FoundInParts, RunFiles, Scope, Setup, Summary, drop_hits_of, listed_sources, report_document, report_parts,
+    run_taboo,
 };
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
-use crate::matching::overlap::Passage;
 use crate::matching::search::{BatchLookup, Hit, HitBudget, keep_within_budget};
 use crate::passages::{PassageFinder, SourceDocuments};
 use crate::progress::{Progress, Stage};
@@ -450,7 +450,7 @@ impl Reporter<'_> {
         summary: &mut Summary,
     ) -> Result<(), Error> {
         let setup = self.setup;
-        let mut in_parts: Vec<(usize, Passage)> = Vec::new();
+        let mut in_parts = FoundInParts::default();
         for (Entry { file, part, document }, Gathered { hits, sources }) in round.entries.iter().zip(&mut gathered) {
             let Some(document) = document else {
                 summary.skipped_files += 1;
@@ -470,10 +470,12 @@ impl Reporter<'_> {
                 continue;
             };
             let listed = setup.pairs.map(|pairs| listed_sources(&self.names, pairs, &file.name));
-            let (passages, pairs) = self.finder.find(document, hits, &sources, listed.as_deref());
-            in_parts.extend(passages.iter().map(|p| (*number, part.passage_in_text(p))));
+            let (passages, part_held, pairs) = self.finder.find_in_part(document, hits, &sources, listed.as_deref());
+            in_parts.passages.extend(passages.iter().map(|p| (*number, part.passage_in_text(p))));
+            in_parts.held.extend(part_held.iter().map(|p| (*number, part.passage_in_text(p))));
             summary.candidate_pairs += pairs;
             if *last {
+                in_parts.chars = part.first_char as usize + document.text.chars().count();
                 summary.passages += report_parts(file, std::mem::take(&mut in_parts), &self.names, setup, self.sink)?;
                 summary.suspicious_documents += 1;
             }

@@ -22,7 +22,7 @@ use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
 use crate::matching::overlap::{Passage, resolve_overlaps};
 use crate::matching::search::{BatchLookup, FoundChunks, Hit, HitBudget};
 use crate::pairs::DocumentPairs;
-use crate::passages::{PassageFinder, SourceDocuments};
+use crate::passages::{PassageFinder, SourceDocuments, add_where_the_document_copies};
 use crate::progress::{Progress, Stage};
 use crate::report::{Detection, DetectionSink};
 use params::DetectParams;
@@ -557,8 +557,10 @@ impl<K: ChunkKey> Matching<'_, K> {
         summary.taboo_chars += union_len(&mut taboo_regions);
         summary.suspicious_chunks += found.iter().map(|f| f.chunks).sum::<u64>();
         summary.candidate_pairs += found.iter().map(|f| f.aligned_pairs).sum::<u64>();
+        let held = found.iter().flat_map(|f| f.held.iter().copied()).collect();
         let passages = found.into_iter().flat_map(|f| f.passages).collect();
-        summary.passages += report_parts(file, passages, &side.names, setup, self.sink)?;
+        let found = FoundInParts { passages, held, chars: text.chars().count() };
+        summary.passages += report_parts(file, found, &side.names, setup, self.sink)?;
         summary.suspicious_documents += 1;
         Ok(())
     }
@@ -580,9 +582,9 @@ impl<K: ChunkKey> Matching<'_, K> {
         if setup.same_directory {
             drop_hits_of(&side.names, &file.name, &mut hits);
         }
-        let (passages, aligned_pairs) = finder.find(&doc, &mut hits, side, listed);
-        let passages = passages.iter().map(|p| (number, part.passage_in_text(p))).collect();
-        PartFound { passages, taboo, chunks, aligned_pairs }
+        let (passages, held, aligned_pairs) = finder.find_in_part(&doc, &mut hits, side, listed);
+        let in_text = |found: &[Passage]| found.iter().map(|p| (number, part.passage_in_text(p))).collect();
+        PartFound { passages: in_text(passages), held: in_text(held), taboo, chunks, aligned_pairs }
     }
 }
 
@@ -600,6 +602,8 @@ struct LookedUp<'b> {
 struct PartFound {
     /// Its passages in the document's offsets, tagged with the part's number.
     passages: Vec<(usize, Passage)>,
+    /// Its passages held back where the document copies, the same way.
+    held: Vec<(usize, Passage)>,
     /// The regions its taboo chunks cover, in the document's offsets.
     taboo: Vec<CharRange>,
     /// Its chunks that start before the next part.
@@ -627,19 +631,38 @@ pub(crate) fn report_document(
     Ok((report_passages(file, passages, names, sink)?, aligned_pairs))
 }
 
-/// Reports the passages `found` in the parts of the long document `file`
-/// (tagged with their part's number, in the document's offsets): the pieces
-/// of a passage cut by a part boundary joined, overlaps resolved by
-/// `setup`'s policy over the whole document. Returns how many there were.
+/// What the parts of a long document gave.
+#[derive(Default)]
+pub(crate) struct FoundInParts {
+    /// The passages of all parts, tagged with their part's number, in the
+    /// document's offsets.
+    pub(crate) passages: Vec<(usize, Passage)>,
+    /// The passages they held back where the document copies, the same way.
+    pub(crate) held: Vec<(usize, Passage)>,
+    /// Characters of the document.
+    pub(crate) chars: usize,
+}
+
+/// Reports the passages `found` in the parts of the long document `file`:
+/// the pieces of a passage cut by a part boundary joined, overlaps resolved
+/// by `setup`'s policy over the whole document, and the passages held back
+/// added where the document copies
+/// ([`crate::passages::add_where_the_document_copies`]). Returns how many
+/// there were.
 pub(crate) fn report_parts(
     file: &DocumentFile,
-    found: Vec<(usize, Passage)>,
+    found: FoundInParts,
     names: &[String],
     setup: &Setup<'_>,
     sink: &dyn DetectionSink,
 ) -> Result<u64, Error> {
-    let mut passages = parts::join_across_cuts(found);
+    let mut passages = parts::join_across_cuts(found.passages);
     resolve_overlaps(&mut passages, setup.params.overlap);
+    let mut held = parts::join_across_cuts(found.held);
+    let piece_gap = setup.params.align.map_or(0, |align| align.merge_gap_chars);
+    if add_where_the_document_copies(&mut passages, &mut held, found.chars, piece_gap) {
+        resolve_overlaps(&mut passages, setup.params.overlap);
+    }
     report_passages(file, &passages, names, sink)
 }
 
