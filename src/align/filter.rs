@@ -35,8 +35,9 @@ pub const CORROBORATING_SEEDS: u32 = 3;
 pub const CORROBORATING_RARE_SHARE: f32 = 0.3;
 
 /// The stricter thresholds a passage must also pass when nothing
-/// corroborates it (fewer than [`CORROBORATING_SEEDS`] seeds, or less than
-/// [`CORROBORATING_RARE_SHARE`] of its rare terms shared).
+/// corroborates it (fewer than `corroborating_seeds` seeds, usually
+/// [`CORROBORATING_SEEDS`], or less than [`CORROBORATING_RARE_SHARE`] of its
+/// rare terms shared).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Uncorroborated {
     /// Least characters on each side.
@@ -45,6 +46,8 @@ pub struct Uncorroborated {
     pub min_pair_overlap: f32,
     /// Least share of rare terms both sides have (0: not asked).
     pub min_rare_share: f32,
+    /// Seeds that corroborate a passage (`u32::MAX`: none do).
+    pub corroborating_seeds: u32,
 }
 
 /// Filtering thresholds.
@@ -122,10 +125,12 @@ pub fn judge(c: &Candidate, params: &FilterParams, likeness: &impl Likeness) -> 
     if !passes(c, params, likeness) {
         return Verdict::Dropped;
     }
-    let Some(Uncorroborated { min_chars, min_pair_overlap, min_rare_share }) = params.uncorroborated else {
+    let Some(Uncorroborated { min_chars, min_pair_overlap, min_rare_share, corroborating_seeds }) =
+        params.uncorroborated
+    else {
         return Verdict::Kept;
     };
-    let corroborated = c.seeds >= CORROBORATING_SEEDS && likeness.rare_share() >= CORROBORATING_RARE_SHARE;
+    let corroborated = c.seeds >= corroborating_seeds && likeness.rare_share() >= CORROBORATING_RARE_SHARE;
     if corroborated || passes(c, &FilterParams { min_chars, min_pair_overlap, min_rare_share, ..*params }, likeness) {
         Verdict::Kept
     } else if c.seeds >= params.min_seeds && likeness.rare_share() >= DOCUMENT_CORROBORATED_RARE_SHARE {
@@ -254,7 +259,12 @@ mod tests {
 
     #[test]
     fn an_uncorroborated_passage_must_pass_the_stricter_thresholds_too() {
-        let strict = Uncorroborated { min_chars: 250, min_pair_overlap: 0.35, min_rare_share: 0.15 };
+        let strict = Uncorroborated {
+            min_chars: 250,
+            min_pair_overlap: 0.35,
+            min_rare_share: 0.15,
+            corroborating_seeds: CORROBORATING_SEEDS,
+        };
         let params = FilterParams {
             min_chars: 150,
             min_seeds: 2,
@@ -288,6 +298,11 @@ mod tests {
         assert_eq!(verdict(300, seeds, rare - 0.01), Verdict::IfTheDocumentCopies, "rare words not enough alone");
         assert_eq!(verdict(200, seeds - 1, copying - 0.01), Verdict::Dropped, "rare words differ");
         assert_eq!(verdict(320, 1, rare), Verdict::Dropped, "a long passage of one seed");
+        let never =
+            FilterParams { uncorroborated: Some(Uncorroborated { corroborating_seeds: u32::MAX, ..strict }), ..params };
+        let judged = |len, seeds, rare| judge(&passage(len, seeds), &never, &shared(0.2, rare));
+        assert_eq!(judged(300, 10, 1.0), Verdict::IfTheDocumentCopies, "no seeds corroborate it");
+        assert_eq!(judge(&passage(300, 10), &never, &shared(0.4, 0.2)), Verdict::Kept, "the stricter thresholds");
         let unasked =
             Fixed { pair_overlap: None, cosine: None, structural: false, content_share: None, rare_share: None };
         assert!(!keep(&passage(140, seeds), &params, &unasked), "too short for either");
