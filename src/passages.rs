@@ -234,7 +234,7 @@ impl<'a> PassageFinder<'a> {
     /// source document that shares enough chunks, or with the alignment stage
     /// the aligned candidate regions; overlaps are resolved by the parameters'
     /// policy, and the passages held back where the document copies
-    /// ([`add_where_the_document_copies`]) are added. With `listed` source
+    /// ([`COPYING_DOCUMENT_SHARE`]) are added. With `listed` source
     /// documents (PAN's text-alignment protocol, sorted) exactly those are
     /// compared, with no candidate filtering. Returns the passages and the
     /// number of document pairs aligned.
@@ -258,7 +258,7 @@ impl<'a> PassageFinder<'a> {
     /// Like [`find`](Self::find) for one part of a long document, but for
     /// the passages held back where the document copies, which are returned
     /// apart: whether the document copies is known from all its parts
-    /// ([`add_where_the_document_copies`]). Returns the passages, those held
+    /// ([`COPYING_DOCUMENT_SHARE`]). Returns the passages, those held
     /// back, and the number of document pairs aligned.
     pub fn find_in_part(
         &mut self,
