@@ -147,10 +147,10 @@ impl<'a> Aligner<'a> {
         anchors: &[(CharRange, CharRange)],
         out: &mut Vec<AlignedPassage>,
     ) {
+        self.held.clear();
         if suspicious.is_empty() || source.is_empty() {
             return;
         }
-        self.held.clear();
         let mut passages = std::mem::take(&mut self.passages);
         passages.clear();
         verbatim_chains(&suspicious.sequence, &source.sequence, &mut self.verbatim, &mut self.chains);
@@ -434,6 +434,28 @@ mod tests {
     fn padded(before: &[&str], passage: &str, after: &[&str]) -> (String, usize) {
         let prefix = before.join(" ") + " ";
         (format!("{prefix}{passage} {}", after.join(" ")), prefix.chars().count())
+    }
+
+    #[test]
+    fn a_passage_only_a_copying_document_keeps_is_held_back_by_the_last_alignment_only() {
+        // Stricter thresholds no passage passes, and no seeds corroborate.
+        let strict = filter::Uncorroborated {
+            min_chars: u32::MAX,
+            min_pair_overlap: 1.0,
+            min_rare_share: 1.0,
+            corroborating_seeds: u32::MAX,
+        };
+        let params = AlignParams { uncorroborated: Some(strict), ..AlignParams::default().for_pair_region() };
+        let mut aligner = Aligner::new(TokenizerParams::default(), params, None);
+        let (mut paraphrase, mut original) = (Sentences::default(), Sentences::default());
+        aligner.analyse(PARAPHRASE, &mut paraphrase);
+        aligner.analyse(ORIGINAL, &mut original);
+        let mut out = Vec::new();
+        aligner.align(&params, &paraphrase, &original, &[], &mut out);
+        assert!(!aligner.held().is_empty(), "the paraphrase passes the lower thresholds");
+        assert!(out.iter().all(|p| !aligner.held().contains(p)));
+        aligner.align(&params, &Sentences::default(), &original, &[], &mut out);
+        assert!(aligner.held().is_empty(), "an empty document holds nothing back");
     }
 
     #[test]
