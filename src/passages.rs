@@ -247,7 +247,9 @@ impl<'a> PassageFinder<'a> {
     ) -> (&[Passage], u64) {
         let aligned_pairs = self.find_resolved(doc, hits, sources, listed);
         let PassageFinder { params, passages, aligner, .. } = self;
+        // Counting the characters is left to the documents that held some back.
         if let Some(AlignState { held, params: align, .. }) = aligner
+            && !held.is_empty()
             && add_where_the_document_copies(passages, held, doc.text.chars().count(), align.merge_gap_chars)
         {
             resolve_overlaps(passages, params.overlap);
