@@ -359,10 +359,7 @@ impl AlignParams {
                 self.summary_seed_similarity
             },
             min_rare_share: LISTED_PAIRS_MIN_RARE_SHARE,
-            uncorroborated: Some(Uncorroborated {
-                corroborating_seeds: CORROBORATING_SEEDS,
-                ..self.full_search_thresholds()
-            }),
+            uncorroborated: Some(self.full_search_thresholds()),
             ..given
         }
     }
