@@ -364,6 +364,13 @@ impl AlignParams {
         }
     }
 
+    /// The thresholds for a candidate region that may hold a summary of its
+    /// whole source ([`crate::passages`]' summary regions): full search's,
+    /// with the given pairs' second, low-seed search for summaries.
+    pub fn for_summary_region(&self) -> AlignParams {
+        AlignParams { summary_seed_similarity: LISTED_PAIRS_SUMMARY_SEED_SIMILARITY, ..*self }
+    }
+
     /// The thresholds for a candidate region that only pair chunks found
     /// ([`DEFAULT_PAIR_WORDS`]): every passage must pass full search's, with
     /// a larger share of rare terms ([`PAIR_MIN_RARE_SHARE`]), and one that

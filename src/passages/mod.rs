@@ -22,6 +22,8 @@ use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid
 use crate::matching::overlap::{Passage, resolve_overlaps};
 use crate::matching::search::{Candidates, Hit};
 
+mod summary_regions;
+
 /// The source documents that hits point into, numbered in name order.
 pub trait SourceDocuments {
     /// Where the chunks of a source document lie.
@@ -87,6 +89,10 @@ enum Evidence {
     /// Shared pair chunks alone ([`crate::align::params::DEFAULT_PAIR_WORDS`]):
     /// aligned with stricter thresholds, and last when regions are too many.
     PairsOnly,
+    /// Shared candidate chunks close together in the suspicious document and
+    /// spread over the source in its order ([`summary_regions`]): aligned with
+    /// the whole source, for a summary only.
+    Summary,
 }
 
 /// Per-thread buffers of the alignment stage.
@@ -409,6 +415,18 @@ fn align_document(
             }
             return;
         }
+        if let Some((this_window, strength)) =
+            summary_regions::summary_window(matches, doc, &source_ranges, source_content)
+        {
+            candidate_docs.push(CandidatePair {
+                source_doc,
+                this_window,
+                source_window: WHOLE_DOCUMENT,
+                anchors: 0..0,
+                strength,
+                evidence: Evidence::Summary,
+            });
+        }
         let first_anchor = anchors.len();
         anchors.extend(structure_anchors(matches));
         for (this_window, source_window, strength) in regions_of(intervals, &chunks.ranges[..], &source_ranges) {
@@ -471,10 +489,17 @@ fn align_document(
             let thresholds = match evidence {
                 Evidence::Chunks => params.for_candidate(strength as f64 / content_chunks),
                 Evidence::PairsOnly => params.for_pair_region(),
+                Evidence::Summary => params.for_summary_region(),
             };
             aligner.align(&thresholds, suspicious, source, &anchors[pair_anchors.clone()], aligned);
             let of_source =
                 |p: &AlignedPassage| Passage { suspicious: p.suspicious, source_doc, source: p.source, exact: p.exact };
+            if evidence == Evidence::Summary {
+                let doc_chars = text.chars() as u32;
+                aligned.retain(|p| summary_regions::is_bounded_summary(p, this_window, doc_chars));
+                passages.extend(aligned.iter().map(of_source));
+                continue;
+            }
             passages.extend(aligned.iter().map(of_source));
             held.extend(aligner.held().iter().map(of_source));
         }
