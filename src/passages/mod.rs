@@ -114,6 +114,9 @@ struct AlignState<'a> {
     /// With pair chunks ([`AlignParams::pair_words`]): their chunker and the
     /// places to look for them.
     pairs: Option<PairEvidence<'a>>,
+    /// The (suspicious, source) starts of one source's shared chunks, for
+    /// its summary window.
+    summary_starts: Vec<(u32, u32)>,
 }
 
 /// Least content chunks a source must share with the suspicious document in
@@ -225,6 +228,7 @@ impl<'a> PassageFinder<'a> {
             source: Sentences::default(),
             aligned: Vec::new(),
             held: Vec::new(),
+            summary_starts: Vec::new(),
         });
         PassageFinder {
             params: *params,
@@ -367,8 +371,19 @@ fn align_document(
     intervals: &mut Vec<IntervalPair>,
     passages: &mut Vec<Passage>,
 ) -> u64 {
-    let AlignState { aligner, params, candidate_docs, anchors, regions, suspicious, source, aligned, held, pairs } =
-        state;
+    let AlignState {
+        aligner,
+        params,
+        candidate_docs,
+        anchors,
+        regions,
+        suspicious,
+        source,
+        aligned,
+        held,
+        pairs,
+        summary_starts,
+    } = state;
     let (text, chunks) = (&doc.text, &doc.chunks);
     candidate_docs.clear();
     anchors.clear();
@@ -416,7 +431,7 @@ fn align_document(
             return;
         }
         if let Some((this_window, strength)) =
-            summary_regions::summary_window(matches, doc, &source_ranges, source_content)
+            summary_regions::summary_window(matches, doc, &source_ranges, source_content, summary_starts)
         {
             candidate_docs.push(CandidatePair {
                 source_doc,
@@ -495,13 +510,13 @@ fn align_document(
             let of_source =
                 |p: &AlignedPassage| Passage { suspicious: p.suspicious, source_doc, source: p.source, exact: p.exact };
             if evidence == Evidence::Summary {
+                // Only a summary is taken from a summary region, and nothing held back.
                 let doc_chars = text.chars() as u32;
                 aligned.retain(|p| summary_regions::is_bounded_summary(p, this_window, doc_chars));
-                passages.extend(aligned.iter().map(of_source));
-                continue;
+            } else {
+                held.extend(aligner.held().iter().map(of_source));
             }
             passages.extend(aligned.iter().map(of_source));
-            held.extend(aligner.held().iter().map(of_source));
         }
     }
     distinct_sources(candidate_docs)

@@ -69,11 +69,13 @@ pub const MAX_SUMMARY_WINDOW_FILL: f64 = 0.8;
 /// or when the source (of `source_content_chunks` content chunks) is too long
 /// for any passage of the window to summarise it ([`is_bounded_summary`]):
 /// aligning a whole long source costs much and would find nothing to keep.
+/// `starts` is a buffer.
 pub fn summary_window(
     matches: &[ChunkMatch],
     doc: &Document,
     source_ranges: &impl ChunkRanges,
     source_content_chunks: u32,
+    starts: &mut Vec<(u32, u32)>,
 ) -> Option<(CharRange, usize)> {
     let source_reaches = source_ranges.chunk_range(source_content_chunks.checked_sub(1)?)?.end;
     let widest_window = SUMMARY_CLUSTER_CHARS + 2 * SUMMARY_WINDOW_MARGIN_CHARS;
@@ -81,17 +83,16 @@ pub fn summary_window(
         return None;
     }
     let content = matches.iter().filter(|m| m.suspicious < doc.content_chunks);
-    let mut starts: Vec<(u32, u32)> = content
-        .filter_map(|m| {
-            let source = source_ranges.chunk_range(m.source)?;
-            Some((doc.chunks.ranges[m.suspicious as usize].start, source.start))
-        })
-        .collect();
+    starts.clear();
+    starts.extend(content.filter_map(|m| {
+        let source = source_ranges.chunk_range(m.source)?;
+        Some((doc.chunks.ranges[m.suspicious as usize].start, source.start))
+    }));
     if starts.len() < MIN_SUMMARY_MATCHES {
         return None;
     }
     starts.sort_unstable();
-    let cluster = densest_cluster(&starts, SUMMARY_CLUSTER_CHARS);
+    let cluster = densest_cluster(starts, SUMMARY_CLUSTER_CHARS);
     let (first, last) = (cluster.first()?.0, cluster.last()?.0);
     let source_span = cluster.iter().map(|s| s.1).max()? - cluster.iter().map(|s| s.1).min()?;
     let spread = f64::from(source_span) >= MIN_SUMMARY_SPREAD * f64::from((last - first).max(MIN_SUMMARY_CLUSTER_SPAN));
@@ -194,7 +195,7 @@ mod tests {
         let (doc, source) = (analysed(&text), analysed(SOURCE));
         let (mut sorted, mut matches) = (Vec::new(), Vec::new());
         super::super::shared_chunks(&doc.chunks, &source.chunks, &mut sorted, &mut matches);
-        let window = summary_window(&matches, &doc, &&source.chunks.ranges[..], source.content_chunks);
+        let window = summary_window(&matches, &doc, &&source.chunks.ranges[..], source.content_chunks, &mut Vec::new());
         (window, CharRange::new(start, start + middle.chars().count() as u32))
     }
 
