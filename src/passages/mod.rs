@@ -301,7 +301,10 @@ impl<'a> PassageFinder<'a> {
                 0
             }
         };
-        resolve_overlaps(passages, params.overlap);
+        // Candidates reported whole all overlap: each is kept.
+        if !aligner.as_ref().is_some_and(|align| align.params.report_candidates) {
+            resolve_overlaps(passages, params.overlap);
+        }
         aligned_pairs
     }
 }

@@ -375,3 +375,24 @@ fn pair_chunks_find_a_copy_that_shares_too_few_candidate_chunks() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(read_report(&out.join("suspicious.xml")).features.is_empty());
 }
+
+/// `--report-candidates` reports each candidate source of a suspicious
+/// document once, whole: the fixture document copied from six sources has six
+/// such detections, although they all overlap.
+#[test]
+fn report_candidates_keeps_every_candidate_source_though_they_overlap() {
+    let corpus = crate::fixtures().join("pan");
+    let dir = tempfile::tempdir().unwrap();
+    reports(&corpus, dir.path(), &["--quiet", "--report-candidates"]);
+    let truth = read_report(&corpus.join("suspicious-documents").join("suspicious-document00006.xml"));
+    let report = read_report(&dir.path().join("suspicious-document00006.xml"));
+    let sources = |doc: &pan_detect::report::pan_xml::PanDocument| {
+        doc.features
+            .iter()
+            .map(|f| f.get("source_reference").unwrap().to_string())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    assert_eq!(sources(&report), sources(&truth));
+    assert_eq!(report.features.len(), 6, "one detection per source");
+    assert!(report.features.iter().all(|f| f.this_range().unwrap().0 == 0), "whole documents");
+}
