@@ -86,6 +86,9 @@ struct CandidatePair {
 enum Evidence {
     /// Shared candidate chunks (and listed pairs).
     Chunks,
+    /// Shared candidate chunks of a short source ([`SHORT_SOURCE_CHARS`]):
+    /// both documents aligned whole, at least as a strong candidate.
+    ShortSource,
     /// Shared pair chunks alone ([`crate::align::params::DEFAULT_PAIR_WORDS`]):
     /// aligned with stricter thresholds, and last when regions are too many.
     PairsOnly,
@@ -131,6 +134,44 @@ struct AlignState<'a> {
 /// the archive's candidate rule asking the same run; 0.16 s without pair
 /// chunks).
 pub const MIN_PLACE_CHUNKS: usize = 2;
+
+/// A source whose last content chunk ends within this many characters is a
+/// short source, compared with a suspicious document that is not long
+/// ([`MAX_SHORT_SOURCE_DOCUMENT_CHARS`]) as PAN's text-alignment protocol compares a given
+/// pair: its shared candidate chunks make one interval however far apart
+/// they lie, both documents are aligned whole, at least with the thresholds
+/// of a strong candidate ([`AlignParams::strong_candidate_share`]), and one
+/// shared content chunk makes a place for pair chunks. An obfuscated copy of
+/// a short source shares few chunks, scattered; a whole short source costs
+/// little to align. Measured 2026-11-27 in full search: pan13-ta-train
+/// 0.8834 -> 0.8986 (random 0.8533 -> 0.8733, translation 0.8374 -> 0.8583,
+/// summary 0.6686 -> 0.7479; still no detection in its pairs without
+/// plagiarism); dev-en, Clough's answers and the six language corpora
+/// unchanged; the King James Bible corpus 0.8565 -> 0.8562; the independent
+/// corpus -0.0001 to -0.0007. Without each part pan13-ta-train lost: the
+/// documents aligned whole (rather than windows around the shared chunks)
+/// 0.0094, one chunk for a place 0.0044, no gap limit 0.0027, the strong
+/// candidate's thresholds 0.001. At 15,000 characters dev-en lost 0.0023; at
+/// 8000 pan13-ta-train gained 0.0004 less.
+pub const SHORT_SOURCE_CHARS: u32 = 10_000;
+
+/// Short sources are compared whole only with a suspicious document of at
+/// most this many characters: aligning a long document whole with every
+/// short source it shares a chunk with costs much. With no limit the 500 MB
+/// benchmark (long documents) took 41 % longer, with this one 3 %;
+/// pan13-ta-train's full search is the same (at 50,000 characters it gained
+/// 0.0012 less).
+pub const MAX_SHORT_SOURCE_DOCUMENT_CHARS: u32 = 100_000;
+
+/// A short source copied more than once into the suspicious document is
+/// aligned region by region as a longer one: aligned whole, the words its
+/// copies repeat are no longer rare in the pair, and a short copy among
+/// them was lost on the fixture corpus (one source copied six times). More
+/// than this many of its content chunks shared twice or more tell it
+/// ([`copied_repeatedly`]). With none allowed pan13-ta-train gained 0.0043
+/// less (a summary repeats some chunks of its source); with 9 the King James
+/// Bible corpus lost 0.0018 more.
+pub const MAX_REPEATED_SOURCE_CHUNKS: usize = 5;
 
 /// The second evidence of the alignment stage: chunks of
 /// [`AlignParams::pair_words`] candidate words, cut where a source shares
@@ -394,18 +435,27 @@ fn align_document(
     let interval_params =
         IntervalParams { min_chunks: params.candidate_min_common, max_gap: candidate_max_gap(params, text), depth: 2 };
     // A source sharing too few chunks to be a candidate may still be one by
-    // its pair chunks.
+    // its pair chunks, a short source by one chunk.
     let min_common = match (listed, pairs.is_some()) {
         (Some(_), _) => 1,
         (None, true) => params.candidate_min_common.min(MIN_PLACE_CHUNKS),
         (None, false) => params.candidate_min_common,
     };
+    // Short sources are compared whole only with a document that is not long.
+    let short_sources = listed.is_none() && text.chars().nth(MAX_SHORT_SOURCE_DOCUMENT_CHARS as usize).is_none();
+    let least_common = if pairs.is_some() && short_sources { 1 } else { min_common };
     if let Some(pairs) = pairs.as_mut() {
         pairs.weak.clear();
     }
-    candidates.for_each(hits, min_common, |source_doc, matches| {
+    candidates.for_each(hits, least_common, |source_doc, matches| {
         let source_ranges = sources.chunk_ranges(source_doc);
         let source_content = sources.content_chunks(source_doc);
+        let short_source = short_sources
+            && is_short_source(&source_ranges, source_content)
+            && !copied_repeatedly(matches, doc.content_chunks, summary_starts);
+        if !short_source && distinct_suspicious_chunks(matches) < min_common {
+            return;
+        }
         // Structure chunks shared by the pair anchor seeds where the content
         // words were replaced.
         let structure_anchors = |matches: &[ChunkMatch]| {
@@ -422,6 +472,10 @@ fn align_document(
             }
             return;
         }
+        let interval_params = match short_source {
+            true => IntervalParams { max_gap: usize::MAX, ..interval_params },
+            false => interval_params,
+        };
         intervals.clear();
         valid_intervals(matches, &interval_params, intervals);
         // Structure chunks alone do not make a candidate: function-word runs are
@@ -429,7 +483,9 @@ fn align_document(
         let content = matches.iter().filter(|m| m.suspicious < doc.content_chunks).count();
         if content < params.candidate_min_content || intervals.is_empty() {
             if let Some(pairs) = pairs.as_mut() {
-                pairs.note_weak(source_doc, matches, doc, &source_ranges, interval_params.max_gap, intervals);
+                let min_chunks = if short_source { 1 } else { MIN_PLACE_CHUNKS };
+                let place = IntervalParams { min_chunks, max_gap: interval_params.max_gap, depth: 2 };
+                pairs.note_weak(source_doc, matches, doc, &source_ranges, &place, intervals);
             }
             return;
         }
@@ -447,12 +503,22 @@ fn align_document(
         }
         let first_anchor = anchors.len();
         anchors.extend(structure_anchors(matches));
+        let anchors = first_anchor..anchors.len();
+        if short_source {
+            let strength = intervals.iter().map(|interval| interval.matches).max().unwrap_or(0);
+            candidate_docs.push(CandidatePair {
+                strength,
+                evidence: Evidence::ShortSource,
+                ..CandidatePair::whole(source_doc, anchors)
+            });
+            return;
+        }
         for (this_window, source_window, strength) in regions_of(intervals, &chunks.ranges[..], &source_ranges) {
             candidate_docs.push(CandidatePair {
                 source_doc,
                 this_window,
                 source_window,
-                anchors: first_anchor..anchors.len(),
+                anchors: anchors.clone(),
                 strength,
                 evidence: Evidence::Chunks,
             });
@@ -506,6 +572,9 @@ fn align_document(
             // Listed pairs have the thresholds of given pairs already.
             let thresholds = match evidence {
                 Evidence::Chunks => params.for_candidate(strength as f64 / content_chunks),
+                Evidence::ShortSource => {
+                    params.for_candidate((strength as f64 / content_chunks).max(params.strong_candidate_share))
+                }
                 Evidence::PairsOnly => params.for_pair_region(),
                 Evidence::Summary => params.for_summary_region(),
             };
@@ -595,26 +664,25 @@ impl<'a> PairEvidence<'a> {
     }
 
     /// Notes the places where `source_doc` shares the content chunks among
-    /// `matches` with `doc`, too few to make a candidate region: the valid
-    /// intervals of [`MIN_PLACE_CHUNKS`] chunks with gaps of at most
-    /// `max_gap`, widened and merged (`intervals` is a buffer).
+    /// `matches` with `doc`, too few to make a candidate region: their valid
+    /// intervals by `place` ([`MIN_PLACE_CHUNKS`] chunks, or one of a short
+    /// source), widened and merged (`intervals` is a buffer).
     fn note_weak(
         &mut self,
         source_doc: u32,
         matches: &[ChunkMatch],
         doc: &Document,
         source_ranges: &impl ChunkRanges,
-        max_gap: usize,
+        place: &IntervalParams,
         intervals: &mut Vec<IntervalPair>,
     ) {
         self.shared.clear();
         self.shared.extend(matches.iter().filter(|m| m.suspicious < doc.content_chunks));
-        if self.shared.len() < MIN_PLACE_CHUNKS {
+        if self.shared.len() < place.min_chunks {
             return;
         }
         intervals.clear();
-        let params = IntervalParams { min_chunks: MIN_PLACE_CHUNKS, max_gap, depth: 2 };
-        valid_intervals(&mut self.shared, &params, intervals);
+        valid_intervals(&mut self.shared, place, intervals);
         let places = regions_of(intervals, &doc.chunks.ranges[..], source_ranges);
         self.weak.extend(places.into_iter().map(|(this, source, _)| (source_doc, this, source)));
     }
@@ -697,6 +765,33 @@ fn shared_chunks(this: &Chunks, source: &Chunks, sorted: &mut Vec<(u64, u32)>, m
     }
 }
 
+/// Whether a source of `content_chunks` content chunks whose chunks lie at
+/// `ranges` is a short source ([`SHORT_SOURCE_CHARS`]).
+fn is_short_source(ranges: &(impl ChunkRanges + ?Sized), content_chunks: u32) -> bool {
+    let last_content = content_chunks.checked_sub(1).and_then(|last| ranges.chunk_range(last));
+    last_content.is_some_and(|last| last.end <= SHORT_SOURCE_CHARS)
+}
+
+/// Whether the suspicious document copies a source more than once: more
+/// than [`MAX_REPEATED_SOURCE_CHUNKS`] of the source's content chunks are
+/// each shared with two or more of the document's content chunks (below
+/// `content_chunks`), among `matches`; `pairs` is a buffer.
+fn copied_repeatedly(matches: &[ChunkMatch], content_chunks: u32, pairs: &mut Vec<(u32, u32)>) -> bool {
+    pairs.clear();
+    let content = matches.iter().filter(|m| m.suspicious < content_chunks);
+    pairs.extend(content.map(|m| (m.source, m.suspicious)));
+    pairs.sort_unstable();
+    pairs.dedup();
+    let repeated = pairs.windows(2).filter(|w| w[0].0 == w[1].0).count();
+    repeated > MAX_REPEATED_SOURCE_CHUNKS
+}
+
+/// The distinct suspicious chunks among one source's `matches` (sorted by
+/// suspicious chunk, as [`Candidates::for_each`] gives them).
+fn distinct_suspicious_chunks(matches: &[ChunkMatch]) -> usize {
+    matches.len().min(1) + matches.windows(2).filter(|w| w[0].suspicious != w[1].suspicious).count()
+}
+
 /// The number of source documents among `candidates` (sorted by document).
 fn distinct_sources(candidates: &[CandidatePair]) -> u64 {
     1 + candidates.windows(2).filter(|w| w[0].source_doc != w[1].source_doc).count() as u64
@@ -757,7 +852,10 @@ fn keep_strongest(candidates: &mut Vec<CandidatePair>, max: usize) {
     if candidates.len() <= max {
         return;
     }
-    candidates.sort_unstable_by_key(|c| (c.evidence, std::cmp::Reverse(c.strength), c.source_doc, c.this_window.start));
+    // Short sources rank with the other regions of candidate chunks.
+    let rank = |evidence: Evidence| if evidence == Evidence::ShortSource { Evidence::Chunks } else { evidence };
+    candidates
+        .sort_unstable_by_key(|c| (rank(c.evidence), std::cmp::Reverse(c.strength), c.source_doc, c.this_window.start));
     candidates.truncate(max);
     candidates.sort_unstable_by_key(|c| (c.source_doc, c.this_window.start));
 }
@@ -867,6 +965,24 @@ mod tests {
         assert!(!add_where_the_document_copies(&mut passages, &mut held, chars, gap));
         assert_eq!(passages.len(), 2, "299 of 1000 characters: the document does not copy enough");
         assert!(held.is_empty());
+    }
+
+    #[test]
+    fn a_short_source_is_one_whose_content_chunks_end_within_the_limit() {
+        let ranges =
+            |last_end: u32| [CharRange::new(0, 40), CharRange::new(last_end - 30, last_end), CharRange::new(0, 1)];
+        // The third range is a structure chunk's: only content chunks count.
+        assert!(is_short_source(&ranges(SHORT_SOURCE_CHARS)[..], 2));
+        assert!(!is_short_source(&ranges(SHORT_SOURCE_CHARS + 1)[..], 2));
+        assert!(!is_short_source(&ranges(100)[..], 0), "no content chunk: nothing to compare");
+    }
+
+    #[test]
+    fn distinct_suspicious_chunks_count_a_repeated_chunk_once() {
+        let m = |suspicious: u32, source: u32| ChunkMatch { suspicious, source };
+        assert_eq!(distinct_suspicious_chunks(&[]), 0);
+        assert_eq!(distinct_suspicious_chunks(&[m(3, 1), m(3, 8)]), 1);
+        assert_eq!(distinct_suspicious_chunks(&[m(3, 1), m(3, 8), m(5, 2)]), 2);
     }
 
     proptest::proptest! {

@@ -396,3 +396,55 @@ fn report_candidates_keeps_every_candidate_source_though_they_overlap() {
     assert_eq!(report.features.len(), 6, "one detection per source");
     assert!(report.features.iter().all(|f| f.this_range().unwrap().0 == 0), "whole documents");
 }
+
+/// A corpus in `dir` whose suspicious document copies a source of 300 words
+/// with a word inserted after every second one but once, so that one run of
+/// three words and with it one candidate chunk is shared; the source is
+/// followed by `tail_words` unrelated words. Returns the source and
+/// suspicious directories and the character where the copy starts.
+fn one_chunk_corpus(dir: &Path, tail_words: usize) -> (PathBuf, PathBuf, u64) {
+    let words = long_words();
+    let (copied, unrelated) = (&words[..300], &words[300..500]);
+    let stand_ins = ["varnished", "whistling", "borrowed", "shimmering", "crooked"];
+    let mut obfuscated: Vec<String> = Vec::new();
+    for (i, word) in copied.iter().enumerate() {
+        obfuscated.push(word.clone());
+        // w40 w41 w42 S w43: the one shared run of three words.
+        if (i % 2 == 1 && i != 41) || i == 42 {
+            obfuscated.push(stand_ins[i % stand_ins.len()].to_string());
+        }
+    }
+    let (src, susp) = (dir.join("src"), dir.join("susp"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    let before = sentences(unrelated) + " ";
+    let tail = if tail_words == 0 { String::new() } else { format!(" {}", crate::prose(7, tail_words)) };
+    fs::write(src.join("source.txt"), sentences(copied) + &tail).unwrap();
+    fs::write(susp.join("suspicious.txt"), before.clone() + &sentences(&obfuscated)).unwrap();
+    (src, susp, chars(&before))
+}
+
+/// A short source is compared as a given pair is: one shared candidate chunk
+/// makes a place for pair chunks, which find the copy. The same copy of a
+/// source made long by unrelated text after it is not found: one chunk is too
+/// little to look at in a long source.
+#[test]
+fn one_shared_chunk_finds_a_copy_of_a_short_source_but_not_of_a_long_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, copy_start) = one_chunk_corpus(&dir.path().join("short"), 0);
+    assert!(chars(&fs::read_to_string(src.join("source.txt")).unwrap()) < 10_000);
+    let out = dir.path().join("short-out");
+    let output = detect(&src, &susp, &out, &["--quiet"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = read_report(&out.join("suspicious.xml"));
+    assert_eq!(report.features.len(), 1, "{report:?}");
+    let (start, end) = report.features[0].this_range().unwrap();
+    assert!(start < copy_start + 200 && end > copy_start + 1500, "{start}..{end} from {copy_start}");
+
+    let (src, susp, _) = one_chunk_corpus(&dir.path().join("long"), 1500);
+    assert!(chars(&fs::read_to_string(src.join("source.txt")).unwrap()) > 10_000);
+    let out = dir.path().join("long-out");
+    let output = detect(&src, &susp, &out, &["--quiet"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(read_report(&out.join("suspicious.xml")).features.is_empty());
+}
