@@ -137,18 +137,19 @@ pub const MIN_PLACE_CHUNKS: usize = 2;
 
 /// A source whose last content chunk ends within this many characters is a
 /// short source, compared with a suspicious document that is not long
-/// ([`MAX_SHORT_SOURCE_DOCUMENT_CHARS`]) as PAN's text-alignment protocol compares a given
-/// pair: its shared candidate chunks make one interval however far apart
-/// they lie, both documents are aligned whole, at least with the thresholds
-/// of a strong candidate ([`AlignParams::strong_candidate_share`]), and one
-/// shared content chunk makes a place for pair chunks. An obfuscated copy of
-/// a short source shares few chunks, scattered; a whole short source costs
-/// little to align. Measured 2026-11-27 in full search: pan13-ta-train
-/// 0.8834 -> 0.8986 (random 0.8533 -> 0.8733, translation 0.8374 -> 0.8583,
-/// summary 0.6686 -> 0.7479; still no detection in its pairs without
-/// plagiarism); dev-en, Clough's answers and the six language corpora
-/// unchanged; the King James Bible corpus 0.8565 -> 0.8562; the independent
-/// corpus -0.0001 to -0.0007. Without each part pan13-ta-train lost: the
+/// ([`MAX_SHORT_SOURCE_DOCUMENT_CHARS`]) as PAN's text-alignment protocol
+/// compares a given pair: its shared candidate chunks make one interval
+/// however far apart they lie, both documents are aligned whole, at least
+/// with the thresholds of a strong candidate
+/// ([`AlignParams::strong_candidate_share`]), and one shared content chunk
+/// makes a place for pair chunks. An obfuscated copy of a short source shares
+/// few chunks, scattered; a whole short source costs little to align.
+/// Measured 2026-11-27 in full search: pan13-ta-train 0.8834 -> 0.8986
+/// (random 0.8533 -> 0.8733, translation 0.8374 -> 0.8583, summary 0.6686 ->
+/// 0.7479; still no detection in its pairs without plagiarism); dev-en,
+/// Clough's answers and the six language corpora unchanged; the King James
+/// Bible corpus 0.8565 -> 0.8561; the independent corpus within 0.0001.
+/// Without each part pan13-ta-train lost: the
 /// documents aligned whole (rather than windows around the shared chunks)
 /// 0.0094, one chunk for a place 0.0044, no gap limit 0.0027, the strong
 /// candidate's thresholds 0.001. At 15,000 characters dev-en lost 0.0023; at
