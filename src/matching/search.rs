@@ -279,8 +279,8 @@ impl Candidates {
     ) {
         hits.sort_unstable();
         for group in hits.chunk_by(|a, b| a.source_doc == b.source_doc) {
-            // Sorted by (suspicious, source) inside the group: count distinct chunks.
-            let common = 1 + group.windows(2).filter(|w| w[0].chunk.suspicious != w[1].chunk.suspicious).count();
+            // Sorted by (suspicious, source) inside the group.
+            let common = distinct_in_order(group.iter().map(|hit| hit.chunk.suspicious));
             if common >= min_common {
                 self.matches.clear();
                 self.matches.extend(group.iter().map(|hit| hit.chunk));
@@ -290,10 +290,26 @@ impl Candidates {
     }
 }
 
+/// The distinct chunk numbers among `chunks`, given in sorted order (a chunk
+/// that repeats counts once): what [`Candidates::for_each`] counts towards
+/// `min_common`, of the suspicious chunks of one source's matches.
+pub fn distinct_in_order(chunks: impl Iterator<Item = u32>) -> usize {
+    let mut last = None;
+    chunks.filter(|&chunk| last.replace(chunk) != Some(chunk)).count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::matching::index::IndexBuilder;
+
+    #[test]
+    fn distinct_in_order_counts_a_repeated_chunk_once() {
+        assert_eq!(distinct_in_order([].into_iter()), 0);
+        assert_eq!(distinct_in_order([3, 3].into_iter()), 1);
+        assert_eq!(distinct_in_order([3, 3, 5].into_iter()), 2);
+        assert_eq!(distinct_in_order([0, 1, 1, 2].into_iter()), 3);
+    }
 
     /// Each document's hits (see [`BatchLookup::found`]).
     fn hits_of(index: &ChunkIndex<u32>, docs: &[&[u64]], budget: HitBudget) -> Vec<Vec<Hit>> {

@@ -20,7 +20,7 @@ use crate::analysis::synonyms::Synonyms;
 use crate::detect::params::DetectParams;
 use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
 use crate::matching::overlap::{Passage, resolve_overlaps};
-use crate::matching::search::{Candidates, Hit};
+use crate::matching::search::{Candidates, Hit, distinct_in_order};
 
 mod summary_regions;
 
@@ -454,7 +454,7 @@ fn align_document(
         let short_source = short_sources
             && is_short_source(&source_ranges, source_content)
             && !copied_repeatedly(matches, doc.content_chunks, summary_starts);
-        if !short_source && distinct_suspicious_chunks(matches) < min_common {
+        if !short_source && distinct_in_order(matches.iter().map(|m| m.suspicious)) < min_common {
             return;
         }
         // Structure chunks shared by the pair anchor seeds where the content
@@ -787,12 +787,6 @@ fn copied_repeatedly(matches: &[ChunkMatch], content_chunks: u32, pairs: &mut Ve
     repeated > MAX_REPEATED_SOURCE_CHUNKS
 }
 
-/// The distinct suspicious chunks among one source's `matches` (sorted by
-/// suspicious chunk, as [`Candidates::for_each`] gives them).
-fn distinct_suspicious_chunks(matches: &[ChunkMatch]) -> usize {
-    matches.len().min(1) + matches.windows(2).filter(|w| w[0].suspicious != w[1].suspicious).count()
-}
-
 /// The number of source documents among `candidates` (sorted by document).
 fn distinct_sources(candidates: &[CandidatePair]) -> u64 {
     1 + candidates.windows(2).filter(|w| w[0].source_doc != w[1].source_doc).count() as u64
@@ -976,14 +970,6 @@ mod tests {
         assert!(is_short_source(&ranges(SHORT_SOURCE_CHARS)[..], 2));
         assert!(!is_short_source(&ranges(SHORT_SOURCE_CHARS + 1)[..], 2));
         assert!(!is_short_source(&ranges(100)[..], 0), "no content chunk: nothing to compare");
-    }
-
-    #[test]
-    fn distinct_suspicious_chunks_count_a_repeated_chunk_once() {
-        let m = |suspicious: u32, source: u32| ChunkMatch { suspicious, source };
-        assert_eq!(distinct_suspicious_chunks(&[]), 0);
-        assert_eq!(distinct_suspicious_chunks(&[m(3, 1), m(3, 8)]), 1);
-        assert_eq!(distinct_suspicious_chunks(&[m(3, 1), m(3, 8), m(5, 2)]), 2);
     }
 
     proptest::proptest! {
