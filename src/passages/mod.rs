@@ -117,9 +117,10 @@ struct AlignState<'a> {
     /// With pair chunks ([`AlignParams::pair_words`]): their chunker and the
     /// places to look for them.
     pairs: Option<PairEvidence<'a>>,
-    /// The (suspicious, source) starts of one source's shared chunks, for
-    /// its summary window.
-    summary_starts: Vec<(u32, u32)>,
+    /// Pairs of positions of one source's shared chunks, a buffer: their
+    /// (suspicious, source) starts for its summary window, their (source,
+    /// suspicious) chunks for whether the document copies it repeatedly.
+    chunk_pairs: Vec<(u32, u32)>,
 }
 
 /// Least content chunks a source must share with the suspicious document in
@@ -270,7 +271,7 @@ impl<'a> PassageFinder<'a> {
             source: Sentences::default(),
             aligned: Vec::new(),
             held: Vec::new(),
-            summary_starts: Vec::new(),
+            chunk_pairs: Vec::new(),
         });
         PassageFinder {
             params: *params,
@@ -427,7 +428,7 @@ fn align_document(
         aligned,
         held,
         pairs,
-        summary_starts,
+        chunk_pairs,
     } = state;
     let (text, chunks) = (&doc.text, &doc.chunks);
     candidate_docs.clear();
@@ -453,7 +454,7 @@ fn align_document(
         let source_content = sources.content_chunks(source_doc);
         let short_source = short_sources
             && is_short_source(&source_ranges, source_content)
-            && !copied_repeatedly(matches, doc.content_chunks, summary_starts);
+            && !copied_repeatedly(matches, doc.content_chunks, chunk_pairs);
         if !short_source && distinct_in_order(matches.iter().map(|m| m.suspicious)) < min_common {
             return;
         }
@@ -491,7 +492,7 @@ fn align_document(
             return;
         }
         if let Some((this_window, strength)) =
-            summary_regions::summary_window(matches, doc, &source_ranges, source_content, summary_starts)
+            summary_regions::summary_window(matches, doc, &source_ranges, source_content, chunk_pairs)
         {
             candidate_docs.push(CandidatePair {
                 source_doc,
