@@ -147,6 +147,31 @@ fn char_range(sentences: &Sentences, (start, end): (u32, u32)) -> CharRange {
     range
 }
 
+/// The chains of `chains` (ordered by their start in the suspicious
+/// document) that follow one another on both sides and hold the most words
+/// together: one copy. A copy of formulaic text also meets chains of its
+/// stock phrases elsewhere in the source ("And the LORD spake unto Moses,
+/// saying"), and its hull with those would stretch its source side over them.
+fn one_copy<'c>(chains: &[&'c (AlignedPassage, u32)]) -> Vec<&'c AlignedPassage> {
+    let mut best: Vec<(u32, Option<usize>)> = Vec::with_capacity(chains.len());
+    for (i, (chain, words)) in chains.iter().map(|c| (&c.0, c.1)).enumerate() {
+        let before = |j: &usize| {
+            let earlier = &chains[*j].0;
+            earlier.suspicious.end <= chain.suspicious.start && earlier.source.end <= chain.source.start
+        };
+        let previous = (0..i).filter(before).max_by_key(|&j| best[j].0);
+        best.push((words + previous.map_or(0, |j| best[j].0), previous));
+    }
+    let mut at = (0..chains.len()).max_by_key(|&i| best[i].0);
+    let mut copy = Vec::new();
+    while let Some(i) = at {
+        copy.push(&chains[i].0);
+        at = best[i].1;
+    }
+    copy.reverse();
+    copy
+}
+
 /// Cuts the mostly verbatim `passages` to their chains and adds the long
 /// chains that no passage covers.
 pub fn bound_by_chains(
@@ -167,11 +192,11 @@ pub fn bound_by_chains(
         })
         .collect();
     for passage in passages.iter_mut() {
-        let inside: Vec<&AlignedPassage> = chains
+        let overlapping: Vec<&(AlignedPassage, u32)> = chains
             .iter()
-            .map(|(chain, _)| chain)
-            .filter(|c| c.suspicious.overlaps(&passage.suspicious) && c.source.overlaps(&passage.source))
+            .filter(|(c, _)| c.suspicious.overlaps(&passage.suspicious) && c.source.overlaps(&passage.source))
             .collect();
+        let inside = one_copy(&overlapping);
         let covered = |side: fn(&AlignedPassage) -> CharRange| {
             let chars: u32 = inside.iter().map(|c| side(c).overlap_len(&side(passage))).sum();
             f64::from(chars) >= VERBATIM_SHARE * f64::from(side(passage).len())
@@ -226,6 +251,40 @@ mod tests {
             }
         }
         runs
+    }
+
+    #[test]
+    fn a_copy_is_bounded_by_its_own_chains_not_by_a_stock_phrase_elsewhere_in_the_source() {
+        use crate::align::{Aligner, params::AlignParams};
+        use crate::analysis::span::char_slice;
+        use crate::analysis::tokenize::TokenizerParams;
+        let stock = "And the LORD spake unto Moses in the tabernacle of the congregation, saying, ";
+        let copy = "And the LORD spake unto Moses in the tabernacle of the congregation, saying, \
+                    Command the children of Israel that they bring unto thee pure oil olive beaten for the light. \
+                    Without the vail of the testimony shall Aaron order it from the evening unto the morning. \
+                    Thou shalt set the lamps in order upon the pure candlestick before the LORD continually.";
+        let source = format!(
+            "{stock}Speak unto the priests the sons of Aaron about the firstfruits of the harvest. \
+             The cattle grazed by the river while shepherds watched the hills for wolves and bears. \
+             Merchants came with spices, balm and myrrh from the far countries of the east. {copy}"
+        );
+        let suspicious = format!("The gates of the city were shut at sunset and opened at dawn. {copy}");
+        let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
+        let (mut a, mut b) = (Sentences::default(), Sentences::default());
+        aligner.analyse(&suspicious, &mut a);
+        aligner.analyse(&source, &mut b);
+        let mut found = Vec::new();
+        verbatim_chains(&a.sequence, &b.sequence, &mut VerbatimScratch::default(), &mut found);
+        assert!(found.len() >= 2, "the copy and the stock phrase before it in the source: {found:?}");
+        // A passage that condenses the whole source, as a summary would.
+        let copied = a.sentences[1].range.cover(&a.sentences[a.len() - 1].range);
+        let mut passages = vec![AlignedPassage { suspicious: copied, source: b.span(), exact: false }];
+        bound_by_chains(&a, &b, &found, &mut passages);
+        let texts: Vec<(&str, &str)> = passages
+            .iter()
+            .map(|p| (char_slice(&suspicious, p.suspicious).unwrap(), char_slice(&source, p.source).unwrap()))
+            .collect();
+        assert_eq!(texts, [(copy, copy)]);
     }
 
     #[test]
