@@ -330,6 +330,41 @@ mod tests {
 
     proptest::proptest! {
         #[test]
+        fn one_copy_holds_as_many_words_as_the_best_subset_of_chains_in_order(
+            spans in proptest::collection::vec((0u32..60, 1u32..15, 0u32..60, 1u32..15), 0..8),
+        ) {
+            let mut chains: Vec<(AlignedPassage, u32)> = spans
+                .iter()
+                .map(|&(this, this_len, source, source_len)| {
+                    let passage = AlignedPassage {
+                        suspicious: CharRange::new(this, this + this_len),
+                        source: CharRange::new(source, source + source_len),
+                        exact: true,
+                    };
+                    (passage, this_len)
+                })
+                .collect();
+            chains.sort_by_key(|(c, _)| (c.suspicious.start, c.source.start));
+            let refs: Vec<&(AlignedPassage, u32)> = chains.iter().collect();
+            let follows = |a: &AlignedPassage, b: &AlignedPassage| {
+                a.suspicious.end <= b.suspicious.start && a.source.end <= b.source.start
+            };
+            let copy = one_copy(&refs);
+            proptest::prop_assert!(copy.windows(2).all(|w| follows(w[0], w[1])), "{copy:?} not in order");
+            // The reference: every subset whose chains follow one another.
+            let best = (0u32..1 << chains.len())
+                .filter_map(|subset| {
+                    let picked: Vec<&(AlignedPassage, u32)> =
+                        (0..chains.len()).filter(|i| subset >> i & 1 == 1).map(|i| &chains[i]).collect();
+                    picked.windows(2).all(|w| follows(&w[0].0, &w[1].0)).then(|| picked.iter().map(|c| c.1).sum::<u32>())
+                })
+                .max()
+                .unwrap_or(0);
+            let words: u32 = copy.iter().map(|c| c.suspicious.len()).sum();
+            proptest::prop_assert_eq!(words, best);
+        }
+
+        #[test]
         fn runs_agree_with_the_naive_search(
             a in proptest::collection::vec(0u64..8, 0..150),
             noise in proptest::collection::vec(0u64..8, 0..150),
