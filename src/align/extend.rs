@@ -224,6 +224,27 @@ impl<'a> Pair<'a> {
         terms
     }
 
+    /// Distinct terms that sentence `suspicious` of the suspicious document
+    /// and sentence `source` of the source document share (both runs of terms
+    /// are sorted by hash).
+    pub fn shared_terms(&self, suspicious: u32, source: u32) -> usize {
+        let terms = |s: &'a Sentences, sentence: u32| &s.terms[s.sentences[sentence as usize].terms.clone()];
+        let (a, b) = (terms(self.suspicious, suspicious), terms(self.source, source));
+        let (mut i, mut j, mut shared) = (0, 0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].term.cmp(&b[j].term) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    shared += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        shared
+    }
+
     /// Characters of the fragment in the suspicious and the source document.
     pub fn ranges(&self, fragment: &Fragment) -> (CharRange, CharRange) {
         let range = |s: &Sentences, (first, last): (u32, u32)| {
@@ -442,6 +463,28 @@ const DIAGONAL_SKEW_CHARS: u32 = 350;
 /// book share many) must not stretch it over a neighbouring case.
 const LONE_SEED_GAP_MAX: u32 = 600;
 
+/// Terms a fragment of a single seed (not a structural one) must share across
+/// its sentence pair to join a passage along its diagonal
+/// ([`on_one_diagonal`]): two sentences that share a word or three of the
+/// page's topic lie on a copy's diagonal by chance and would stretch it over
+/// the unrelated sentences between (on pan13-ta-train a randomly obfuscated
+/// case of 288 characters was reported as 733 against 1,340 of its source;
+/// now as 320 against 279). Measured 2026-11-27 (against none): pan13-ta-train pairs given
+/// 0.9182 -> 0.9188 (random 0.9079 -> 0.9093, translation 0.8972 -> 0.8978),
+/// full search 0.8987 -> 0.8991, dev-en 0.9633 -> 0.9634, the independent
+/// corpus with synonyms 0.9805 -> 0.9795 and seed 2027 0.9836 -> 0.9840, the
+/// Bible corpus and the six languages unchanged. At 5 and more no more is
+/// gained; with no lone seed joining this way summaries lose 0.012.
+const MIN_DIAGONAL_LONE_SEED_TERMS: usize = 4;
+
+/// True when `fragment` is a single seed that shares too few terms to join a
+/// passage along its diagonal ([`MIN_DIAGONAL_LONE_SEED_TERMS`]).
+fn weak_lone_seed(pair: &Pair<'_>, fragment: &Fragment) -> bool {
+    fragment.seeds == 1
+        && fragment.structural == 0
+        && pair.shared_terms(fragment.suspicious.0, fragment.source.0) < MIN_DIAGONAL_LONE_SEED_TERMS
+}
+
 fn diagonal_reach(a: CharRange, b: CharRange, lone_seed: bool) -> u32 {
     match lone_seed {
         true => LONE_SEED_GAP_MAX,
@@ -550,7 +593,10 @@ fn closest_joinable(
             let allowed = allowed_gap(shorter);
             let close = a_this.gap(&b_this) <= allowed && a_source.gap(&b_source) <= allowed;
             let lone_seed = a.seeds.min(b.seeds) < 2;
-            let joinable = close || on_one_diagonal((a_this, a_source), (b_this, b_source), lone_seed);
+            let diagonal = on_one_diagonal((a_this, a_source), (b_this, b_source), lone_seed)
+                && !weak_lone_seed(pair, a)
+                && !weak_lone_seed(pair, b);
+            let joinable = close || diagonal;
             if !joinable || same_source_twice((a_this, a_source), (b_this, b_source)) || refused.contains(&(*a, *b)) {
                 continue;
             }
@@ -647,6 +693,40 @@ mod tests {
         let two = Fragment { seeds: 2, ..lone };
         assert_eq!(stray_within(&pair, (0, &two), (1, &copy), pair.cosine(&merged)), None);
         assert_eq!(stray_within(&pair, (0, &lone), (1, &copy), pair.cosine(&copy)), None);
+    }
+
+    #[test]
+    fn a_lone_seed_on_the_diagonal_joins_a_copy_only_when_it_shares_enough_terms() {
+        let copied = "Security updates are published in their own repository for every stable release. \
+                      Package maintainers may also fix serious bugs there between two point releases. \
+                      Users should add that repository to their sources list and upgrade regularly.";
+        let joined = |lone_here: &str, lone_there: &str| {
+            let suspicious = format!(
+                "{copied} The ferry to the island leaves twice a day in summer. \
+                 Apples ripen late in the valleys of the north. {lone_here}"
+            );
+            let source = format!(
+                "{copied} Parliament debated the tax on machinery for three days. \
+                 The orchestra rehearsed the symphony twice before dawn. {lone_there}"
+            );
+            let (a, b, idf) = analysed(&suspicious, &source);
+            let pair = Pair::new(&a, &b, &idf);
+            let copy = Fragment { suspicious: (0, 2), source: (0, 2), seeds: 3, structural: 0 };
+            let lone = Fragment { suspicious: (5, 5), source: (5, 5), seeds: 1, structural: 0 };
+            // Only the diagonal may join them: no gap is small enough.
+            let params = ExtendParams { max_gap: 0, min_cosine: 0.0, merge_gap_ratio: 0.0, merge_gap_chars: 0 };
+            (pair.shared_terms(5, 5), closest_joinable(&pair, &[copy, lone], &params, &[]).is_some())
+        };
+        let (shared, join) = joined(
+            "Our old dog sleeps on the sofa every afternoon.",
+            "Adopters may meet the dog at the shelter first.",
+        );
+        assert!(shared < MIN_DIAGONAL_LONE_SEED_TERMS && !join, "{shared} terms shared");
+        let (shared, join) = joined(
+            "Volunteers walk every rescued greyhound along the quiet harbour beach.",
+            "Every rescued greyhound walks with volunteers along the harbour beach.",
+        );
+        assert!(shared >= MIN_DIAGONAL_LONE_SEED_TERMS && join, "{shared} terms shared");
     }
 
     #[test]
