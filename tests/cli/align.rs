@@ -4,6 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::{detect, read_report, run};
+use pan_detect::report::pan_xml::PanDocument;
 
 /// Runs detection on `corpus` into `out` with `flags` and returns the reports'
 /// bytes by file name.
@@ -126,6 +127,13 @@ const SOURCE_TEXT: &[&str] = &[
     "Her grandmother kept every letter in a tin box under the kitchen stairs.",
 ];
 
+/// The report on `suspicious.xml` of a `detect` run with `flags` that must succeed.
+fn suspicious_report(src: &Path, susp: &Path, out: &Path, flags: &[&str]) -> PanDocument {
+    let output = detect(src, susp, out, flags);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    read_report(&out.join("suspicious.xml"))
+}
+
 fn chars(text: &str) -> u64 {
     text.chars().count() as u64
 }
@@ -237,13 +245,10 @@ fn synonyms_file_joins_replaced_words() {
         .unwrap();
     // Only the synonyms should explain the copy, not its function words.
     let base = ["--structure-words", "0"];
-    let output = detect(&src, &susp, &out, &base);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(read_report(&out.join("suspicious.xml")).features.is_empty(), "no shared content word");
+    assert!(suspicious_report(&src, &susp, &out, &base).features.is_empty(), "no shared content word");
     let synonyms_path = dir.path().join("synonyms.txt");
-    let output = detect(&src, &susp, &out, &[&base[..], &["--synonyms", synonyms_path.to_str().unwrap()]].concat());
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let report = read_report(&out.join("suspicious.xml"));
+    let report =
+        suspicious_report(&src, &susp, &out, &[&base[..], &["--synonyms", synonyms_path.to_str().unwrap()]].concat());
     assert_eq!(report.features.len(), 1, "{report:?}");
     let start = chars(SUSPICIOUS_TEXT[1]) + 1;
     assert_eq!(report.features[0].this_range().unwrap(), (start, start + chars(&replaced)));
@@ -362,18 +367,14 @@ fn pair_chunks_find_a_copy_that_shares_too_few_candidate_chunks() {
     let dir = tempfile::tempdir().unwrap();
     let (src, susp, copy_start) = pair_chunk_corpus(dir.path());
     let out = dir.path().join("best");
-    let output = detect(&src, &susp, &out, &["--quiet"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let report = read_report(&out.join("suspicious.xml"));
+    let report = suspicious_report(&src, &susp, &out, &["--quiet"]);
     assert_eq!(report.features.len(), 1, "{report:?}");
     let (start, end) = report.features[0].this_range().unwrap();
     assert!(start < copy_start + 200 && end > copy_start + 2000, "{start}..{end} from {copy_start}");
     assert!(read_report(&out.join("unrelated.xml")).features.is_empty());
 
     let out = dir.path().join("without-pairs");
-    let output = detect(&src, &susp, &out, &["--quiet", "--pair-words", "0"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(read_report(&out.join("suspicious.xml")).features.is_empty());
+    assert!(suspicious_report(&src, &susp, &out, &["--quiet", "--pair-words", "0"]).features.is_empty());
 }
 
 /// `--report-candidates` reports each candidate source of a suspicious
@@ -386,7 +387,7 @@ fn report_candidates_keeps_every_candidate_source_though_they_overlap() {
     reports(&corpus, dir.path(), &["--quiet", "--report-candidates"]);
     let truth = read_report(&corpus.join("suspicious-documents").join("suspicious-document00006.xml"));
     let report = read_report(&dir.path().join("suspicious-document00006.xml"));
-    let sources = |doc: &pan_detect::report::pan_xml::PanDocument| {
+    let sources = |doc: &PanDocument| {
         doc.features
             .iter()
             .map(|f| f.get("source_reference").unwrap().to_string())
@@ -434,9 +435,7 @@ fn one_shared_chunk_finds_a_copy_of_a_short_source_but_not_of_a_long_one() {
     let (src, susp, copy_start) = one_chunk_corpus(&dir.path().join("short"), 0);
     assert!(chars(&fs::read_to_string(src.join("source.txt")).unwrap()) < 10_000);
     let out = dir.path().join("short-out");
-    let output = detect(&src, &susp, &out, &["--quiet"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let report = read_report(&out.join("suspicious.xml"));
+    let report = suspicious_report(&src, &susp, &out, &["--quiet"]);
     assert_eq!(report.features.len(), 1, "{report:?}");
     let (start, end) = report.features[0].this_range().unwrap();
     assert!(start < copy_start + 200 && end > copy_start + 1500, "{start}..{end} from {copy_start}");
@@ -444,7 +443,5 @@ fn one_shared_chunk_finds_a_copy_of_a_short_source_but_not_of_a_long_one() {
     let (src, susp, _) = one_chunk_corpus(&dir.path().join("long"), 1500);
     assert!(chars(&fs::read_to_string(src.join("source.txt")).unwrap()) > 10_000);
     let out = dir.path().join("long-out");
-    let output = detect(&src, &susp, &out, &["--quiet"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(read_report(&out.join("suspicious.xml")).features.is_empty());
+    assert!(suspicious_report(&src, &susp, &out, &["--quiet"]).features.is_empty());
 }
