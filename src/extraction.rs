@@ -449,7 +449,8 @@ fn find_passages<K: ChunkKey>(
         .into_par_iter()
         .enumerate()
         .map_init(
-            || PassageFinder::new(params, None),
+            // No stock phrases: extraction reports all duplicated text, formulas too.
+            || PassageFinder::new(params, None, None),
             |finder, (a, mut found)| {
                 let member = &collection.members[a];
                 let a = a as u32;

@@ -14,7 +14,9 @@
 //! 3. [`extend`](mod@extend): seeds clustered into passages on both sides with a gap that
 //!    shrinks until the passage is alike as a whole, and neighbouring passages
 //!    merged over gaps that grow with their length;
-//! 4. [`filter`]: short and thinly seeded passages dropped.
+//! 4. [`filter`]: short and thinly seeded passages dropped;
+//! 5. [`stock`]: passages whose sides share mostly the collection's stock
+//!    phrases (its formulas) dropped.
 //!
 //! A passage runs from its first sentence's first character to its last
 //! sentence's last, on each side.
@@ -24,6 +26,7 @@ pub mod filter;
 pub mod params;
 pub mod seed;
 pub mod sentences;
+pub mod stock;
 pub mod summary;
 pub mod verbatim;
 
@@ -42,6 +45,7 @@ use extend::{ExtendParams, Fragment, Pair, extend};
 use filter::{Candidate, FilterParams, Likeness, Verdict, judge};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
+use stock::StockPhrases;
 use summary::{
     SummaryCriteria, condense_their_sources, replace_pieces, retold_whole, summaries, summaries_from_pieces,
 };
@@ -68,6 +72,7 @@ pub struct Aligner<'a> {
     params: AlignParams,
     tokenizer: Tokenizer,
     synonyms: Option<&'a Synonyms>,
+    stock: Option<&'a StockPhrases>,
     terms: Vec<Terms<'a>>,
     tokens: Tokens,
     idf: Idf,
@@ -86,6 +91,7 @@ impl<'a> Aligner<'a> {
             params,
             tokenizer: Tokenizer::new(tokenizer),
             synonyms,
+            stock: None,
             terms: Vec::new(),
             tokens: Tokens::default(),
             idf: Idf::default(),
@@ -96,6 +102,12 @@ impl<'a> Aligner<'a> {
             passages: Vec::new(),
             held: Vec::new(),
         }
+    }
+
+    /// This aligner with the collection's stock phrases: passages that share
+    /// mostly stock phrases are dropped ([`StockPhrases::is_formulaic`]).
+    pub fn with_stock_phrases(self, stock: Option<&'a StockPhrases>) -> Self {
+        Aligner { stock, ..self }
     }
 
     fn terms(&mut self, language: Option<Language>) -> &mut Terms<'a> {
@@ -138,7 +150,8 @@ impl<'a> Aligner<'a> {
     /// region). `anchors` are the ranges of structure chunks the two share;
     /// each makes a seed of the sentences it starts in. Mostly verbatim
     /// passages are bounded by their verbatim runs, and long runs no passage
-    /// covers are added ([`verbatim`]).
+    /// covers are added ([`verbatim`]). With the collection's stock phrases,
+    /// formulaic passages are dropped, held back ones too ([`stock`]).
     pub fn align(
         &mut self,
         thresholds: &AlignParams,
@@ -165,6 +178,10 @@ impl<'a> Aligner<'a> {
         }
         bound_by_chains(suspicious, source, &self.chains, &mut passages);
         drop_contained(&mut passages);
+        if let Some(stock) = self.stock {
+            passages.retain(|p| !stock.is_formulaic(suspicious, source, p));
+            self.held.retain(|p| !stock.is_formulaic(suspicious, source, p));
+        }
         out.extend_from_slice(&passages);
         self.passages = passages;
     }

@@ -130,25 +130,16 @@ impl FunctionWords {
         FunctionWords::of_keys(&keys)
     }
 
-    /// The function words of `files` (a collection's documents, sorted by
-    /// name): derived from a sample of them, read with `reader` and cut into
-    /// words as `tokenizer` says (every word, however short). Files that
-    /// cannot be read are left out of the sample without a warning; the run
-    /// that reads them warns.
-    pub fn of_files<'f>(
-        files: impl IntoIterator<Item = &'f DocumentFile>,
-        reader: TextReader<'_>,
+    /// The function words of the collection that `sample` was read from,
+    /// its texts cut into words as `tokenizer` says (every word, however
+    /// short).
+    pub fn of_sample(
+        sample: &CollectionSample,
         tokenizer: TokenizerParams,
         counts: impl Fn(&Tokens, usize) -> bool + Sync,
     ) -> Self {
-        let mut sampled: Vec<&DocumentFile> = files.into_iter().filter(|f| f.bytes <= SAMPLE_MAX_FILE_BYTES).collect();
-        // The documents whose names hash lowest: a sample that an added or
-        // deleted document changes by at most one document.
-        sampled.sort_by_cached_key(|file| (xxh3_64(file.name.as_bytes()), file.name.clone()));
-        sampled.truncate(SAMPLE_DOCUMENTS);
-        let texts: Vec<String> = sampled.par_iter().filter_map(|file| read_text(file, reader, &Silent)).collect();
         let tokenizer = AnyTokenizer::new(TokenizerParams { min_word_len: 1, ..tokenizer });
-        FunctionWords::derive(&texts, &tokenizer, counts)
+        FunctionWords::derive(sample.texts(), &tokenizer, counts)
     }
 
     /// True when there is no function word.
@@ -174,13 +165,55 @@ impl FunctionWords {
     }
 }
 
+/// The sample of a collection's documents that its function words and its
+/// stock phrases ([`crate::align::stock`]) are derived from: up to
+/// [`SAMPLE_DOCUMENTS`] of the files of at most [`SAMPLE_MAX_FILE_BYTES`],
+/// those whose names hash lowest, each cut to its first [`SAMPLE_CHARS`]
+/// characters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CollectionSample {
+    texts: Vec<String>,
+}
+
+impl CollectionSample {
+    /// Reads the sample of `files` (a collection's documents, sorted by
+    /// name) with `reader`. Files that cannot be read are left out of the
+    /// sample without a warning; the run that reads them warns.
+    pub fn read<'f>(files: impl IntoIterator<Item = &'f DocumentFile>, reader: TextReader<'_>) -> Self {
+        let mut sampled: Vec<&DocumentFile> = files.into_iter().filter(|f| f.bytes <= SAMPLE_MAX_FILE_BYTES).collect();
+        // The documents whose names hash lowest: a sample that an added or
+        // deleted document changes by at most one document.
+        sampled.sort_by_cached_key(|file| (xxh3_64(file.name.as_bytes()), file.name.clone()));
+        sampled.truncate(SAMPLE_DOCUMENTS);
+        let texts = sampled.par_iter().filter_map(|file| read_text(file, reader, &Silent)).map(cut_to_sample).collect();
+        CollectionSample { texts }
+    }
+
+    /// A sample of `texts`, each cut to its first [`SAMPLE_CHARS`] characters.
+    #[cfg(test)]
+    pub(crate) fn of_texts(texts: impl IntoIterator<Item = String>) -> Self {
+        CollectionSample { texts: texts.into_iter().map(cut_to_sample).collect() }
+    }
+
+    /// The sampled texts.
+    pub fn texts(&self) -> &[String] {
+        &self.texts
+    }
+}
+
+/// `text` cut to its first [`SAMPLE_CHARS`] characters.
+fn cut_to_sample(mut text: String) -> String {
+    text.truncate(prefix(&text, SAMPLE_CHARS).len());
+    text
+}
+
 impl Default for FunctionWords {
     fn default() -> Self {
         FunctionWords::NONE
     }
 }
 
-/// The words of `text` (its first [`SAMPLE_CHARS`] characters) for which
+/// The words of `text` for which
 /// `counts` is true and that a sort key identifies, with their occurrences,
 /// sorted; `tokens` is a buffer.
 fn counted_words(
@@ -189,7 +222,7 @@ fn counted_words(
     counts: impl Fn(&Tokens, usize) -> bool,
     tokens: &mut Tokens,
 ) -> Vec<(u64, u32)> {
-    tokenizer.tokenize(prefix(text, SAMPLE_CHARS), tokens);
+    tokenizer.tokenize(text, tokens);
     let mut keys: Vec<u64> = (0..tokens.len())
         .filter(|&seq| tokens.word_bytes(seq).len() <= MAX_WORD_BYTES && counts(tokens, seq))
         .map(|seq| tokens.sort_key(seq))

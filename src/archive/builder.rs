@@ -22,7 +22,9 @@ use super::scan::{self, IndexedDoc};
 use super::similar::{self, STORED_MIN_PERCENT, TableStart, TableSummary};
 use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
+use crate::align::stock::StockPhrases;
 use crate::analysis::extract::cache::TextCache;
+use crate::analysis::function_words::CollectionSample;
 use crate::analysis::read::TextReader;
 use crate::analysis::span::CharRange;
 use crate::matching::bucket_sort;
@@ -98,9 +100,10 @@ pub fn create(
         return Err(ArchiveError::AlreadyExists(index.to_path_buf()));
     }
     let cache = scan::text_cache(index)?;
-    let listed = files.iter().map(|listed| &listed.file);
-    let settings = &settings.with_function_words_of(listed, TextReader::new(Some(&cache)));
-    let listing = Listing { files: &files, docs_root: &docs_root, scanned_ns, cache: &cache };
+    let sample = CollectionSample::read(files.iter().map(|listed| &listed.file), TextReader::new(Some(&cache)));
+    let settings = &settings.with_function_words_of(&sample);
+    let stock = settings.detect_params().stock_phrases_of(&sample, None);
+    let listing = Listing { files: &files, docs_root: &docs_root, scanned_ns, cache: &cache, stock };
     let taboo = taboo.map(|files| TabooSet::of(files, settings));
     match KeyWidth::of(settings.hash_bits) {
         KeyWidth::U32 => create_with::<u32>(&listing, index, settings, taboo.as_ref(), progress),
@@ -109,12 +112,14 @@ pub fn create(
 }
 
 /// The documents `create` indexes: listed under `docs_root` at `scanned_ns`,
-/// their extracted texts kept in `cache`.
+/// their extracted texts kept in `cache`, and their collection's stock
+/// phrases.
 struct Listing<'a> {
     files: &'a [scan::ListedDocument],
     docs_root: &'a Path,
     scanned_ns: u64,
     cache: &'a TextCache,
+    stock: Option<StockPhrases>,
 }
 
 fn create_with<K: ChunkKey>(
@@ -124,7 +129,7 @@ fn create_with<K: ChunkKey>(
     taboo: Option<&TabooSet>,
     progress: &dyn Progress,
 ) -> Result<CreateSummary, ArchiveError> {
-    let Listing { files, docs_root, scanned_ns, cache } = *listing;
+    let Listing { files, docs_root, scanned_ns, cache, ref stock } = *listing;
     let reader = TextReader::new(Some(cache));
     let mut summary = CreateSummary::default();
     let started = Instant::now();
@@ -179,6 +184,7 @@ fn create_with<K: ChunkKey>(
         segments: vec![segment],
         last_update: None,
         taboo: taboo_entry,
+        stock_phrases: stock.clone(),
         similarity: None,
         header_crc32: None,
     };

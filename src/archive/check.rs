@@ -153,7 +153,7 @@ pub struct Checker<'a> {
     params: CheckParams,
     analyzer: Analyzer<'static>,
     /// With an index of the `best` preset: the alignment stage.
-    finder: Option<PassageFinder<'static>>,
+    finder: Option<PassageFinder<'a>>,
 }
 
 /// A document's hits grouped, before the passages are turned into offsets.
@@ -172,7 +172,7 @@ impl<'a> Checker<'a> {
     pub fn new(index: &'a ArchiveIndex, params: CheckParams) -> Result<Self, ArchiveError> {
         params.validate()?;
         let detect = index.settings().detect_params();
-        let finder = detect.align.is_some().then(|| PassageFinder::new(&detect, None));
+        let finder = detect.align.is_some().then(|| PassageFinder::new(&detect, None, index.stock_phrases()));
         Ok(Checker { index, params, analyzer: Analyzer::new(&index.settings().analysis()), finder })
     }
 

@@ -87,10 +87,10 @@ use serde::{Deserialize, Serialize};
 use super::error::ArchiveError;
 use super::failpoints::crash_point;
 use crate::align::params::AlignParams;
+use crate::align::stock::StockPhrases;
 use crate::analysis::chunk::{ChunkHash, ChunkParams};
 use crate::analysis::document::AnalysisParams;
-use crate::analysis::function_words::FunctionWords;
-use crate::analysis::read::{DocumentFile, TextReader};
+use crate::analysis::function_words::{CollectionSample, FunctionWords};
 use crate::analysis::tokenize::{TokenizerKind, TokenizerParams};
 use crate::detect::params::{DetectParams, Preset};
 use crate::matching::index::KeyWidth;
@@ -109,8 +109,9 @@ pub const MAGIC: &str = "pan-detect archive index";
 /// (`CandidateSettings::function_words`; absent means none), version 8 left
 /// the chunk lists out (a segment is its postings), version 9 hashes the
 /// candidate chunks of a `best` index from the hashes of their words
-/// ([`ChunkHash::Xxh3`]).
-pub const FORMAT_VERSION: u32 = 9;
+/// ([`ChunkHash::Xxh3`]), version 10 the collection's stock phrases of a
+/// `best` index (`Header::stock_phrases`; absent means none).
+pub const FORMAT_VERSION: u32 = 10;
 /// The oldest format version this build reads: an index of version 7 or
 /// older keeps chunk lists in its segments, which this build neither reads
 /// nor carries into a new generation; `index create` makes it again.
@@ -278,16 +279,12 @@ impl Settings {
         settings
     }
 
-    /// These settings with the function words of the documents `files`
-    /// (sorted by name, read with `reader`) kept for the candidate chunks
-    /// ([`FunctionWords::of_files`]); unchanged without candidate chunks.
-    pub fn with_function_words_of<'f>(
-        &self,
-        files: impl IntoIterator<Item = &'f DocumentFile>,
-        reader: TextReader<'_>,
-    ) -> Settings {
+    /// These settings with the function words of the collection that
+    /// `sample` was read from kept for the candidate chunks
+    /// ([`FunctionWords::of_sample`]); unchanged without candidate chunks.
+    pub fn with_function_words_of(&self, sample: &CollectionSample) -> Settings {
         let Some(candidates) = self.candidates else { return *self };
-        let derived = self.detect_params().with_function_words_of(files, reader);
+        let derived = self.detect_params().with_function_words_of(sample);
         let function_words = derived.align.map_or(FunctionWords::NONE, |align| align.function_words);
         Settings { candidates: Some(CandidateSettings { function_words, ..candidates }), ..*self }
     }
@@ -553,6 +550,13 @@ pub struct Header {
     /// The taboo set; `None` when the index has none (always in version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub taboo: Option<TabooEntry>,
+    /// The collection's stock phrases ([`crate::align::stock`]) of a `best`
+    /// index: derived when the index is created, kept by every update that
+    /// does not analyse every document again (the similarity table was
+    /// computed with them), derived anew by one that does. `None` with the
+    /// paper's chunks and in indexes before version 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stock_phrases: Option<StockPhrases>,
     /// The similarity table; `None` in indexes before version 4, whose next
     /// update builds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1037,6 +1041,7 @@ mod tests {
             segments: Vec::new(),
             last_update: None,
             taboo: None,
+            stock_phrases: None,
             similarity: None,
             header_crc32: None,
         }
@@ -1047,22 +1052,23 @@ mod tests {
         let path = Path::new("idx/header.json");
         let text = serde_json::to_string(&header()).unwrap();
         assert_eq!(Header::parse(&text, path).unwrap(), header());
-        let version = |v: u32| text.replace("\"format_version\":9", &format!("\"format_version\":{v}"));
+        let version = |v: u32| text.replace("\"format_version\":10", &format!("\"format_version\":{v}"));
         let error = Header::parse(&version(7), path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { oldest: 8, newest: 9, got: 7, .. }), "{error:?}");
+        assert!(matches!(error, ArchiveError::Version { oldest: 8, newest: 10, got: 7, .. }), "{error:?}");
         assert_eq!(
             error.to_string(),
-            "idx/header.json: index format version 7, this pan-detect reads versions 8 to 9 \
+            "idx/header.json: index format version 7, this pan-detect reads versions 8 to 10 \
              (make the index again with `pan-detect index create`)"
         );
         assert!(Header::parse(&version(8), path).is_ok(), "a pan09 index of version 8 is read");
+        assert!(Header::parse(&version(9), path).is_ok(), "an index of version 9 is read, with no stock phrases");
         // A best index of version 8 hashed its candidate chunks otherwise.
         let best = Header { format_version: 8, settings: Settings::of_preset(Preset::Best), ..header() };
         let error = Header::parse(&serde_json::to_string(&best).unwrap(), path).unwrap_err();
         assert!(matches!(error, ArchiveError::Version { oldest: 9, got: 8, .. }), "{error:?}");
         assert!(error.to_string().contains("index create"), "{error}");
-        let error = Header::parse(&version(10), path).unwrap_err();
-        assert!(matches!(error, ArchiveError::Version { got: 10, .. }), "{error:?}");
+        let error = Header::parse(&version(11), path).unwrap_err();
+        assert!(matches!(error, ArchiveError::Version { got: 11, .. }), "{error:?}");
         assert!(!error.to_string().contains("index create"), "{error}");
         let foreign = text.replace(MAGIC, "something else");
         assert!(matches!(Header::parse(&foreign, path), Err(ArchiveError::BadMagic { .. })));

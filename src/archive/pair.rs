@@ -68,7 +68,7 @@ pub(crate) struct PairAligner<'a> {
     index: &'a ArchiveIndex,
     intervals: IntervalParams,
     /// With an index of the `best` preset: the alignment stage and its bounds.
-    finder: Option<(PassageFinder<'static>, HitBudget)>,
+    finder: Option<(PassageFinder<'a>, HitBudget)>,
     found: Vec<IntervalPair>,
 }
 
@@ -76,7 +76,8 @@ impl<'a> PairAligner<'a> {
     /// An aligner with the index's settings and `check`'s defaults for them.
     pub(crate) fn new(index: &'a ArchiveIndex) -> Self {
         let detect = index.settings().detect_params();
-        let finder = detect.align.map(|align| (PassageFinder::new(&detect, None), align.hit_budget()));
+        let finder =
+            detect.align.map(|align| (PassageFinder::new(&detect, None, index.stock_phrases()), align.hit_budget()));
         let intervals = CheckParams::for_index(index.settings()).intervals;
         PairAligner { index, intervals, finder, found: Vec::new() }
     }

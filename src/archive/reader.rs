@@ -46,6 +46,7 @@ use super::format::{
     read_u32,
 };
 use super::taboo;
+use crate::align::stock::StockPhrases;
 use crate::analysis::chunk::Chunks;
 use crate::analysis::document::{Analyzer, Document};
 use crate::analysis::extract::cache::TextCache;
@@ -633,6 +634,11 @@ impl ArchiveIndex {
     /// The tokenizer and chunker settings.
     pub fn settings(&self) -> &Settings {
         &self.header.settings
+    }
+
+    /// The collection's stock phrases ([`Header::stock_phrases`]).
+    pub fn stock_phrases(&self) -> Option<&StockPhrases> {
+        self.header.stock_phrases.as_ref()
     }
 
     /// The taboo set: chunks that have no postings and that `check` leaves

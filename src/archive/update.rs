@@ -82,8 +82,10 @@ use super::scan::{self, IndexedDoc};
 use super::similar::{self, STORED_MIN_PERCENT, TableStart, TableSummary};
 use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
+use crate::align::stock::StockPhrases;
 use crate::analysis::document::{self, Analyzer};
 use crate::analysis::extract::cache::TextCache;
+use crate::analysis::function_words::CollectionSample;
 use crate::analysis::read::{self, TextReader};
 use crate::matching::index::{ChunkKey, KeyWidth};
 use crate::progress::{Progress, Stage};
@@ -208,7 +210,8 @@ fn update_with<K: ChunkKey>(
     old.verify_files(&format::BODY_FILES)?;
     let scanned_ns = scan::now_ns();
     let files = scan::list_documents(docs, progress)?;
-    let settings = new_settings(old, &files, &options.taboo, reader);
+    let sample = CollectionSample::read(files.iter().map(|listed| &listed.file), reader);
+    let settings = new_settings(old, &sample, &options.taboo);
     let taboo = NewTaboo::plan(old, &options.taboo, &settings);
     // Every document is analysed again, as a fresh `create` would analyse it,
     // when the collection's function words changed (its chunks change), when
@@ -216,6 +219,11 @@ fn update_with<K: ChunkKey>(
     // is computed whole (from the chunk lists of every document, which the
     // index does not keep).
     let reanalyse = settings != *old.settings() || taboo.rebuild || similar::table_is_stale(old);
+    // The similarity table is computed again only when every document is.
+    let stock_phrases = match reanalyse {
+        true => settings.detect_params().stock_phrases_of(&sample, None),
+        false => old.header().stock_phrases.clone(),
+    };
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
     let old_ids: HashMap<&str, u32> = old.live_ids().map(|id| (old.name(id), id)).collect();
     let no_taboo = TabooSet::default();
@@ -348,6 +356,7 @@ fn update_with<K: ChunkKey>(
         table: if rebuild_table { TableStart::Empty } else { TableStart::Copy { old, gone: &gone, changed: &new_ids } },
         merge: if taboo.rebuild { MergeRequest::All } else { MergeRequest::Policy },
         settings,
+        stock_phrases,
     };
     let written = write_generation::<K>(old, &changes, &taboo, target, progress)?;
     scan::prune_text_cache(cache, written.live_content_hashes.into_iter());
@@ -415,6 +424,7 @@ fn merge_with<K: ChunkKey>(old: &ArchiveIndex, progress: &dyn Progress) -> Resul
         table: TableStart::Copy { old, gone: &[], changed: &[] },
         merge: MergeRequest::All,
         settings: *old.settings(),
+        stock_phrases: header.stock_phrases.clone(),
     };
     progress.start(Stage::BuildIndex, 0);
     let written = write_generation::<K>(old, &changes, &taboo, target, progress)?;
@@ -457,6 +467,8 @@ struct Target<'a> {
     /// The settings of the new generation: the old ones, with the
     /// collection's function words derived again.
     settings: Settings,
+    /// The stock phrases of the new generation ([`Header::stock_phrases`]).
+    stock_phrases: Option<StockPhrases>,
 }
 
 /// A new generation, committed.
@@ -583,6 +595,7 @@ fn write_generation<K: ChunkKey>(
         segments,
         last_update: target.last_update,
         taboo: taboo_entry,
+        stock_phrases: target.stock_phrases,
         similarity: None,
         header_crc32: None,
     };
@@ -682,21 +695,16 @@ impl SegmentPlan {
     }
 }
 
-/// The settings of the generation an update writes from the listed `files`:
-/// `old`'s, with the function words of the collection as it is now (those a
-/// fresh `create` would derive). An index whose stored taboo set is kept
-/// keeps its function words too: the taboo chunks were cut with them, and the
-/// taboo texts are not at hand to cut them again.
-fn new_settings(
-    old: &ArchiveIndex,
-    files: &[scan::ListedDocument],
-    taboo: &TabooChange,
-    reader: TextReader<'_>,
-) -> Settings {
+/// The settings of the generation an update writes from the `sample` of
+/// the listed documents: `old`'s, with the function words of the collection
+/// as it is now (those a fresh `create` would derive). An index whose stored
+/// taboo set is kept keeps its function words too: the taboo chunks were cut
+/// with them, and the taboo texts are not at hand to cut them again.
+fn new_settings(old: &ArchiveIndex, sample: &CollectionSample, taboo: &TabooChange) -> Settings {
     if matches!(taboo, TabooChange::Keep) && old.header().taboo.is_some() {
         return *old.settings();
     }
-    old.settings().with_function_words_of(files.iter().map(|listed| &listed.file), reader)
+    old.settings().with_function_words_of(sample)
 }
 
 /// The taboo set of the new generation, and how it differs from the old one.

@@ -36,6 +36,7 @@ use timely::worker::Worker;
 
 use super::Cluster;
 use crate::analysis::document::{self, Analyzer, Document};
+use crate::analysis::function_words::CollectionSample;
 use crate::analysis::read::{self, DocumentFile, TextReader};
 use crate::analysis::span::{CharRange, ChunkRanges, PackedRanges, union_len};
 use crate::analysis::taboo;
@@ -75,14 +76,16 @@ pub fn detect(
 ) -> Result<(Summary, u64), Error> {
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
-    let params = &params.with_function_words_of(&files.sources, TextReader::new(scope.text_cache));
+    let sample = CollectionSample::read(&files.sources, TextReader::new(scope.text_cache));
+    let params = &params.with_function_words_of(&sample);
+    let stock = params.stock_phrases_of(&sample, scope.synonyms);
     let peers = cluster.peers();
     let mine = cluster.my_workers();
     let owned = |file: &&DocumentFile| mine.contains(&document_worker(&file.name, peers));
     let my_names: Vec<&str> = files.suspicious.iter().filter(owned).map(|file| file.name.as_str()).collect();
     sink.prepare(&[source_dir, suspicious_dir], &my_names, progress)?;
     let taboo = run_taboo(params, scope);
-    let setup = Setup::new(params, scope, files.same_directory, &taboo);
+    let setup = Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref());
     let my_bytes = files.sources.iter().chain(&files.suspicious).filter(owned).map(|file| file.bytes).sum();
     progress.start(Stage::Match, my_bytes);
     let ran = match KeyWidth::of(params.chunks.hash_bits) {
@@ -264,7 +267,7 @@ fn run_worker<K: ChunkKey + Serialize + DeserializeOwned>(
         setup,
         sink,
         names: files.sources.iter().map(|f| f.name.clone()).collect(),
-        finder: PassageFinder::new(setup.params, setup.synonyms),
+        finder: PassageFinder::new(setup.params, setup.synonyms, setup.stock),
     };
     let mut result = Ok(());
     let mut sent: Option<Round<'_>> = None;
@@ -709,7 +712,7 @@ mod tests {
         let files = RunFiles::list(&src, &susp, &scope, &Silent).unwrap();
         let taboo = TabooChunks::default();
         let parts = PartSizes { part: 2500, overlap: 1200 };
-        let setup = Setup { parts, ..Setup::new(&params, &scope, false, &taboo) };
+        let setup = Setup { parts, ..Setup::new(&params, &scope, false, &taboo, None) };
         let cluster = CollectDetections::default();
         let (summaries, _) =
             Cluster::local(2).run(1, |worker| run_worker::<u32>(worker, &files, &setup, &cluster, &Silent)).unwrap();

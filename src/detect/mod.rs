@@ -11,8 +11,10 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::align::stock::StockPhrases;
 use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analyse_batch};
 use crate::analysis::extract::cache::TextCache;
+use crate::analysis::function_words::CollectionSample;
 use crate::analysis::read::{self, DocumentFile, TextOrigin, TextReader};
 use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_len};
 use crate::analysis::synonyms::Synonyms;
@@ -136,9 +138,11 @@ pub fn detect_with(
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
     sink.prepare(&[source_dir, suspicious_dir], &files.suspicious_names(), progress)?;
-    let params = &params.with_function_words_of(&files.sources, TextReader::new(scope.text_cache));
+    let sample = CollectionSample::read(&files.sources, TextReader::new(scope.text_cache));
+    let params = &params.with_function_words_of(&sample);
+    let stock = params.stock_phrases_of(&sample, scope.synonyms);
     let taboo = run_taboo(params, scope);
-    let setup = Setup::new(params, scope, files.same_directory, &taboo);
+    let setup = Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref());
     match KeyWidth::of(params.chunks.hash_bits) {
         KeyWidth::U32 => run::<u32>(&files.sources, &files.suspicious, &setup, sink, progress),
         KeyWidth::U64 => run::<u64>(&files.sources, &files.suspicious, &setup, sink, progress),
@@ -206,6 +210,8 @@ fn keep_listed(files: &mut Vec<DocumentFile>, dir: &Path, listed: &BTreeSet<&str
 pub(crate) struct Setup<'a> {
     pub(crate) params: &'a DetectParams,
     pub(crate) synonyms: Option<&'a Synonyms>,
+    /// The collection's stock phrases ([`crate::align::stock`]), with the alignment stage.
+    pub(crate) stock: Option<&'a StockPhrases>,
     pub(crate) pairs: Option<&'a DocumentPairs>,
     /// The sources are the suspicious documents: a document is not compared
     /// with itself (it would match itself whole).
@@ -230,16 +236,18 @@ fn taboo_chunks(texts: &TabooTexts, analysis: &AnalysisParams<'_>) -> TabooChunk
 }
 
 impl<'a> Setup<'a> {
-    /// The setup of a run of `params` within `scope`, with `taboo` chunks.
+    /// The setup of a run of `params` within `scope`, with `taboo` chunks
+    /// and the collection's `stock` phrases.
     pub(crate) fn new(
         params: &'a DetectParams,
         scope: &Scope<'a>,
         same_directory: bool,
         taboo: &'a TabooChunks,
+        stock: Option<&'a StockPhrases>,
     ) -> Self {
         let reader = TextReader::new(scope.text_cache);
         let parts = PartSizes::default();
-        Setup { params, synonyms: scope.synonyms, pairs: scope.pairs, same_directory, taboo, reader, parts }
+        Setup { params, synonyms: scope.synonyms, stock, pairs: scope.pairs, same_directory, taboo, reader, parts }
     }
 
     /// Whether the suspicious document `file` is aligned in parts
@@ -511,7 +519,7 @@ impl<K: ChunkKey> Matching<'_, K> {
             .filter_map(|((file, chunks), found)| Some((file, chunks?, found)));
         let reported: Vec<(u64, u64)> = passages
             .map_init(
-                || PassageFinder::new(setup.params, setup.synonyms),
+                || PassageFinder::new(setup.params, setup.synonyms, setup.stock),
                 |finder, (file, doc, found)| {
                     let mut hits = found.hits(index, &doc.chunks.hashes);
                     if setup.same_directory {
@@ -547,7 +555,13 @@ impl<K: ChunkKey> Matching<'_, K> {
             .par_iter()
             .enumerate()
             .map_init(
-                || (Analyzer::new(&analysis), PassageFinder::new(setup.params, setup.synonyms), BatchLookup::default()),
+                || {
+                    (
+                        Analyzer::new(&analysis),
+                        PassageFinder::new(setup.params, setup.synonyms, setup.stock),
+                        BatchLookup::default(),
+                    )
+                },
                 |(analyzer, finder, lookup), (number, part)| {
                     self.find_in_part(file, &text, (number, part), listed.as_deref(), (analyzer, finder, lookup))
                 },
@@ -696,7 +710,7 @@ mod tests {
         let scope = Scope::default();
         let files = RunFiles::list(&dir.join("src"), &dir.join("susp"), &scope, &Silent).unwrap();
         let taboo = TabooChunks::default();
-        let setup = Setup { parts, ..Setup::new(&params, &scope, false, &taboo) };
+        let setup = Setup { parts, ..Setup::new(&params, &scope, false, &taboo, None) };
         let sink = CollectDetections::default();
         let summary = run::<u32>(&files.sources, &files.suspicious, &setup, &sink, &Silent).unwrap();
         (sink.sorted(), summary)

@@ -7,13 +7,14 @@
 //! 20 common chunks per candidate document pair, valid intervals of at least 20
 //! matching chunks with gaps of at most 49, checked on both documents.
 
+use crate::align::Aligner;
 use crate::align::params::AlignParams;
+use crate::align::stock::StockPhrases;
 use crate::analysis::candidates::CandidateWords;
 use crate::analysis::chunk::{ChunkHash, ChunkParams, HASH_BITS_RANGE, MAX_CHUNK_WORDS};
 use crate::analysis::code::CodeDefaults;
 use crate::analysis::document::{AnalysisParams, CandidateChunks};
-use crate::analysis::function_words::FunctionWords;
-use crate::analysis::read::{DocumentFile, TextReader};
+use crate::analysis::function_words::{CollectionSample, FunctionWords};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::tokenize::{CHARS_RANGE, TokenizerKind, TokenizerParams, Tokens};
 use crate::error::ParamError;
@@ -79,19 +80,25 @@ impl DetectParams {
         AnalysisParams { tokenizer: self.tokenizer, chunks, candidates: Some(candidates) }
     }
 
-    /// These parameters with the function words of the collection of
-    /// `sources` ([`FunctionWords::of_files`], read with `reader`) left out
-    /// of the candidate chunks; unchanged without the alignment stage.
-    pub fn with_function_words_of<'f>(
-        &self,
-        sources: impl IntoIterator<Item = &'f DocumentFile>,
-        reader: TextReader<'_>,
-    ) -> DetectParams {
+    /// These parameters with the function words of the collection that
+    /// `sample` was read from ([`FunctionWords::of_sample`]) left out of the
+    /// candidate chunks; unchanged without the alignment stage.
+    pub fn with_function_words_of(&self, sample: &CollectionSample) -> DetectParams {
         let Some(align) = self.align else { return *self };
         let candidate_words = CandidateWords::new(align.candidate_prefix, self.tokenizer.min_word_len, None);
         let counts = |tokens: &Tokens, seq: usize| candidate_words.keeps_but_for_function_words(tokens, seq);
-        let function_words = FunctionWords::of_files(sources, reader, self.tokenizer, counts);
+        let function_words = FunctionWords::of_sample(sample, self.tokenizer, counts);
         DetectParams { align: Some(AlignParams { function_words, ..align }), ..*self }
+    }
+
+    /// The stock phrases of the collection that `sample` was read from, its
+    /// texts cut into terms as these parameters' aligner cuts them, with
+    /// `synonyms` ([`StockPhrases::of_sample`]); `None` without the
+    /// alignment stage.
+    pub fn stock_phrases_of(&self, sample: &CollectionSample, synonyms: Option<&Synonyms>) -> Option<StockPhrases> {
+        let align = self.align?;
+        let aligner = || Aligner::new(self.tokenizer, align, synonyms);
+        Some(StockPhrases::of_sample(sample, aligner, |aligner, text, out| aligner.analyse(text, out)))
     }
 
     /// These parameters with the tokenizer `kind` and its defaults.

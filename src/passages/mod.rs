@@ -11,6 +11,7 @@
 
 use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
 use crate::align::sentences::Sentences;
+use crate::align::stock::StockPhrases;
 use crate::align::{AlignedPassage, Aligner};
 use crate::analysis::candidates::StretchChunker;
 use crate::analysis::chunk::Chunks;
@@ -258,11 +259,13 @@ fn clamp(window: CharRange, chars: u32) -> CharRange {
 }
 
 impl<'a> PassageFinder<'a> {
-    /// A finder for `params`, with `synonyms` counted as one word in the alignment.
-    pub fn new(params: &DetectParams, synonyms: Option<&'a Synonyms>) -> Self {
+    /// A finder for `params`, with `synonyms` counted as one word in the
+    /// alignment and the passages that share mostly `stock` phrases dropped
+    /// ([`crate::align::stock`]).
+    pub fn new(params: &DetectParams, synonyms: Option<&'a Synonyms>, stock: Option<&'a StockPhrases>) -> Self {
         let aligner = params.align.map(|align| AlignState {
             pairs: PairEvidence::new(params, synonyms),
-            aligner: Aligner::new(params.tokenizer, align, synonyms),
+            aligner: Aligner::new(params.tokenizer, align, synonyms).with_stock_phrases(stock),
             params: align,
             candidate_docs: Vec::new(),
             anchors: Vec::new(),

@@ -287,10 +287,10 @@ fn truncated_or_corrupted_files_are_reported_with_their_path() {
     ok(run(&["index", "stats", "--index", s(&index), "--verify"]));
     let header = generation_dir(&index).join("header.json");
     let text = fs::read_to_string(&header).unwrap();
-    fs::write(&header, text.replace("\"format_version\": 9", "\"format_version\": 10")).unwrap();
+    fs::write(&header, text.replace("\"format_version\": 10", "\"format_version\": 11")).unwrap();
     fails_with(
         run(&["index", "stats", "--index", s(&index)]),
-        "index format version 10, this pan-detect reads versions 8 to 9",
+        "index format version 11, this pan-detect reads versions 8 to 10",
     );
     fs::write(&header, &text[..text.len() / 2]).unwrap();
     fails_with(run(&["index", "stats", "--index", s(&index)]), &format!("{}: corrupt index", header.display()));
@@ -714,7 +714,7 @@ fn an_index_of_an_older_format_is_refused_with_the_remedy() {
     // Version 7 kept the chunk lists, and version 8 hashed the candidate
     // chunks of a best index otherwise; a header without its checksum field
     // is read unchecked, as those of older builds are.
-    for (preset, version, reads) in [("pan09", 7, "versions 8 to 9"), ("best", 8, "version 9")] {
+    for (preset, version, reads) in [("pan09", 7, "versions 8 to 10"), ("best", 8, "versions 9 to 10")] {
         let index = archive.index(&format!("idx-{preset}"));
         archive.create_with(&index, preset);
         let header = generation_dir(&index).join("header.json");

@@ -15,6 +15,7 @@ mod minhash;
 mod pipes;
 mod eval;
 mod extract;
+mod formulaic;
 mod pairs;
 mod reports;
 mod serve;
