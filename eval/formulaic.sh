@@ -31,7 +31,8 @@
 #   MIN_PRECISION_MARGIN  exit with status 1 when best's precision is below
 #                  pan09's minus this value (unset: no check)
 # Needs apt-get and dpkg-deb (Debian, amd64 for the `bible` program), python3,
-# and network access to Debian's archive on the first run.
+# and network access to Debian's archive on the first run; exits with status 2
+# when the packages cannot be fetched.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,7 +59,7 @@ for package in bible-kjv bible-kjv-text; do
         (cd "$debs" && apt-get download -q "$package=$VERSION") 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
         if ! compgen -G "$debs/${package}_${VERSION}_*.deb" >/dev/null; then
             echo "eval/formulaic.sh: apt-get download $package=$VERSION failed (apt-get update first?)" >&2
-            exit 1
+            exit 2
         fi
     fi
 done
