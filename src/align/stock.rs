@@ -8,10 +8,11 @@
 //! The phrases are derived from the sample of the source documents that the
 //! collection's function words come from
 //! ([`crate::analysis::function_words::CollectionSample`]), cut into the
-//! aligner's terms (stems of content words). Terms in at least half of the
-//! sampled documents that make up at least [`MIN_WORD_SHARE`] of their terms
-//! are the collection's own function words (the Bible's "unto", "shall",
-//! "lord"), left out of the pairs. A pair of neighbouring terms is a stock
+//! aligner's terms (its words, stemmed and without stop words when a
+//! language is set). Terms in at least half of the sampled documents that
+//! make up at least [`MIN_WORD_SHARE`] of their terms are the collection's
+//! own function words ("the", "that", the Bible's "unto" and "shall"), left
+//! out of the pairs, so that a pair is one of neighbouring content words. A pair of neighbouring terms is a stock
 //! phrase when at least [`STOCK_MIN_DOCUMENTS`] and at least
 //! [`STOCK_MIN_DOCUMENT_SHARE`] of the sampled documents have it. A sample of
 //! fewer than [`MIN_SAMPLE_DOCUMENTS`] documents says nothing about a
