@@ -24,7 +24,6 @@ use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::align::stock::StockPhrases;
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::function_words::CollectionSample;
 use crate::analysis::read::TextReader;
 use crate::analysis::span::CharRange;
 use crate::matching::bucket_sort;
@@ -100,7 +99,8 @@ pub fn create(
         return Err(ArchiveError::AlreadyExists(index.to_path_buf()));
     }
     let cache = scan::text_cache(index)?;
-    let sample = CollectionSample::read(files.iter().map(|listed| &listed.file), TextReader::new(Some(&cache)));
+    let listed = files.iter().map(|listed| &listed.file);
+    let sample = settings.detect_params().collection_sample(listed, TextReader::new(Some(&cache)));
     let settings = &settings.with_function_words_of(&sample);
     let stock = settings.detect_params().stock_phrases_of(&sample, None);
     let listing = Listing { files: &files, docs_root: &docs_root, scanned_ns, cache: &cache, stock };

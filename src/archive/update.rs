@@ -65,6 +65,7 @@
 //! nothing to change). The crash tests kill an update at each step
 //! ([`super::failpoints`]).
 
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -210,8 +211,13 @@ fn update_with<K: ChunkKey>(
     old.verify_files(&format::BODY_FILES)?;
     let scanned_ns = scan::now_ns();
     let files = scan::list_documents(docs, progress)?;
-    let sample = CollectionSample::read(files.iter().map(|listed| &listed.file), reader);
-    let settings = new_settings(old, &sample, &options.taboo);
+    // Read only when the function words or the stock phrases are derived.
+    let sample = OnceCell::new();
+    let sample = || {
+        let listed = files.iter().map(|listed| &listed.file);
+        sample.get_or_init(|| old.settings().detect_params().collection_sample(listed, reader))
+    };
+    let settings = new_settings(old, &options.taboo, sample);
     let taboo = NewTaboo::plan(old, &options.taboo, &settings);
     // Every document is analysed again, as a fresh `create` would analyse it,
     // when the collection's function words changed (its chunks change), when
@@ -221,7 +227,7 @@ fn update_with<K: ChunkKey>(
     let reanalyse = settings != *old.settings() || taboo.rebuild || similar::table_is_stale(old);
     // The similarity table is computed again only when every document is.
     let stock_phrases = match reanalyse {
-        true => settings.detect_params().stock_phrases_of(&sample, None),
+        true => settings.detect_params().stock_phrases_of(sample(), None),
         false => old.header().stock_phrases.clone(),
     };
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
@@ -698,13 +704,18 @@ impl SegmentPlan {
 /// The settings of the generation an update writes from the `sample` of
 /// the listed documents: `old`'s, with the function words of the collection
 /// as it is now (those a fresh `create` would derive). An index whose stored
-/// taboo set is kept keeps its function words too: the taboo chunks were cut
-/// with them, and the taboo texts are not at hand to cut them again.
-fn new_settings(old: &ArchiveIndex, sample: &CollectionSample, taboo: &TabooChange) -> Settings {
+/// taboo set is kept keeps its function words too (and reads no sample):
+/// the taboo chunks were cut with them, and the taboo texts are not at hand
+/// to cut them again.
+fn new_settings<'s>(
+    old: &ArchiveIndex,
+    taboo: &TabooChange,
+    sample: impl FnOnce() -> &'s CollectionSample,
+) -> Settings {
     if matches!(taboo, TabooChange::Keep) && old.header().taboo.is_some() {
         return *old.settings();
     }
-    old.settings().with_function_words_of(sample)
+    old.settings().with_function_words_of(sample())
 }
 
 /// The taboo set of the new generation, and how it differs from the old one.

@@ -36,7 +36,6 @@ use timely::worker::Worker;
 
 use super::Cluster;
 use crate::analysis::document::{self, Analyzer, Document};
-use crate::analysis::function_words::CollectionSample;
 use crate::analysis::read::{self, DocumentFile, TextReader};
 use crate::analysis::span::{CharRange, ChunkRanges, PackedRanges, union_len};
 use crate::analysis::taboo;
@@ -76,7 +75,7 @@ pub fn detect(
 ) -> Result<(Summary, u64), Error> {
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
-    let sample = CollectionSample::read(&files.sources, TextReader::new(scope.text_cache));
+    let sample = params.collection_sample(&files.sources, TextReader::new(scope.text_cache));
     let params = &params.with_function_words_of(&sample);
     let stock = params.stock_phrases_of(&sample, scope.synonyms);
     let peers = cluster.peers();

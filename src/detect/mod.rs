@@ -14,7 +14,6 @@ use rayon::prelude::*;
 use crate::align::stock::StockPhrases;
 use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analyse_batch};
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::function_words::CollectionSample;
 use crate::analysis::read::{self, DocumentFile, TextOrigin, TextReader};
 use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_len};
 use crate::analysis::synonyms::Synonyms;
@@ -138,7 +137,7 @@ pub fn detect_with(
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
     sink.prepare(&[source_dir, suspicious_dir], &files.suspicious_names(), progress)?;
-    let sample = CollectionSample::read(&files.sources, TextReader::new(scope.text_cache));
+    let sample = params.collection_sample(&files.sources, TextReader::new(scope.text_cache));
     let params = &params.with_function_words_of(&sample);
     let stock = params.stock_phrases_of(&sample, scope.synonyms);
     let taboo = run_taboo(params, scope);

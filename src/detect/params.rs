@@ -15,6 +15,7 @@ use crate::analysis::chunk::{ChunkHash, ChunkParams, HASH_BITS_RANGE, MAX_CHUNK_
 use crate::analysis::code::CodeDefaults;
 use crate::analysis::document::{AnalysisParams, CandidateChunks};
 use crate::analysis::function_words::{CollectionSample, FunctionWords};
+use crate::analysis::read::{DocumentFile, TextReader};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::tokenize::{CHARS_RANGE, TokenizerKind, TokenizerParams, Tokens};
 use crate::error::ParamError;
@@ -78,6 +79,21 @@ impl DetectParams {
             function_words: align.function_words,
         };
         AnalysisParams { tokenizer: self.tokenizer, chunks, candidates: Some(candidates) }
+    }
+
+    /// The sample of the collection of `files` (sorted by name, read with
+    /// `reader`) that the alignment stage derives the collection's function
+    /// words and stock phrases from ([`CollectionSample::read`]); empty,
+    /// and nothing read, without the alignment stage.
+    pub fn collection_sample<'f>(
+        &self,
+        files: impl IntoIterator<Item = &'f DocumentFile>,
+        reader: TextReader<'_>,
+    ) -> CollectionSample {
+        match self.align {
+            Some(_) => CollectionSample::read(files, reader),
+            None => CollectionSample::default(),
+        }
     }
 
     /// These parameters with the function words of the collection that
