@@ -205,6 +205,12 @@ impl<'a> Pair<'a> {
         if rare.is_empty() { 0.0 } else { taken as f32 / rare.len() as f32 }
     }
 
+    /// The distinct rare terms ([`Idf::is_rare`]) of the fragment's suspicious
+    /// side, sorted.
+    pub fn suspicious_rare_terms(&self, fragment: &Fragment) -> Vec<u64> {
+        self.distinct_terms(Side::Suspicious, fragment, true)
+    }
+
     /// The distinct terms (only the rare ones with `rare_only`) of one side of
     /// the fragment, sorted.
     fn distinct_terms(&self, side: Side, fragment: &Fragment, rare_only: bool) -> Vec<u64> {
