@@ -278,7 +278,7 @@ fn shortest_run_holding_all(
     if wanted == 0 {
         return None;
     }
-    // For each last item, the run from the last first item it still holds them all from.
+    // For each last item, shrink the run from the front while it still holds them all.
     let (mut counts, mut covered, mut first) = (vec![0u32; values], 0, 0);
     let mut best: Option<(u32, usize, usize)> = None;
     for last in 0..held.len() {
