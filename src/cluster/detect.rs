@@ -75,9 +75,8 @@ pub fn detect(
 ) -> Result<(Summary, u64), Error> {
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
-    let sample = params.collection_sample(&files.sources, TextReader::new(scope.text_cache));
-    let params = &params.with_function_words_of(&sample);
-    let stock = params.stock_phrases_of(&sample, scope.synonyms);
+    let (params, stock) = params.for_collection(&files.sources, TextReader::new(scope.text_cache), scope.synonyms);
+    let params = &params;
     let peers = cluster.peers();
     let mine = cluster.my_workers();
     let owned = |file: &&DocumentFile| mine.contains(&document_worker(&file.name, peers));

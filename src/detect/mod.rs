@@ -137,9 +137,8 @@ pub fn detect_with(
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
     sink.prepare(&[source_dir, suspicious_dir], &files.suspicious_names(), progress)?;
-    let sample = params.collection_sample(&files.sources, TextReader::new(scope.text_cache));
-    let params = &params.with_function_words_of(&sample);
-    let stock = params.stock_phrases_of(&sample, scope.synonyms);
+    let (params, stock) = params.for_collection(&files.sources, TextReader::new(scope.text_cache), scope.synonyms);
+    let params = &params;
     let taboo = run_taboo(params, scope);
     let setup = Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref());
     match KeyWidth::of(params.chunks.hash_bits) {

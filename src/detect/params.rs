@@ -107,6 +107,22 @@ impl DetectParams {
         DetectParams { align: Some(AlignParams { function_words, ..align }), ..*self }
     }
 
+    /// These parameters with the function words of the collection of `files`
+    /// (sorted by name, read with `reader`), and that collection's stock
+    /// phrases with `synonyms`: what a run against those sources aligns with.
+    /// The sample is read once, and only with the alignment stage.
+    pub fn for_collection<'f>(
+        &self,
+        files: impl IntoIterator<Item = &'f DocumentFile>,
+        reader: TextReader<'_>,
+        synonyms: Option<&Synonyms>,
+    ) -> (DetectParams, Option<StockPhrases>) {
+        let sample = self.collection_sample(files, reader);
+        let params = self.with_function_words_of(&sample);
+        let stock = params.stock_phrases_of(&sample, synonyms);
+        (params, stock)
+    }
+
     /// The stock phrases of the collection that `sample` was read from, its
     /// texts cut into terms as these parameters' aligner cuts them, with
     /// `synonyms` ([`StockPhrases::of_sample`]); `None` without the
