@@ -49,7 +49,7 @@ use stock::StockPhrases;
 use summary::{
     SummaryCriteria, condense_their_sources, replace_pieces, retold_whole, summaries, summaries_from_pieces,
 };
-use verbatim::{Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, verbatim_chains};
+use verbatim::{Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, is_mostly_verbatim, verbatim_chains};
 
 /// Words of a document read to guess its language.
 const LANGUAGE_SAMPLE_WORDS: usize = 2000;
@@ -218,7 +218,8 @@ impl<'a> Aligner<'a> {
         if !self.seeds.is_empty() {
             passages_from_seeds(params, &pair, &mut self.seeds, out, &mut self.held);
         }
-        if params.summary_seed_similarity > 0.0 && (out.is_empty() || condense_their_sources(out)) {
+        let is_verbatim = |p: &AlignedPassage| is_mostly_verbatim(suspicious, source, &self.chains, p);
+        if params.summary_seed_similarity > 0.0 && (out.is_empty() || condense_their_sources(out, is_verbatim)) {
             let low = params.summary_seed_similarity as f32;
             self.seeds.clear();
             seeds(suspicious, source, &self.idf, low, low, &mut self.scratch, &mut self.seeds);

@@ -180,34 +180,10 @@ pub fn bound_by_chains(
     chains: &[Chain],
     passages: &mut Vec<AlignedPassage>,
 ) {
-    let chains: Vec<(AlignedPassage, u32)> = chains
-        .iter()
-        .map(|c| {
-            let passage = AlignedPassage {
-                suspicious: char_range(suspicious, c.suspicious),
-                source: char_range(source, c.source),
-                exact: true,
-            };
-            (passage, c.words())
-        })
-        .collect();
+    let chains = in_characters(suspicious, source, chains);
     for passage in passages.iter_mut() {
-        let overlapping: Vec<&(AlignedPassage, u32)> = chains
-            .iter()
-            .filter(|(c, _)| c.suspicious.overlaps(&passage.suspicious) && c.source.overlaps(&passage.source))
-            .collect();
-        let inside = one_copy(&overlapping);
-        let covered = |side: fn(&AlignedPassage) -> CharRange| {
-            let chars: u32 = inside.iter().map(|c| side(c).overlap_len(&side(passage))).sum();
-            f64::from(chars) >= VERBATIM_SHARE * f64::from(side(passage).len())
-        };
-        if !inside.is_empty() && (covered(|p| p.suspicious) || covered(|p| p.source)) {
-            let hull = inside.iter().skip(1).fold(**inside.first().expect("not empty"), |hull, c| AlignedPassage {
-                suspicious: hull.suspicious.cover(&c.suspicious),
-                source: hull.source.cover(&c.source),
-                exact: true,
-            });
-            *passage = hull;
+        if let Some(copy) = copy_within(passage, &chains) {
+            *passage = copy;
         }
     }
     let standalone: Vec<AlignedPassage> = chains
@@ -218,6 +194,55 @@ pub fn bound_by_chains(
         .map(|(chain, _)| *chain)
         .collect();
     passages.extend(standalone);
+}
+
+/// Whether `chains` cover most of `passage` ([`VERBATIM_SHARE`]): a copy,
+/// which [`bound_by_chains`] cuts to them.
+pub fn is_mostly_verbatim(
+    suspicious: &Sentences,
+    source: &Sentences,
+    chains: &[Chain],
+    passage: &AlignedPassage,
+) -> bool {
+    copy_within(passage, &in_characters(suspicious, source, chains)).is_some()
+}
+
+/// `chains` as exact passages in characters, each with its words.
+fn in_characters(suspicious: &Sentences, source: &Sentences, chains: &[Chain]) -> Vec<(AlignedPassage, u32)> {
+    chains
+        .iter()
+        .map(|c| {
+            let passage = AlignedPassage {
+                suspicious: char_range(suspicious, c.suspicious),
+                source: char_range(source, c.source),
+                exact: true,
+            };
+            (passage, c.words())
+        })
+        .collect()
+}
+
+/// The hull of the one copy among `chains` inside `passage`, when it covers
+/// [`VERBATIM_SHARE`] of the passage on either side.
+fn copy_within(passage: &AlignedPassage, chains: &[(AlignedPassage, u32)]) -> Option<AlignedPassage> {
+    let overlapping: Vec<&(AlignedPassage, u32)> = chains
+        .iter()
+        .filter(|(c, _)| c.suspicious.overlaps(&passage.suspicious) && c.source.overlaps(&passage.source))
+        .collect();
+    let inside = one_copy(&overlapping);
+    let covered = |side: fn(&AlignedPassage) -> CharRange| {
+        let chars: u32 = inside.iter().map(|c| side(c).overlap_len(&side(passage))).sum();
+        f64::from(chars) >= VERBATIM_SHARE * f64::from(side(passage).len())
+    };
+    let (first, rest) = inside.split_first()?;
+    if !(covered(|p| p.suspicious) || covered(|p| p.source)) {
+        return None;
+    }
+    Some(rest.iter().fold(**first, |hull, c| AlignedPassage {
+        suspicious: hull.suspicious.cover(&c.suspicious),
+        source: hull.source.cover(&c.source),
+        exact: true,
+    }))
 }
 
 #[cfg(test)]
@@ -285,6 +310,33 @@ mod tests {
             .map(|p| (char_slice(&suspicious, p.suspicious).unwrap(), char_slice(&source, p.source).unwrap()))
             .collect();
         assert_eq!(texts, [(copy, copy)]);
+    }
+
+    #[test]
+    fn a_passage_is_mostly_verbatim_when_its_chains_cover_most_of_one_side() {
+        use crate::align::{Aligner, params::AlignParams};
+        use crate::analysis::tokenize::TokenizerParams;
+        let copy = "Command the children of Israel that they bring unto thee pure oil olive beaten for the light. \
+                    Without the vail of the testimony shall Aaron order it from the evening unto the morning.";
+        let own = "The gates of the city were shut at sunset and opened again at dawn by the watchmen. \
+                   Merchants came with spices, balm and myrrh from the far countries of the east. \
+                   The cattle grazed by the river while shepherds watched the hills for wolves and bears.";
+        let before = "Speak unto the priests the sons of Aaron about the firstfruits of the harvest. \
+                      And the feast of weeks shall be kept in the third month with a new meat offering.";
+        let source = format!("{before} {copy}");
+        let suspicious = format!("{own} {copy}");
+        let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
+        let (mut a, mut b) = (Sentences::default(), Sentences::default());
+        aligner.analyse(&suspicious, &mut a);
+        aligner.analyse(&source, &mut b);
+        let mut found = Vec::new();
+        verbatim_chains(&a.sequence, &b.sequence, &mut VerbatimScratch::default(), &mut found);
+        let copied_here = a.sentences[a.len() - 2].range.cover(&a.sentences[a.len() - 1].range);
+        let copied_there = b.sentences[b.len() - 2].range.cover(&b.sentences[b.len() - 1].range);
+        let copied = AlignedPassage { suspicious: copied_here, source: copied_there, exact: false };
+        assert!(is_mostly_verbatim(&a, &b, &found, &copied));
+        let with_own_text = AlignedPassage { suspicious: a.span(), source: b.span(), exact: false };
+        assert!(!is_mostly_verbatim(&a, &b, &found, &with_own_text), "the copy is under half of each side");
     }
 
     #[test]
