@@ -181,11 +181,17 @@ pub fn bound_by_chains(
     passages: &mut Vec<AlignedPassage>,
 ) {
     let chains = in_characters(suspicious, source, chains);
-    for passage in passages.iter_mut() {
-        if let Some(copy) = copy_within(passage, &chains) {
-            *passage = copy;
+    let mut bounded = Vec::with_capacity(passages.len());
+    for passage in passages.drain(..) {
+        match copy_within(&passage, &chains) {
+            Some(copy) => bounded.push(copy),
+            None => match separate_copies(suspicious, source, &passage, &chains) {
+                Some(copies) => bounded.extend(copies),
+                None => bounded.push(passage),
+            },
         }
     }
+    *passages = bounded;
     let standalone: Vec<AlignedPassage> = chains
         .iter()
         .filter(|(chain, words)| {
@@ -207,6 +213,84 @@ pub fn is_mostly_verbatim(
     copy_within(passage, &in_characters(suspicious, source, chains)).is_some()
 }
 
+/// Two verbatim copies inside one passage at least this many characters
+/// apart on both sides ...
+pub const SEPARATE_COPIES_GAP: u32 = 300;
+/// ... whose text between them in the suspicious document shares less than
+/// this share of its distinct words with the text between them in the source
+/// are separate copies ([`separate_copies`]). Between the verbatim runs of
+/// one obfuscated case dev-en's gaps share 0.26 or more (a twentieth under
+/// 0.51); pan13-ta-train's are either like those or under 0.1, where another
+/// source's case lies between two copies of one source.
+pub const SEPARATE_COPIES_SHARE: f64 = 0.2;
+
+/// The copies a passage holds, when its one copy's chains fall into two or
+/// more groups, each a long run ([`MIN_STANDALONE_WORDS`]), apart by
+/// [`SEPARATE_COPIES_GAP`] on both sides, with text between them that the
+/// source does not have there ([`SEPARATE_COPIES_SHARE`]): the hull of each
+/// group. The sentence alignment joins copies of one source that lie close
+/// together in a text on one topic; as one passage their chains cover too
+/// little of it to bound it ([`VERBATIM_SHARE`]), and the overlap with a
+/// copy of another source between them then cuts it. On pan13-ta-train two
+/// verbatim cases were lost in full search and found as one passage with
+/// pairs given (no obfuscation 0.9827 -> 0.9836 and 0.9817 -> 0.9823);
+/// dev-en, the Bible corpus and the other classes unchanged. With any gap
+/// on the source side, pan13-ta-train gained 0.0005 more but the Bible
+/// corpus (seed 2028) lost 0.0013; with no test of the text between, dev-en
+/// lost 0.077 (granularity 1.12: its lightly obfuscated cases hold several
+/// verbatim runs).
+fn separate_copies(
+    suspicious: &Sentences,
+    source: &Sentences,
+    passage: &AlignedPassage,
+    chains: &[(AlignedPassage, u32)],
+) -> Option<Vec<AlignedPassage>> {
+    let overlapping = overlapping_chains(passage, chains);
+    let mut groups: Vec<(AlignedPassage, u32)> = Vec::new();
+    for chain in one_copy(&overlapping) {
+        let words = overlapping.iter().find(|(c, _)| c == chain).map_or(0, |(_, words)| *words);
+        match groups.last_mut() {
+            Some((hull, group_words))
+                if hull.suspicious.gap(&chain.suspicious) < SEPARATE_COPIES_GAP
+                    || hull.source.gap(&chain.source) < SEPARATE_COPIES_GAP =>
+            {
+                hull.suspicious = hull.suspicious.cover(&chain.suspicious);
+                hull.source = hull.source.cover(&chain.source);
+                *group_words += words;
+            }
+            _ => groups.push((*chain, words)),
+        }
+    }
+    let apart = |pair: &[(AlignedPassage, u32)]| {
+        let (before, after) = (&pair[0].0, &pair[1].0);
+        let this_gap = CharRange::new(before.suspicious.end, after.suspicious.start.max(before.suspicious.end));
+        let source_gap =
+            CharRange::new(before.source.end.min(after.source.start), after.source.start.max(before.source.end));
+        words_shared(suspicious, source, this_gap, source_gap) < SEPARATE_COPIES_SHARE
+    };
+    let separate = groups.len() >= 2
+        && groups.iter().all(|(_, words)| *words >= MIN_STANDALONE_WORDS)
+        && groups.windows(2).all(apart);
+    separate.then(|| groups.into_iter().map(|(hull, _)| hull).collect())
+}
+
+/// Share of the distinct words of `this` (characters of the suspicious
+/// document) that `there` (of the source) has too; 1 when `this` has none.
+fn words_shared(suspicious: &Sentences, source: &Sentences, this: CharRange, there: CharRange) -> f64 {
+    let words_in = |s: &Sentences, range: CharRange| {
+        let mut words: Vec<u64> =
+            s.sequence.iter().zip(&s.word_ranges).filter(|(_, r)| range.holds(r)).map(|(w, _)| *w).collect();
+        words.sort_unstable();
+        words.dedup();
+        words
+    };
+    let (here, other) = (words_in(suspicious, this), words_in(source, there));
+    if here.is_empty() {
+        return 1.0;
+    }
+    here.iter().filter(|w| other.binary_search(w).is_ok()).count() as f64 / here.len() as f64
+}
+
 /// `chains` as exact passages in characters, each with its words.
 fn in_characters(suspicious: &Sentences, source: &Sentences, chains: &[Chain]) -> Vec<(AlignedPassage, u32)> {
     chains
@@ -222,14 +306,21 @@ fn in_characters(suspicious: &Sentences, source: &Sentences, chains: &[Chain]) -
         .collect()
 }
 
+/// The chains of `chains` that overlap `passage` on both sides.
+fn overlapping_chains<'c>(
+    passage: &AlignedPassage,
+    chains: &'c [(AlignedPassage, u32)],
+) -> Vec<&'c (AlignedPassage, u32)> {
+    chains
+        .iter()
+        .filter(|(c, _)| c.suspicious.overlaps(&passage.suspicious) && c.source.overlaps(&passage.source))
+        .collect()
+}
+
 /// The hull of the one copy among `chains` inside `passage`, when it covers
 /// [`VERBATIM_SHARE`] of the passage on either side.
 fn copy_within(passage: &AlignedPassage, chains: &[(AlignedPassage, u32)]) -> Option<AlignedPassage> {
-    let overlapping: Vec<&(AlignedPassage, u32)> = chains
-        .iter()
-        .filter(|(c, _)| c.suspicious.overlaps(&passage.suspicious) && c.source.overlaps(&passage.source))
-        .collect();
-    let inside = one_copy(&overlapping);
+    let inside = one_copy(&overlapping_chains(passage, chains));
     let covered = |side: fn(&AlignedPassage) -> CharRange| {
         let chars: u32 = inside.iter().map(|c| side(c).overlap_len(&side(passage))).sum();
         f64::from(chars) >= VERBATIM_SHARE * f64::from(side(passage).len())
@@ -337,6 +428,62 @@ mod tests {
         assert!(is_mostly_verbatim(&a, &b, &found, &copied));
         let with_own_text = AlignedPassage { suspicious: a.span(), source: b.span(), exact: false };
         assert!(!is_mostly_verbatim(&a, &b, &found, &with_own_text), "the copy is under half of each side");
+    }
+
+    /// The passages `bound_by_chains` makes of one passage over the whole of
+    /// `suspicious` and `source`, as (suspicious, source) texts.
+    fn bounded_whole(suspicious: &str, source: &str) -> Vec<(String, String)> {
+        use crate::align::{Aligner, params::AlignParams};
+        use crate::analysis::span::char_slice;
+        use crate::analysis::tokenize::TokenizerParams;
+        let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
+        let (mut a, mut b) = (Sentences::default(), Sentences::default());
+        aligner.analyse(suspicious, &mut a);
+        aligner.analyse(source, &mut b);
+        let mut found = Vec::new();
+        verbatim_chains(&a.sequence, &b.sequence, &mut VerbatimScratch::default(), &mut found);
+        let mut passages = vec![AlignedPassage { suspicious: a.span(), source: b.span(), exact: false }];
+        bound_by_chains(&a, &b, &found, &mut passages);
+        let text = |t: &str, r: CharRange| char_slice(t, r).unwrap().to_string();
+        passages.iter().map(|p| (text(suspicious, p.suspicious), text(source, p.source))).collect()
+    }
+
+    const FIRST_COPY: &str = "The harbour master recorded every ship that entered the bay during the long winter, \
+        noting its cargo of timber, salted fish and iron nails, the name of its captain and the number of its crew, \
+        and the day on which it sailed again.";
+    const SECOND_COPY: &str = "When the ice broke in the spring the merchants of the town gathered on the quay to \
+        bargain for wool and hides, and the customs officers walked between the stalls weighing every bale on \
+        their brass scales before the tax was paid.";
+
+    #[test]
+    fn two_copies_with_unrelated_text_between_them_are_two_passages() {
+        let between_here = "Our village choir sang at the festival and won a small silver cup for its anthem. \
+            The children painted banners in bright colours while their parents baked bread and pies for the guests. \
+            Later that evening a travelling band played old dances until midnight in the square, and nobody \
+            went home early.";
+        let between_there = "Letters from the capital arrived only twice a month, carried by a rider who changed \
+            horses at every inn along the northern road. Many of them concerned disputes over land and water rights, \
+            which the local court settled slowly and at great expense to both parties. The judge kept his \
+            records in a locked chest.";
+        let suspicious = format!("{FIRST_COPY} {between_here} {SECOND_COPY}");
+        let source = format!("{FIRST_COPY} {between_there} {SECOND_COPY}");
+        let copies = [FIRST_COPY, SECOND_COPY].map(|copy| (copy.to_string(), copy.to_string()));
+        assert_eq!(bounded_whole(&suspicious, &source), copies);
+    }
+
+    #[test]
+    fn two_copies_with_the_reworded_source_between_them_stay_one_passage() {
+        let between_there = "Letters from the capital arrived only twice a month, carried by a rider who changed \
+            horses at every inn along the northern road. Many of them concerned disputes over land and water rights, \
+            which the local court settled slowly and at great expense to both parties. The judge kept his \
+            records in a locked chest.";
+        let between_here = "Letters from the capital came just twice each month, brought by a rider who swapped \
+            horses at each inn on the northern road. Most of them concerned quarrels over land and water rights, \
+            which the court settled slowly and at large expense to both sides, year after year. The judge kept \
+            all his papers in a locked box.";
+        let suspicious = format!("{FIRST_COPY} {between_here} {SECOND_COPY}");
+        let source = format!("{FIRST_COPY} {between_there} {SECOND_COPY}");
+        assert_eq!(bounded_whole(&suspicious, &source), [(suspicious.clone(), source.clone())]);
     }
 
     #[test]
