@@ -371,9 +371,7 @@ mod tests {
 
     #[test]
     fn a_copy_is_bounded_by_its_own_chains_not_by_a_stock_phrase_elsewhere_in_the_source() {
-        use crate::align::{Aligner, params::AlignParams};
         use crate::analysis::span::char_slice;
-        use crate::analysis::tokenize::TokenizerParams;
         let stock = "And the LORD spake unto Moses in the tabernacle of the congregation, saying, ";
         let copy = "And the LORD spake unto Moses in the tabernacle of the congregation, saying, \
                     Command the children of Israel that they bring unto thee pure oil olive beaten for the light. \
@@ -385,12 +383,7 @@ mod tests {
              Merchants came with spices, balm and myrrh from the far countries of the east. {copy}"
         );
         let suspicious = format!("The gates of the city were shut at sunset and opened at dawn. {copy}");
-        let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
-        let (mut a, mut b) = (Sentences::default(), Sentences::default());
-        aligner.analyse(&suspicious, &mut a);
-        aligner.analyse(&source, &mut b);
-        let mut found = Vec::new();
-        verbatim_chains(&a.sequence, &b.sequence, &mut VerbatimScratch::default(), &mut found);
+        let (a, b, found) = analysed_with_chains(&suspicious, &source);
         assert!(found.len() >= 2, "the copy and the stock phrase before it in the source: {found:?}");
         // A passage that condenses the whole source, as a summary would.
         let copied = a.sentences[1].range.cover(&a.sentences[a.len() - 1].range);
@@ -405,8 +398,6 @@ mod tests {
 
     #[test]
     fn a_passage_is_mostly_verbatim_when_its_chains_cover_most_of_one_side() {
-        use crate::align::{Aligner, params::AlignParams};
-        use crate::analysis::tokenize::TokenizerParams;
         let copy = "Command the children of Israel that they bring unto thee pure oil olive beaten for the light. \
                     Without the vail of the testimony shall Aaron order it from the evening unto the morning.";
         let own = "The gates of the city were shut at sunset and opened again at dawn by the watchmen. \
@@ -416,12 +407,7 @@ mod tests {
                       And the feast of weeks shall be kept in the third month with a new meat offering.";
         let source = format!("{before} {copy}");
         let suspicious = format!("{own} {copy}");
-        let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
-        let (mut a, mut b) = (Sentences::default(), Sentences::default());
-        aligner.analyse(&suspicious, &mut a);
-        aligner.analyse(&source, &mut b);
-        let mut found = Vec::new();
-        verbatim_chains(&a.sequence, &b.sequence, &mut VerbatimScratch::default(), &mut found);
+        let (a, b, found) = analysed_with_chains(&suspicious, &source);
         let copied_here = a.sentences[a.len() - 2].range.cover(&a.sentences[a.len() - 1].range);
         let copied_there = b.sentences[b.len() - 2].range.cover(&b.sentences[b.len() - 1].range);
         let copied = AlignedPassage { suspicious: copied_here, source: copied_there, exact: false };
@@ -430,11 +416,9 @@ mod tests {
         assert!(!is_mostly_verbatim(&a, &b, &found, &with_own_text), "the copy is under half of each side");
     }
 
-    /// The passages `bound_by_chains` makes of one passage over the whole of
-    /// `suspicious` and `source`, as (suspicious, source) texts.
-    fn bounded_whole(suspicious: &str, source: &str) -> Vec<(String, String)> {
+    /// The sentences of `suspicious` and `source` and the verbatim chains they share.
+    fn analysed_with_chains(suspicious: &str, source: &str) -> (Sentences, Sentences, Vec<Chain>) {
         use crate::align::{Aligner, params::AlignParams};
-        use crate::analysis::span::char_slice;
         use crate::analysis::tokenize::TokenizerParams;
         let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
         let (mut a, mut b) = (Sentences::default(), Sentences::default());
@@ -442,6 +426,14 @@ mod tests {
         aligner.analyse(source, &mut b);
         let mut found = Vec::new();
         verbatim_chains(&a.sequence, &b.sequence, &mut VerbatimScratch::default(), &mut found);
+        (a, b, found)
+    }
+
+    /// The passages `bound_by_chains` makes of one passage over the whole of
+    /// `suspicious` and `source`, as (suspicious, source) texts.
+    fn bounded_whole(suspicious: &str, source: &str) -> Vec<(String, String)> {
+        use crate::analysis::span::char_slice;
+        let (a, b, found) = analysed_with_chains(suspicious, source);
         let mut passages = vec![AlignedPassage { suspicious: a.span(), source: b.span(), exact: false }];
         bound_by_chains(&a, &b, &found, &mut passages);
         let text = |t: &str, r: CharRange| char_slice(t, r).unwrap().to_string();
