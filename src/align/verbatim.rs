@@ -152,7 +152,7 @@ fn char_range(sentences: &Sentences, (start, end): (u32, u32)) -> CharRange {
 /// together: one copy. A copy of formulaic text also meets chains of its
 /// stock phrases elsewhere in the source ("And the LORD spake unto Moses,
 /// saying"), and its hull with those would stretch its source side over them.
-fn one_copy<'c>(chains: &[&'c (AlignedPassage, u32)]) -> Vec<&'c AlignedPassage> {
+fn one_copy<'c>(chains: &[&'c (AlignedPassage, u32)]) -> Vec<&'c (AlignedPassage, u32)> {
     let mut best: Vec<(u32, Option<usize>)> = Vec::with_capacity(chains.len());
     for (i, (chain, words)) in chains.iter().map(|c| (&c.0, c.1)).enumerate() {
         let before = |j: &usize| {
@@ -165,7 +165,7 @@ fn one_copy<'c>(chains: &[&'c (AlignedPassage, u32)]) -> Vec<&'c AlignedPassage>
     let mut at = (0..chains.len()).max_by_key(|&i| best[i].0);
     let mut copy = Vec::new();
     while let Some(i) = at {
-        copy.push(&chains[i].0);
+        copy.push(chains[i]);
         at = best[i].1;
     }
     copy.reverse();
@@ -183,9 +183,10 @@ pub fn bound_by_chains(
     let chains = in_characters(suspicious, source, chains);
     let mut bounded = Vec::with_capacity(passages.len());
     for passage in passages.drain(..) {
-        match copy_within(&passage, &chains) {
-            Some(copy) => bounded.push(copy),
-            None => match separate_copies(suspicious, source, &passage, &chains) {
+        let copy = copy_in(&passage, &chains);
+        match hull_if_mostly_verbatim(&passage, &copy) {
+            Some(hull) => bounded.push(hull),
+            None => match separate_copies(suspicious, source, &copy) {
                 Some(copies) => bounded.extend(copies),
                 None => bounded.push(passage),
             },
@@ -210,7 +211,8 @@ pub fn is_mostly_verbatim(
     chains: &[Chain],
     passage: &AlignedPassage,
 ) -> bool {
-    copy_within(passage, &in_characters(suspicious, source, chains)).is_some()
+    let chains = in_characters(suspicious, source, chains);
+    hull_if_mostly_verbatim(passage, &copy_in(passage, &chains)).is_some()
 }
 
 /// Two verbatim copies inside one passage at least this many characters
@@ -224,8 +226,8 @@ pub const SEPARATE_COPIES_GAP: u32 = 300;
 /// source's case lies between two copies of one source.
 pub const SEPARATE_COPIES_SHARE: f64 = 0.2;
 
-/// The copies a passage holds, when its one copy's chains fall into two or
-/// more groups, each a long run ([`MIN_STANDALONE_WORDS`]), apart by
+/// The copies a passage holds, when the chains of its one copy ([`copy_in`])
+/// fall into two or more groups, each a long run ([`MIN_STANDALONE_WORDS`]), apart by
 /// [`SEPARATE_COPIES_GAP`] on both sides, with text between them that the
 /// source does not have there ([`SEPARATE_COPIES_SHARE`]): the hull of each
 /// group. The sentence alignment joins copies of one source that lie close
@@ -242,13 +244,10 @@ pub const SEPARATE_COPIES_SHARE: f64 = 0.2;
 fn separate_copies(
     suspicious: &Sentences,
     source: &Sentences,
-    passage: &AlignedPassage,
-    chains: &[(AlignedPassage, u32)],
+    copy: &[&(AlignedPassage, u32)],
 ) -> Option<Vec<AlignedPassage>> {
-    let overlapping = overlapping_chains(passage, chains);
     let mut groups: Vec<(AlignedPassage, u32)> = Vec::new();
-    for chain in one_copy(&overlapping) {
-        let words = overlapping.iter().find(|(c, _)| c == chain).map_or(0, |(_, words)| *words);
+    for &&(chain, words) in copy {
         match groups.last_mut() {
             Some((hull, group_words))
                 if hull.suspicious.gap(&chain.suspicious) < SEPARATE_COPIES_GAP
@@ -258,14 +257,15 @@ fn separate_copies(
                 hull.source = hull.source.cover(&chain.source);
                 *group_words += words;
             }
-            _ => groups.push((*chain, words)),
+            _ => groups.push((chain, words)),
         }
     }
+    // The chains of one copy follow one another on both sides, so each group
+    // ends before the next starts.
     let apart = |pair: &[(AlignedPassage, u32)]| {
         let (before, after) = (&pair[0].0, &pair[1].0);
-        let this_gap = CharRange::new(before.suspicious.end, after.suspicious.start.max(before.suspicious.end));
-        let source_gap =
-            CharRange::new(before.source.end.min(after.source.start), after.source.start.max(before.source.end));
+        let this_gap = CharRange::new(before.suspicious.end, after.suspicious.start);
+        let source_gap = CharRange::new(before.source.end, after.source.start);
         words_shared(suspicious, source, this_gap, source_gap) < SEPARATE_COPIES_SHARE
     };
     let separate = groups.len() >= 2
@@ -277,9 +277,11 @@ fn separate_copies(
 /// Share of the distinct words of `this` (characters of the suspicious
 /// document) that `there` (of the source) has too; 1 when `this` has none.
 fn words_shared(suspicious: &Sentences, source: &Sentences, this: CharRange, there: CharRange) -> f64 {
+    // Words are in text order: those within `range` are one slice.
     let words_in = |s: &Sentences, range: CharRange| {
-        let mut words: Vec<u64> =
-            s.sequence.iter().zip(&s.word_ranges).filter(|(_, r)| range.holds(r)).map(|(w, _)| *w).collect();
+        let first = s.word_ranges.partition_point(|r| r.start < range.start);
+        let end = s.word_ranges.partition_point(|r| r.end <= range.end).max(first);
+        let mut words = s.sequence[first..end].to_vec();
         words.sort_unstable();
         words.dedup();
         words
@@ -306,30 +308,28 @@ fn in_characters(suspicious: &Sentences, source: &Sentences, chains: &[Chain]) -
         .collect()
 }
 
-/// The chains of `chains` that overlap `passage` on both sides.
-fn overlapping_chains<'c>(
-    passage: &AlignedPassage,
-    chains: &'c [(AlignedPassage, u32)],
-) -> Vec<&'c (AlignedPassage, u32)> {
-    chains
+/// The one copy ([`one_copy`]) among the chains of `chains` that overlap
+/// `passage` on both sides, in order.
+fn copy_in<'c>(passage: &AlignedPassage, chains: &'c [(AlignedPassage, u32)]) -> Vec<&'c (AlignedPassage, u32)> {
+    let overlapping: Vec<&(AlignedPassage, u32)> = chains
         .iter()
         .filter(|(c, _)| c.suspicious.overlaps(&passage.suspicious) && c.source.overlaps(&passage.source))
-        .collect()
+        .collect();
+    one_copy(&overlapping)
 }
 
-/// The hull of the one copy among `chains` inside `passage`, when it covers
+/// The hull of `copy` (the chains of [`copy_in`] `passage`), when they cover
 /// [`VERBATIM_SHARE`] of the passage on either side.
-fn copy_within(passage: &AlignedPassage, chains: &[(AlignedPassage, u32)]) -> Option<AlignedPassage> {
-    let inside = one_copy(&overlapping_chains(passage, chains));
+fn hull_if_mostly_verbatim(passage: &AlignedPassage, copy: &[&(AlignedPassage, u32)]) -> Option<AlignedPassage> {
     let covered = |side: fn(&AlignedPassage) -> CharRange| {
-        let chars: u32 = inside.iter().map(|c| side(c).overlap_len(&side(passage))).sum();
+        let chars: u32 = copy.iter().map(|(c, _)| side(c).overlap_len(&side(passage))).sum();
         f64::from(chars) >= VERBATIM_SHARE * f64::from(side(passage).len())
     };
-    let (first, rest) = inside.split_first()?;
+    let ((first, _), rest) = copy.split_first()?;
     if !(covered(|p| p.suspicious) || covered(|p| p.source)) {
         return None;
     }
-    Some(rest.iter().fold(**first, |hull, c| AlignedPassage {
+    Some(rest.iter().fold(*first, |hull, (c, _)| AlignedPassage {
         suspicious: hull.suspicious.cover(&c.suspicious),
         source: hull.source.cover(&c.source),
         exact: true,
@@ -541,7 +541,7 @@ mod tests {
                 a.suspicious.end <= b.suspicious.start && a.source.end <= b.source.start
             };
             let copy = one_copy(&refs);
-            proptest::prop_assert!(copy.windows(2).all(|w| follows(w[0], w[1])), "{copy:?} not in order");
+            proptest::prop_assert!(copy.windows(2).all(|w| follows(&w[0].0, &w[1].0)), "{copy:?} not in order");
             // The reference: every subset whose chains follow one another.
             let best = (0u32..1 << chains.len())
                 .filter_map(|subset| {
@@ -551,7 +551,7 @@ mod tests {
                 })
                 .max()
                 .unwrap_or(0);
-            let words: u32 = copy.iter().map(|c| c.suspicious.len()).sum();
+            let words: u32 = copy.iter().map(|c| c.0.suspicious.len()).sum();
             proptest::prop_assert_eq!(words, best);
         }
 
