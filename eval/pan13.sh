@@ -18,6 +18,9 @@
 #                      pairs given is below this value (likewise MIN_PLAGDET_PAN09)
 #   MIN_FULL_PLAGDET_BEST
 #                      the same for full search (likewise MIN_FULL_PLAGDET_PAN09)
+#
+# With both modes, a last line per preset gives how far full search is below
+# the pairs given, unrounded (issue 10 asks best to stay within 0.02).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,7 +43,9 @@ if [[ ${#pairs_args[@]} -eq 0 ]]; then
 fi
 
 status=0
+declare -A plagdet
 for preset in ${PRESETS:-best pan09}; do
+    plagdet=()
     for mode in ${MODES:-pairs full}; do
         out=$tmp/$preset-$mode
         detect=("$binary" --source-dir "$corpus/source-documents" --suspicious-dir "$corpus/suspicious-documents"
@@ -65,8 +70,14 @@ for preset in ${PRESETS:-best pan09}; do
             eval_args+=(--fail-below "${!floor_var}")
         fi
         "$binary" "${eval_args[@]}" || status=$?
+        plagdet[$mode]=$("$binary" eval --truth "$corpus/suspicious-documents" --detections "$out" "${pairs_args[@]}" --json |
+            sed -n 's/^  "plagdet": \([0-9.e-]*\),$/\1/p')
         echo "detection: $wall s wall"
         echo
     done
+    if [[ -n ${plagdet[pairs]:-} && -n ${plagdet[full]:-} ]]; then
+        awk -v p="$preset" -v g="${plagdet[pairs]}" -v f="${plagdet[full]}" \
+            'BEGIN { printf "== %s: full search %.5f, pairs given %.5f: %.5f below\n\n", p, f, g, g - f }'
+    fi
 done
 exit "$status"

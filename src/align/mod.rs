@@ -186,6 +186,22 @@ impl<'a> Aligner<'a> {
         self.passages = passages;
     }
 
+    /// How alike the two sides of `passage`, a passage of the pair last
+    /// aligned ([`align`](Self::align)), are: the tf-idf cosine (with that
+    /// pair's idf) of the sentences its ranges reach into, in thousandths, as
+    /// the overlap policy weighs passages
+    /// ([`crate::matching::overlap::Passage::likeness`]).
+    pub fn likeness(&self, suspicious: &Sentences, source: &Sentences, passage: &AlignedPassage) -> u16 {
+        let (Some(this), Some(that)) =
+            (sentences_reached(suspicious, passage.suspicious), sentences_reached(source, passage.source))
+        else {
+            return 0;
+        };
+        let fragment = Fragment { suspicious: this, source: that, seeds: 0, structural: 0 };
+        let cosine = Pair::new(suspicious, source, &self.idf).cosine(&fragment);
+        (cosine.clamp(0.0, 1.0) * 1000.0).round() as u16
+    }
+
     /// The passages of the last [`align`](Self::align) that are passages only
     /// where the suspicious document copies much elsewhere
     /// ([`Verdict::IfTheDocumentCopies`]).
@@ -394,6 +410,13 @@ fn add_summary(summary: AlignedPassage, passages: &mut Vec<AlignedPassage>) {
     passages.push(summary);
 }
 
+/// The first and last of the sentences that `range` reaches into, if any.
+fn sentences_reached(sentences: &Sentences, range: CharRange) -> Option<(u32, u32)> {
+    let first = sentences.sentences.partition_point(|s| s.range.end <= range.start);
+    let end = sentences.sentences.partition_point(|s| s.range.start < range.end);
+    (first < end).then(|| (first as u32, end as u32 - 1))
+}
+
 /// The sentence that holds character `at`.
 fn sentence_at(sentences: &Sentences, at: u32) -> Option<u32> {
     let after = sentences.sentences.partition_point(|s| s.range.start <= at);
@@ -425,6 +448,40 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    /// The likeness of each passage `align` finds in the pair, in order.
+    fn likenesses(suspicious: &str, source: &str) -> Vec<u16> {
+        let params = AlignParams::default();
+        let mut aligner = Aligner::new(TokenizerParams::default(), params, None);
+        let (mut a, mut b) = (Sentences::default(), Sentences::default());
+        aligner.analyse(suspicious, &mut a);
+        aligner.analyse(source, &mut b);
+        let mut out = Vec::new();
+        aligner.align(&params, &a, &b, &[], &mut out);
+        out.iter().map(|p| aligner.likeness(&a, &b, p)).collect()
+    }
+
+    #[test]
+    fn a_copy_is_more_alike_to_its_source_than_a_paraphrase() {
+        let copy = likenesses(ORIGINAL, ORIGINAL);
+        let paraphrase = likenesses(PARAPHRASE, ORIGINAL);
+        assert_eq!(copy, [1000]);
+        assert_eq!(paraphrase.len(), 1);
+        assert!((300..900).contains(&paraphrase[0]), "{paraphrase:?}");
+    }
+
+    #[test]
+    fn the_sentences_a_range_reaches_into() {
+        let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
+        let mut sentences = Sentences::default();
+        aligner.analyse(&OTHER.join(" "), &mut sentences);
+        let (first, second) = (sentences.sentences[0].range, sentences.sentences[1].range);
+        assert_eq!(sentences_reached(&sentences, first), Some((0, 0)));
+        assert_eq!(sentences_reached(&sentences, CharRange::new(first.end - 1, second.start + 1)), Some((0, 1)));
+        assert_eq!(sentences_reached(&sentences, CharRange::new(first.end, second.start)), None, "the space between");
+        let past = sentences.span().end;
+        assert_eq!(sentences_reached(&sentences, CharRange::new(past, past + 10)), None);
     }
 
     const ORIGINAL: &str = include_str!("../../corpus-fixtures/align/original.txt");

@@ -264,6 +264,7 @@ impl<'a> Checker<'a> {
                     source_doc: local,
                     source: outside(source, &document_taboo),
                     exact: false,
+                    likeness: Passage::UNMEASURED,
                 };
                 *matches_of.entry(passage).or_default() += pair.matches as u64;
                 passages.push(passage);

@@ -143,6 +143,7 @@ pub(crate) fn join_across_cuts(mut found: Vec<(usize, Passage)>) -> Vec<Passage>
                 suspicious: last.suspicious.cover(&passage.suspicious),
                 source: last.source.cover(&passage.source),
                 exact: last.exact && passage.exact,
+                likeness: last.likeness.max(passage.likeness),
                 ..*last
             };
             *last_part = part;
@@ -159,7 +160,7 @@ mod tests {
 
     fn passage(source_doc: u32, suspicious: (u32, u32), source: (u32, u32)) -> Passage {
         let range = |(start, end)| CharRange::new(start, end);
-        Passage { suspicious: range(suspicious), source_doc, source: range(source), exact: true }
+        Passage { suspicious: range(suspicious), source_doc, source: range(source), exact: true, likeness: 900 }
     }
 
     #[test]

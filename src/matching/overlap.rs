@@ -10,7 +10,10 @@ pub enum OverlapPolicy {
     Largest,
     /// Keep the largest, passages bounded by verbatim runs first, and cut the
     /// overlapped part out of the others (the `best` preset: a neighbouring
-    /// passage that runs a sentence too far must not remove or cut a case).
+    /// passage that runs a sentence too far must not remove or cut a case);
+    /// between sources, the passage with the most alike characters first
+    /// (length times [`Passage::likeness`]), so that a long, loosely alike
+    /// passage of one source does not take a closer copy's place.
     Trim,
     /// Keep every passage (archive mode).
     KeepAll,
@@ -31,6 +34,11 @@ pub struct Passage {
     /// passages first, so that a neighbour whose last sentence runs into a
     /// copy cannot cut the copy's start.
     pub exact: bool,
+    /// How alike its two sides are: the alignment's tf-idf cosine in
+    /// thousandths, or [`Passage::UNMEASURED`] for the paper's method, whose
+    /// passages are all equally made of shared chunks.
+    /// Between sources, [`OverlapPolicy::Trim`] weighs a passage's length by it.
+    pub likeness: u16,
 }
 
 /// Applies `policy` to the passages of one suspicious document and sorts the
@@ -39,42 +47,77 @@ pub struct Passage {
 /// With [`OverlapPolicy::Largest`] passages are taken from the longest (in the
 /// suspicious document; ties: longer source range, then lower document number,
 /// then earlier position) and a passage is dropped when it overlaps one already
-/// taken. [`OverlapPolicy::Trim`] takes them in the same order but cuts a
-/// passage down to its longest stretch that no passage taken before covers,
-/// and drops it only when that is less than half of it. With
-/// [`OverlapPolicy::KeepAll`] only exact duplicates are dropped. Under
-/// `Trim`, [`Passage::exact`] passages come before all others.
+/// taken. [`OverlapPolicy::Trim`] cuts a passage down to its longest stretch
+/// that no passage taken before covers instead, dropping it only when that is
+/// less than half of it, and takes [`Passage::exact`] passages first. It
+/// resolves each source document's passages on their own first, in the same
+/// order (a summary before the pieces of it that another candidate region
+/// found), then those of different sources, the ones with the most alike
+/// characters first (length times [`Passage::likeness`]): where two sources
+/// claim a stretch, the one whose text is more like it keeps it, not the one
+/// whose passage runs further. With [`OverlapPolicy::KeepAll`] only
+/// duplicates (the same ranges of the same documents) are dropped.
 pub fn resolve_overlaps(passages: &mut Vec<Passage>, policy: OverlapPolicy) {
     match policy {
         OverlapPolicy::KeepAll => {}
-        OverlapPolicy::Largest | OverlapPolicy::Trim => {
-            passages.sort_unstable_by_key(|p| {
-                (
-                    std::cmp::Reverse(policy == OverlapPolicy::Trim && p.exact),
-                    std::cmp::Reverse(p.suspicious.len()),
-                    std::cmp::Reverse(p.source.len()),
-                    p.source_doc,
-                    p.suspicious,
-                    p.source,
-                )
-            });
-            let mut kept: Vec<Passage> = Vec::with_capacity(passages.len());
-            for passage in passages.drain(..) {
-                let overlapped = kept.iter().any(|k| k.suspicious.overlaps(&passage.suspicious));
-                if !overlapped {
-                    kept.push(passage);
-                } else if policy == OverlapPolicy::Trim {
-                    let free = longest_uncovered(passage.suspicious, kept.iter().map(|k| k.suspicious));
-                    if free.len() * 2 >= passage.suspicious.len() {
-                        kept.push(passage.restricted_to(free));
-                    }
-                }
+        OverlapPolicy::Largest => take_in_order(passages, Order::Largest),
+        OverlapPolicy::Trim => {
+            passages.sort_unstable_by_key(|p| p.source_doc);
+            let mut resolved = Vec::with_capacity(passages.len());
+            for same_source in passages.chunk_by(|a, b| a.source_doc == b.source_doc) {
+                let mut group = same_source.to_vec();
+                take_in_order(&mut group, Order::ExactThenLargest);
+                resolved.append(&mut group);
             }
-            *passages = kept;
+            take_in_order(&mut resolved, Order::ExactThenMostAlike);
+            *passages = resolved;
         }
     }
     passages.sort_unstable();
-    passages.dedup();
+    passages.dedup_by_key(|p| (p.suspicious, p.source_doc, p.source, p.exact));
+}
+
+/// The order in which [`take_in_order`] takes passages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// The longest first; an overlapped passage is dropped.
+    Largest,
+    /// Exact passages first, then the longest; an overlapped passage is cut.
+    ExactThenLargest,
+    /// Exact passages first, then those with the most alike characters; an
+    /// overlapped passage is cut.
+    ExactThenMostAlike,
+}
+
+/// Takes `passages` one by one in `order`, each unless it overlaps one taken
+/// before; with an order that cuts, an overlapped passage is cut to its
+/// longest free stretch and kept when that is at least half of it.
+fn take_in_order(passages: &mut Vec<Passage>, order: Order) {
+    let cuts = order != Order::Largest;
+    passages.sort_unstable_by_key(|p| {
+        (
+            std::cmp::Reverse(cuts && p.exact),
+            std::cmp::Reverse(if order == Order::ExactThenMostAlike { p.alike_chars() } else { 0 }),
+            std::cmp::Reverse(p.suspicious.len()),
+            std::cmp::Reverse(p.source.len()),
+            p.source_doc,
+            p.suspicious,
+            p.source,
+        )
+    });
+    let mut kept: Vec<Passage> = Vec::with_capacity(passages.len());
+    for passage in passages.drain(..) {
+        let overlapped = kept.iter().any(|k| k.suspicious.overlaps(&passage.suspicious));
+        if !overlapped {
+            kept.push(passage);
+        } else if cuts {
+            let free = longest_uncovered(passage.suspicious, kept.iter().map(|k| k.suspicious));
+            if free.len() * 2 >= passage.suspicious.len() {
+                kept.push(passage.restricted_to(free));
+            }
+        }
+    }
+    *passages = kept;
 }
 
 /// The longest part of `range` that none of `taken` overlaps (the first of
@@ -97,6 +140,14 @@ fn longest_uncovered(range: CharRange, taken: impl Iterator<Item = CharRange>) -
 }
 
 impl Passage {
+    /// [`Passage::likeness`] of a passage that was not measured.
+    pub const UNMEASURED: u16 = 1000;
+
+    /// Its length in the suspicious document times its likeness.
+    fn alike_chars(&self) -> u64 {
+        u64::from(self.suspicious.len()) * u64::from(self.likeness)
+    }
+
     /// The passage cut to `part` of its suspicious range, with the source range
     /// cut in proportion (the two sides of a passage run in parallel).
     fn restricted_to(&self, part: CharRange) -> Passage {
@@ -109,7 +160,7 @@ impl Passage {
             suspicious: part,
             source_doc: self.source_doc,
             source: CharRange::new(scale(part.start), scale(part.end)),
-            exact: self.exact,
+            ..*self
         }
     }
 }
@@ -119,7 +170,13 @@ mod tests {
     use super::*;
 
     fn passage(start: u32, end: u32, source_doc: u32) -> Passage {
-        Passage { suspicious: CharRange::new(start, end), source_doc, source: CharRange::new(start, end), exact: false }
+        Passage {
+            suspicious: CharRange::new(start, end),
+            source_doc,
+            source: CharRange::new(start, end),
+            exact: false,
+            likeness: Passage::UNMEASURED,
+        }
     }
 
     #[test]
@@ -150,12 +207,7 @@ mod tests {
             passage(1500, 2100, 4),
             // Overlaps the first by 100 of its 400 characters: cut to 1000..1300,
             // and its source range in proportion.
-            Passage {
-                suspicious: CharRange::new(900, 1300),
-                source_doc: 2,
-                source: CharRange::new(5000, 5800),
-                exact: false,
-            },
+            Passage { source: CharRange::new(5000, 5800), ..passage(900, 1300, 2) },
             // Covered by more than half: dropped.
             passage(600, 1100, 3),
             // Both ends covered once the others are taken: the middle is kept.
@@ -164,12 +216,7 @@ mod tests {
         resolve_overlaps(&mut passages, OverlapPolicy::Trim);
         let expected = vec![
             passage(0, 1000, 1),
-            Passage {
-                suspicious: CharRange::new(1000, 1300),
-                source_doc: 2,
-                source: CharRange::new(5200, 5800),
-                exact: false,
-            },
+            Passage { source: CharRange::new(5200, 5800), ..passage(1000, 1300, 2) },
             passage(1300, 1500, 5),
             passage(1500, 2100, 4),
         ];
@@ -190,9 +237,40 @@ mod tests {
     }
 
     #[test]
+    fn trim_takes_the_passage_with_more_alike_characters_first() {
+        // A long passage loosely alike to its source (1000 × 0.3) runs over a
+        // shorter one of another source, closely alike (400 × 0.9).
+        let loose = Passage { likeness: 300, ..passage(0, 1000, 1) };
+        let close = Passage { likeness: 900, ..passage(600, 1000, 2) };
+        let mut trimmed = vec![loose, close];
+        resolve_overlaps(&mut trimmed, OverlapPolicy::Trim);
+        assert_eq!(trimmed, vec![Passage { likeness: 300, ..passage(0, 600, 1) }, close]);
+        // Less alike characters (1000 × 0.3 > 400 × 0.7): cut, more than half covered.
+        let fair = Passage { likeness: 700, ..close };
+        let mut trimmed = vec![loose, fair];
+        resolve_overlaps(&mut trimmed, OverlapPolicy::Trim);
+        assert_eq!(trimmed, vec![loose]);
+        let mut largest = vec![loose, close];
+        resolve_overlaps(&mut largest, OverlapPolicy::Largest);
+        assert_eq!(largest, vec![loose], "the largest, however alike");
+    }
+
+    #[test]
+    fn within_one_source_trim_takes_the_largest_however_alike() {
+        // A summary against the whole source is little alike to it as a whole;
+        // a piece of it that another candidate region found is more so.
+        let summary = Passage { source: CharRange::new(0, 9000), likeness: 300, ..passage(0, 600, 1) };
+        let piece = Passage { likeness: 900, ..passage(100, 400, 1) };
+        let mut trimmed = vec![piece, summary];
+        resolve_overlaps(&mut trimmed, OverlapPolicy::Trim);
+        assert_eq!(trimmed, vec![summary]);
+    }
+
+    #[test]
     fn keep_all_keeps_overlaps_and_drops_duplicates() {
-        let mut passages = vec![passage(50, 300, 2), passage(0, 100, 1), passage(0, 100, 1)];
+        let measured_twice = Passage { likeness: 500, ..passage(0, 100, 1) };
+        let mut passages = vec![passage(50, 300, 2), passage(0, 100, 1), passage(0, 100, 1), measured_twice];
         resolve_overlaps(&mut passages, OverlapPolicy::KeepAll);
-        assert_eq!(passages, vec![passage(0, 100, 1), passage(50, 300, 2)]);
+        assert_eq!(passages, vec![measured_twice, passage(50, 300, 2)], "the same ranges once, however alike");
     }
 }

@@ -379,7 +379,7 @@ fn valid_interval_passages(
         let source_ranges = sources.chunk_ranges(source_doc);
         passages.extend(intervals.iter().filter_map(|interval| {
             let (suspicious, source) = interval.char_ranges(&doc.chunks.ranges[..], &source_ranges)?;
-            Some(Passage { suspicious, source_doc, source, exact: false })
+            Some(Passage { suspicious, source_doc, source, exact: false, likeness: Passage::UNMEASURED })
         }));
     });
 }
@@ -556,7 +556,13 @@ fn align_document(
         passages.extend(candidate_docs.iter().map(|&CandidatePair { source_doc, .. }| {
             // Characters are at most bytes: the range covers the whole source.
             let bytes = sources.bytes(source_doc).min(u64::from(u32::MAX)) as u32;
-            Passage { suspicious: whole, source_doc, source: CharRange::new(0, bytes), exact: false }
+            Passage {
+                suspicious: whole,
+                source_doc,
+                source: CharRange::new(0, bytes),
+                exact: false,
+                likeness: Passage::UNMEASURED,
+            }
         }));
         return distinct_sources(candidate_docs);
     }
@@ -584,8 +590,14 @@ fn align_document(
                 Evidence::Summary => params.for_summary_region(),
             };
             aligner.align(&thresholds, suspicious, source, &anchors[pair_anchors.clone()], aligned);
-            let of_source =
-                |p: &AlignedPassage| Passage { suspicious: p.suspicious, source_doc, source: p.source, exact: p.exact };
+            let aligner = &*aligner;
+            let of_source = |p: &AlignedPassage| Passage {
+                suspicious: p.suspicious,
+                source_doc,
+                source: p.source,
+                exact: p.exact,
+                likeness: aligner.likeness(suspicious, source, p),
+            };
             if evidence == Evidence::Summary {
                 // Only a summary is taken from a summary region, and nothing held back.
                 let doc_chars = text.chars() as u32;
@@ -948,6 +960,7 @@ mod tests {
             source_doc,
             source: CharRange::new(0, end - start),
             exact: false,
+            likeness: Passage::UNMEASURED,
         };
         // Two passages covering 300 of 1000 characters.
         let (chars, gap) = (1000, 50);
