@@ -433,13 +433,24 @@ mod tests {
         align_with(suspicious, source, AlignParams::default())
     }
 
-    fn align_with(suspicious: &str, source: &str, params: AlignParams) -> Vec<(String, String)> {
+    /// The aligner that aligned the pair, the two documents' sentences and the
+    /// passages.
+    fn aligned_pair(
+        suspicious: &str,
+        source: &str,
+        params: AlignParams,
+    ) -> (Aligner<'static>, Sentences, Sentences, Vec<AlignedPassage>) {
         let mut aligner = Aligner::new(TokenizerParams::default(), params, None);
         let (mut a, mut b) = (Sentences::default(), Sentences::default());
         aligner.analyse(suspicious, &mut a);
         aligner.analyse(source, &mut b);
         let mut out = Vec::new();
         aligner.align(&params, &a, &b, &[], &mut out);
+        (aligner, a, b, out)
+    }
+
+    fn align_with(suspicious: &str, source: &str, params: AlignParams) -> Vec<(String, String)> {
+        let (_, _, _, out) = aligned_pair(suspicious, source, params);
         out.iter()
             .map(|p| {
                 (
@@ -452,13 +463,7 @@ mod tests {
 
     /// The likeness of each passage `align` finds in the pair, in order.
     fn likenesses(suspicious: &str, source: &str) -> Vec<u16> {
-        let params = AlignParams::default();
-        let mut aligner = Aligner::new(TokenizerParams::default(), params, None);
-        let (mut a, mut b) = (Sentences::default(), Sentences::default());
-        aligner.analyse(suspicious, &mut a);
-        aligner.analyse(source, &mut b);
-        let mut out = Vec::new();
-        aligner.align(&params, &a, &b, &[], &mut out);
+        let (aligner, a, b, out) = aligned_pair(suspicious, source, AlignParams::default());
         out.iter().map(|p| aligner.likeness(&a, &b, p)).collect()
     }
 
