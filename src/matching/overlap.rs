@@ -156,12 +156,7 @@ impl Passage {
             let share = f64::from(at - this.start) / f64::from(this.len().max(1));
             source.start + (share * f64::from(source.len())).round() as u32
         };
-        Passage {
-            suspicious: part,
-            source_doc: self.source_doc,
-            source: CharRange::new(scale(part.start), scale(part.end)),
-            ..*self
-        }
+        Passage { suspicious: part, source: CharRange::new(scale(part.start), scale(part.end)), ..*self }
     }
 }
 
