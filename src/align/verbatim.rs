@@ -215,6 +215,27 @@ pub fn is_mostly_verbatim(
     hull_if_mostly_verbatim(passage, &copy_in(passage, &chains)).is_some()
 }
 
+/// The hull of the verbatim copy inside `passage` ([`copy_in`]), when it
+/// holds at least [`MIN_STANDALONE_WORDS`] words: the core that the rest of
+/// the passage extends.
+pub fn verbatim_core(
+    suspicious: &Sentences,
+    source: &Sentences,
+    chains: &[Chain],
+    passage: &AlignedPassage,
+) -> Option<AlignedPassage> {
+    let chains = in_characters(suspicious, source, chains);
+    let copy = copy_in(passage, &chains);
+    let words: u32 = copy.iter().map(|(_, words)| words).sum();
+    let ((first, _), _) = copy.split_first()?;
+    let hull = copy.iter().fold(*first, |hull, (chain, _)| AlignedPassage {
+        suspicious: hull.suspicious.cover(&chain.suspicious),
+        source: hull.source.cover(&chain.source),
+        exact: true,
+    });
+    (words >= MIN_STANDALONE_WORDS).then_some(hull)
+}
+
 /// Two verbatim copies inside one passage at least this many characters
 /// apart on both sides ...
 pub const SEPARATE_COPIES_GAP: u32 = 300;
