@@ -616,14 +616,14 @@ fn closest_joinable(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::align::Aligner;
     use crate::align::params::AlignParams;
     use crate::analysis::tokenize::TokenizerParams;
 
     /// The two texts analysed as the aligner does, and their idf.
-    fn analysed(suspicious: &str, source: &str) -> (Sentences, Sentences, Idf) {
+    pub(crate) fn analysed(suspicious: &str, source: &str) -> (Sentences, Sentences, Idf) {
         let mut aligner = Aligner::new(TokenizerParams::default(), AlignParams::default(), None);
         let (mut a, mut b) = (Sentences::default(), Sentences::default());
         aligner.analyse(suspicious, &mut a);
