@@ -186,6 +186,21 @@ fn crafted_document(sources: &Path) -> String {
     format!("<img src=x onerror=\"console.error('not escaped')\"> Tom & Jerry <b>\r\n\r\n{copied}\r\nThe end.\r\n")
 }
 
+/// The fixture sources copied to `to`, with one more that repeats all but the
+/// first paragraph of source-document00001: with every overlap kept, a copy
+/// of 00001 ([`crafted_document`]) gets two passages that overlap.
+fn sources_repeating_one(fixture_sources: &Path, to: &Path) -> PathBuf {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(fixture_sources).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+    }
+    let whole = fs::read_to_string(to.join("source-document00001.txt")).unwrap();
+    let (_, rest) = whole.split_once("\n\n").unwrap();
+    fs::write(to.join("source-document00009.txt"), rest).unwrap();
+    to.to_path_buf()
+}
+
 #[test]
 fn a_browser_shows_exactly_the_detected_passages_side_by_side_and_nothing_else() {
     let Some(browser) = chromium() else {
@@ -193,11 +208,11 @@ fn a_browser_shows_exactly_the_detected_passages_side_by_side_and_nothing_else()
         return;
     };
     let pan = fixtures().join("pan");
-    let sources = pan.join("source-documents");
     let dir = tempfile::tempdir().unwrap();
+    let sources = sources_repeating_one(&pan.join("source-documents"), &dir.path().join("sources"));
     let suspicious = dir.path().join("suspicious");
     fs::create_dir_all(&suspicious).unwrap();
-    // 00001 is Czech and multi-byte; with every overlap kept, two passages of 00006 overlap.
+    // 00001 is Czech and multi-byte.
     for name in ["suspicious-document00001.txt", "suspicious-document00006.txt", "suspicious-document00003.txt"] {
         fs::copy(pan.join("suspicious-documents").join(name), suspicious.join(name)).unwrap();
     }
