@@ -227,13 +227,7 @@ pub fn verbatim_core(
     let chains = in_characters(suspicious, source, chains);
     let copy = copy_in(passage, &chains);
     let words: u32 = copy.iter().map(|(_, words)| words).sum();
-    let ((first, _), _) = copy.split_first()?;
-    let hull = copy.iter().fold(*first, |hull, (chain, _)| AlignedPassage {
-        suspicious: hull.suspicious.cover(&chain.suspicious),
-        source: hull.source.cover(&chain.source),
-        exact: true,
-    });
-    (words >= MIN_STANDALONE_WORDS).then_some(hull)
+    hull_of(&copy).filter(|_| words >= MIN_STANDALONE_WORDS)
 }
 
 /// Two verbatim copies inside one passage at least this many characters
@@ -346,13 +340,19 @@ fn hull_if_mostly_verbatim(passage: &AlignedPassage, copy: &[&(AlignedPassage, u
         let chars: u32 = copy.iter().map(|(c, _)| side(c).overlap_len(&side(passage))).sum();
         f64::from(chars) >= VERBATIM_SHARE * f64::from(side(passage).len())
     };
-    let ((first, _), rest) = copy.split_first()?;
     if !(covered(|p| p.suspicious) || covered(|p| p.source)) {
         return None;
     }
-    Some(rest.iter().fold(*first, |hull, (c, _)| AlignedPassage {
-        suspicious: hull.suspicious.cover(&c.suspicious),
-        source: hull.source.cover(&c.source),
+    hull_of(copy)
+}
+
+/// The exact passage that covers every chain of `copy` on both sides; none
+/// for no chain.
+fn hull_of(copy: &[&(AlignedPassage, u32)]) -> Option<AlignedPassage> {
+    let ((first, _), rest) = copy.split_first()?;
+    Some(rest.iter().fold(*first, |hull, (chain, _)| AlignedPassage {
+        suspicious: hull.suspicious.cover(&chain.suspicious),
+        source: hull.source.cover(&chain.source),
         exact: true,
     }))
 }
