@@ -8,7 +8,7 @@ use std::path::Path;
 use pan_detect::archive::failpoints::{self, COMMITTED, SEGMENTS_LINKED, SIMILARITY_ROWS_REMOVED};
 
 use crate::archive::{Archive, fails_with, ok, s, stat_line, stats, write};
-use crate::{pan_detect, prose, run};
+use crate::{copy_tree, pan_detect, prose, run};
 
 /// Runs `pan-detect args` with the crash point `point` set: true when the
 /// process was killed there, false when it never reached the point and
@@ -30,20 +30,6 @@ fn answers(archive: &Archive, index: &Path) -> (String, String) {
 /// The live generation, from `index stats`.
 fn generation(index: &Path) -> String {
     stat_line(&stats(index), "index:").rsplit('(').next().unwrap().trim_end_matches(')').to_string()
-}
-
-/// Copies the directory tree `from` to `to` (regular files only, as an index holds).
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// The archive, and a taboo text so that `taboo.bin` is written too.

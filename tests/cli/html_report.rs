@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::archive::ok;
-use crate::{detect, fixtures, report_passages};
+use crate::{copy_tree, detect, fixtures, report_passages};
 
 /// The Chromium binary on the PATH, if any.
 fn chromium() -> Option<PathBuf> {
@@ -190,11 +190,7 @@ fn crafted_document(sources: &Path) -> String {
 /// first paragraph of source-document00001: with every overlap kept, a copy
 /// of 00001 ([`crafted_document`]) gets two passages that overlap.
 fn sources_repeating_one(fixture_sources: &Path, to: &Path) -> PathBuf {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(fixture_sources).unwrap() {
-        let path = entry.unwrap().path();
-        fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
-    }
+    copy_tree(fixture_sources, to);
     let whole = fs::read_to_string(to.join("source-document00001.txt")).unwrap();
     let (_, rest) = whole.split_once("\n\n").unwrap();
     fs::write(to.join("source-document00009.txt"), rest).unwrap();

@@ -65,6 +65,20 @@ pub fn files_of(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// Copies the directory tree `from` to `to` (regular files and directories).
+pub fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 /// Reads and parses a PAN XML report, naming the file on failure.
 pub fn read_report(path: &Path) -> PanDocument {
     let xml = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
