@@ -1,5 +1,6 @@
-"""Which of a run's detections that overlap no case are repeats the Bible itself
-holds, by two measures made without pan-detect (eval/formulaic.sh):
+"""Which of a run's detections that overlap no case of their source are repeats
+the Bible itself holds, by two measures made without pan-detect
+(eval/formulaic.sh):
 
   formulaic-parallels.py KJV CROSSREFS CORPUS DETECTIONS OUT
 
@@ -136,6 +137,7 @@ def main():
     source_dir = os.path.join(corpus, "source-documents")
     os.makedirs(out, exist_ok=True)
     counts = collections.Counter()
+    sources = {}  # source document -> its text, read once
     for name in sorted(os.listdir(detections)):
         if not name.endswith(".xml"):
             continue
@@ -154,8 +156,9 @@ def main():
             if any(of == reference and offset < start + length and start < offset + size for of, offset, size in cases):
                 continue
             source_start, source_length = int(feature.get("source_offset")), int(feature.get("source_length"))
-            source_path = os.path.join(source_dir, reference)
-            source = open(source_path, encoding="utf-8").read()[source_start : source_start + source_length]
+            if reference not in sources:
+                sources[reference] = open(os.path.join(source_dir, reference), encoding="utf-8").read()
+            source = sources[reference][source_start : source_start + source_length]
             suspicious = text[start : start + length]
             if shares_run(suspicious, source):
                 kind = "run"
