@@ -53,6 +53,8 @@ pub const SUMMARY_WINDOW_MARGIN_CHARS: u32 = 500;
 /// their sources 3.6 to 21.6 times. At no limit a book of dev-en's was taken
 /// for the summary of another (dev-en 0.9633 -> 0.9570, the Chinese corpus
 /// -0.037, the German one -0.007, the King James Bible corpus -0.003).
+/// Full search holds every passage to it, not only summary regions' ones
+/// (`crate::passages`' `is_told_apart`).
 pub const MAX_CONDENSING_RATIO: f32 = 25.0;
 /// Most of its window, clipped to the document, that a summary may cover (it
 /// must lie inside the window too): a summary is bounded, and the text
@@ -156,13 +158,19 @@ fn order_agreement(pairs: &[(u32, u32)]) -> f64 {
     if compared == 0 { 0.0 } else { (agree - disagree) as f64 / compared as f64 }
 }
 
+/// Whether the source side of `passage` is at most [`MAX_CONDENSING_RATIO`]
+/// times its suspicious side.
+pub fn condenses_at_most_the_limit(passage: &AlignedPassage) -> bool {
+    passage.source.len() as f32 <= MAX_CONDENSING_RATIO * passage.suspicious.len() as f32
+}
+
 /// Whether `passage`, aligned in the summary `window` of a document of
 /// `doc_chars` characters, is a summary to report: it condenses its source
 /// [`CONDENSING_SOURCE_RATIO`] to [`MAX_CONDENSING_RATIO`] times, and lies
 /// inside the window, covering at most [`MAX_SUMMARY_WINDOW_FILL`] of it.
 pub fn is_bounded_summary(passage: &AlignedPassage, window: CharRange, doc_chars: u32) -> bool {
     let (this, source) = (passage.suspicious.len() as f32, passage.source.len() as f32);
-    let condenses = source >= CONDENSING_SOURCE_RATIO * this && source <= MAX_CONDENSING_RATIO * this;
+    let condenses = source >= CONDENSING_SOURCE_RATIO * this && condenses_at_most_the_limit(passage);
     let window_chars = window.end.min(doc_chars).saturating_sub(window.start);
     let bounded = window.holds(&passage.suspicious)
         && f64::from(passage.suspicious.len()) <= MAX_SUMMARY_WINDOW_FILL * f64::from(window_chars);
