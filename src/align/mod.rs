@@ -185,6 +185,9 @@ impl<'a> Aligner<'a> {
             self.cut_unmatched_ends(suspicious, source, &mut passages);
         }
         drop_contained(&mut passages);
+        if has_verbatim_run {
+            merge_continuations(&mut passages);
+        }
         if let Some(stock) = self.stock {
             passages.retain(|p| !stock.is_formulaic(suspicious, source, p));
             self.held.retain(|p| !stock.is_formulaic(suspicious, source, p));
@@ -390,6 +393,66 @@ fn merge_adjacent(passages: &mut Vec<AlignedPassage>) {
         kept += 1;
     }
     passages.truncate(kept);
+}
+
+/// How far the next passage's source side may start ahead of the last one's,
+/// as a share of how far its suspicious side starts ahead, for the two to be
+/// one passage ([`merge_continuations`]): on one diagonal, give or take half.
+pub const CONTINUATION_ADVANCE: std::ops::RangeInclusive<f32> = 0.5..=1.5;
+
+/// Merges neighbouring passages of a pair with a verbatim run where the next
+/// continues the last: adjacent in the suspicious document
+/// ([`ADJACENT_SUSPICIOUS_GAP`]), their sources overlapping, and the next's
+/// source starting ahead of the last's by about as much as its suspicious
+/// side does ([`CONTINUATION_ADVANCE`]). The alignment ended a case there and
+/// a verbatim chain or a second passage of the same case goes on: in
+/// Chinese and Japanese text the last characters of a case came out as a
+/// second passage. Verbatim copies of one source in another order (sources
+/// side by side, not overlapping) and a repeat of the source's own text (a
+/// source side behind the last's) stay apart, and an exact passage stays
+/// exact when it holds the other. The Chinese corpus 0.9666 -> 0.9954 and
+/// the Japanese one 0.9253 -> 0.9902 (granularity 1.04 and 1.10 -> 1.00),
+/// the King James Bible corpus 0.8890 -> 0.8909 and 0.7991 -> 0.8003 on
+/// seeds 2026 and 2028 (precision 0.8181 -> 0.8213 and 0.6746 -> 0.6764),
+/// pan13-ta-train 0.92140 -> 0.92144 with the pairs given and 0.90272 ->
+/// 0.90275 in full search (translation +0.0002 and +0.0001); dev-en, Clough's
+/// answers, the other language corpora and the independent corpus unchanged.
+/// Merging wherever the sources overlap cost pan13-ta-train's verbatim cases
+/// 0.0012 in full search: a passage with a wrong source side, where the
+/// source repeats itself, took in its neighbour.
+fn merge_continuations(passages: &mut Vec<AlignedPassage>) {
+    passages.sort_unstable();
+    let mut kept = 0;
+    for i in 0..passages.len() {
+        let next = passages[i];
+        if kept > 0 {
+            let last = &mut passages[kept - 1];
+            if continues(last, &next) {
+                let merged = AlignedPassage {
+                    suspicious: last.suspicious.cover(&next.suspicious),
+                    source: last.source.cover(&next.source),
+                    exact: false,
+                };
+                let is_merged = |p: &AlignedPassage| p.suspicious == merged.suspicious && p.source == merged.source;
+                let exact = (last.exact && is_merged(last)) || (next.exact && is_merged(&next));
+                *last = AlignedPassage { exact, ..merged };
+                continue;
+            }
+        }
+        passages[kept] = next;
+        kept += 1;
+    }
+    passages.truncate(kept);
+}
+
+/// Whether `next`, which starts no earlier than `last` in the suspicious
+/// document, continues it ([`merge_continuations`]).
+fn continues(last: &AlignedPassage, next: &AlignedPassage) -> bool {
+    let advance = (next.suspicious.start - last.suspicious.start) as f32;
+    let source_advance = next.source.start as f32 - last.source.start as f32;
+    last.suspicious.gap(&next.suspicious) <= ADJACENT_SUSPICIOUS_GAP
+        && last.source.overlaps(&next.source)
+        && CONTINUATION_ADVANCE.contains(&(source_advance / advance.max(1.0)))
 }
 
 /// Ends of a passage beyond its verbatim core whose sentences on the two
@@ -764,6 +827,33 @@ mod tests {
         let mut apart = vec![passage((0, 400), (0, 400)), passage((601, 900), (100, 300))];
         merge_adjacent(&mut apart);
         assert_eq!(apart.len(), 2);
+    }
+
+    #[test]
+    fn a_passage_that_continues_the_last_on_its_diagonal_is_merged_with_it() {
+        // The end of a case cut off as an exact piece: its source inside the
+        // passage's, 1500 characters on in both documents.
+        let tail = AlignedPassage { exact: true, ..passage((2501, 2620), (1700, 1819)) };
+        let mut pieces = vec![tail, passage((1000, 2500), (200, 1830))];
+        merge_continuations(&mut pieces);
+        assert_eq!(pieces, [passage((1000, 2620), (200, 1830))]);
+        // A repeat of the source's text: the next source side lies behind.
+        let mut repeat = vec![passage((1000, 2500), (200, 1830)), passage((2501, 2620), (250, 369))];
+        merge_continuations(&mut repeat);
+        assert_eq!(repeat.len(), 2);
+        // Copies in another order: the sources touch but do not overlap.
+        let mut reordered = vec![passage((1000, 2500), (200, 1700)), passage((2501, 2620), (1700, 1819))];
+        merge_continuations(&mut reordered);
+        assert_eq!(reordered.len(), 2);
+        // Far from the diagonal: the source side runs ahead three times as far.
+        let mut ahead = vec![passage((1000, 2500), (200, 5000)), passage((2000, 2700), (4700, 5400))];
+        merge_continuations(&mut ahead);
+        assert_eq!(ahead.len(), 2);
+        // An exact passage that holds its neighbour stays exact.
+        let copy = AlignedPassage { exact: true, ..passage((1000, 2500), (200, 1700)) };
+        let mut held = vec![copy, passage((1200, 1400), (400, 600))];
+        merge_continuations(&mut held);
+        assert_eq!(held, [copy]);
     }
 
     #[test]
