@@ -176,9 +176,10 @@ impl<'a> Aligner<'a> {
         self.align_sentences(&params, suspicious, source, anchors, &mut passages);
         if !has_verbatim_run {
             merge_adjacent(&mut passages);
-            if params.summary_seed_similarity > 0.0 {
-                summaries_from_pieces(source.span(), &mut passages);
-            }
+        }
+        let is_copy = |p: &AlignedPassage| is_mostly_verbatim(suspicious, source, &self.chains, p);
+        if params.summary_seed_similarity > 0.0 && may_be_summary_pieces(has_verbatim_run, &passages, is_copy) {
+            summaries_from_pieces(source.span(), &mut passages);
         }
         bound_by_chains(suspicious, source, &self.chains, &mut passages);
         if has_verbatim_run {
@@ -393,6 +394,17 @@ fn merge_adjacent(passages: &mut Vec<AlignedPassage>) {
         kept += 1;
     }
     passages.truncate(kept);
+}
+
+/// Whether the passages of a pair may be pieces of one summary
+/// ([`summaries_from_pieces`]): in a pair without a verbatim run, or with one
+/// (a summary may copy a sentence) where none of them is a copy (`is_copy`).
+fn may_be_summary_pieces(
+    has_verbatim_run: bool,
+    passages: &[AlignedPassage],
+    is_copy: impl Fn(&AlignedPassage) -> bool,
+) -> bool {
+    !has_verbatim_run || !passages.iter().any(is_copy)
 }
 
 /// How far the next passage's source side may start ahead of the last one's,
@@ -870,6 +882,38 @@ mod tests {
     /// `ORIGINAL` after a round trip through German, as PAN 2013's cyclic
     /// translation obfuscation made its cases.
     const TRANSLATION: &str = include_str!("../../corpus-fixtures/align/translation.txt");
+
+    #[test]
+    fn passages_may_be_pieces_of_a_summary_in_a_pair_with_a_verbatim_run_unless_one_is_a_copy() {
+        let pieces = [passage((1000, 1300), (0, 400)), passage((1350, 1600), (2000, 2300))];
+        let copy = |p: &AlignedPassage| p.suspicious.start == 1350;
+        assert!(may_be_summary_pieces(false, &pieces, copy));
+        assert!(may_be_summary_pieces(true, &pieces, |_| false));
+        assert!(!may_be_summary_pieces(true, &pieces, copy));
+    }
+
+    #[test]
+    fn a_summary_that_copies_a_long_sentence_is_one_passage_with_its_whole_source() {
+        // The copied sentence gives the pair a verbatim run; the summary must
+        // still be one passage against its whole source, not cut to the copy.
+        let history = include_str!("../../corpus-fixtures/summary/canal-history.txt");
+        let summary = include_str!("../../corpus-fixtures/summary/canal-summary.txt").trim_end();
+        // The summary copies one sentence of 25 words word for word.
+        let copied = "Penhallow surveyed a route of twenty-three miles that followed the valley of the river Lisle \
+                      and avoided the steep ground north of Harrowfield.";
+        assert!(history.contains(copied));
+        let railway = "When the railway came to Wexbridge in 1849, the railway company undercut the tolls of the canal, \
+                       and its traffic declined steadily. The last commercial boat went through the locks in 1921, \
+                       and then the tunnel was sealed and the aqueduct fell into disrepair.";
+        let copying = summary
+            .replacen("Penhallow, trained", &format!("{copied} Penhallow, trained"), 1)
+            .replacen("at Marford. ", &format!("at Marford. {railway} "), 1);
+        let (suspicious, _) = padded(&OTHER[..2], &copying, &OTHER[2..]);
+        let found = align_with(&suspicious, history, AlignParams::default().for_listed_pairs());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].0.starts_with(copied) && found[0].0.ends_with("disrepair."), "{:?}", found[0].0);
+        assert_eq!(found[0].1, history.trim_end(), "the whole source");
+    }
 
     #[test]
     fn a_cyclic_translation_is_aligned_to_its_sentence_boundaries() {
