@@ -376,24 +376,38 @@ pub const ADJACENT_SOURCE_GAP: u32 = 300;
 /// granularity 1.023 -> 1.002). Verbatim copies of one source in another
 /// order also lie side by side with touching sources, and stay apart.
 fn merge_adjacent(passages: &mut Vec<AlignedPassage>) {
+    merge_sorted(passages, |last, next| {
+        let adjacent = last.suspicious.gap(&next.suspicious) <= ADJACENT_SUSPICIOUS_GAP
+            && last.source.gap(&next.source) <= ADJACENT_SOURCE_GAP;
+        adjacent.then(|| AlignedPassage { exact: last.exact, ..covering(last, next) })
+    });
+}
+
+/// Sorts `passages` and replaces each one and the last kept before it by
+/// what `join` makes of the two, where it makes one.
+fn merge_sorted(
+    passages: &mut Vec<AlignedPassage>,
+    join: impl Fn(&AlignedPassage, &AlignedPassage) -> Option<AlignedPassage>,
+) {
     passages.sort_unstable();
     let mut kept = 0;
     for i in 0..passages.len() {
         let next = passages[i];
-        if kept > 0 {
-            let last = &mut passages[kept - 1];
-            if last.suspicious.gap(&next.suspicious) <= ADJACENT_SUSPICIOUS_GAP
-                && last.source.gap(&next.source) <= ADJACENT_SOURCE_GAP
-            {
-                last.suspicious = last.suspicious.cover(&next.suspicious);
-                last.source = last.source.cover(&next.source);
-                continue;
-            }
+        if kept > 0
+            && let Some(joined) = join(&passages[kept - 1], &next)
+        {
+            passages[kept - 1] = joined;
+            continue;
         }
         passages[kept] = next;
         kept += 1;
     }
     passages.truncate(kept);
+}
+
+/// The passage that covers both sides of `a` and of `b`, not exact.
+fn covering(a: &AlignedPassage, b: &AlignedPassage) -> AlignedPassage {
+    AlignedPassage { suspicious: a.suspicious.cover(&b.suspicious), source: a.source.cover(&b.source), exact: false }
 }
 
 /// Whether the passages of a pair may be pieces of one summary
@@ -433,28 +447,13 @@ pub const CONTINUATION_ADVANCE: std::ops::RangeInclusive<f32> = 0.5..=1.5;
 /// 0.0012 in full search: a passage with a wrong source side, where the
 /// source repeats itself, took in its neighbour.
 fn merge_continuations(passages: &mut Vec<AlignedPassage>) {
-    passages.sort_unstable();
-    let mut kept = 0;
-    for i in 0..passages.len() {
-        let next = passages[i];
-        if kept > 0 {
-            let last = &mut passages[kept - 1];
-            if continues(last, &next) {
-                let merged = AlignedPassage {
-                    suspicious: last.suspicious.cover(&next.suspicious),
-                    source: last.source.cover(&next.source),
-                    exact: false,
-                };
-                let is_merged = |p: &AlignedPassage| p.suspicious == merged.suspicious && p.source == merged.source;
-                let exact = (last.exact && is_merged(last)) || (next.exact && is_merged(&next));
-                *last = AlignedPassage { exact, ..merged };
-                continue;
-            }
-        }
-        passages[kept] = next;
-        kept += 1;
-    }
-    passages.truncate(kept);
+    merge_sorted(passages, |last, next| {
+        continues(last, next).then(|| {
+            let merged = covering(last, next);
+            let is_merged = |p: &AlignedPassage| p.suspicious == merged.suspicious && p.source == merged.source;
+            AlignedPassage { exact: (last.exact && is_merged(last)) || (next.exact && is_merged(next)), ..merged }
+        })
+    });
 }
 
 /// Whether `next`, which starts no earlier than `last` in the suspicious
@@ -820,25 +819,30 @@ mod tests {
         }
     }
 
+    /// `pieces` after `merge`.
+    fn merged(merge: fn(&mut Vec<AlignedPassage>), mut pieces: Vec<AlignedPassage>) -> Vec<AlignedPassage> {
+        merge(&mut pieces);
+        pieces
+    }
+
     #[test]
     fn adjacent_pieces_whose_sources_overlap_or_nearly_touch_are_merged() {
         // Random obfuscation cut into two: adjacent in the suspicious document,
         // the second piece's source inside the first's.
-        let mut pieces =
+        let pieces =
             vec![passage((1000, 1400), (0, 600)), passage((100, 300), (5000, 5300)), passage((1400, 1600), (300, 450))];
-        merge_adjacent(&mut pieces);
-        assert_eq!(pieces, [passage((100, 300), (5000, 5300)), passage((1000, 1600), (0, 600))]);
+        assert_eq!(
+            merged(merge_adjacent, pieces),
+            [passage((100, 300), (5000, 5300)), passage((1000, 1600), (0, 600))]
+        );
         // Sources 300 characters apart still merge; 301 do not.
-        let mut near = vec![passage((0, 400), (0, 400)), passage((500, 900), (700, 1100))];
-        merge_adjacent(&mut near);
-        assert_eq!(near, [passage((0, 900), (0, 1100))]);
-        let mut far = vec![passage((0, 400), (0, 400)), passage((500, 900), (701, 1100))];
-        merge_adjacent(&mut far);
-        assert_eq!(far.len(), 2);
+        let near = vec![passage((0, 400), (0, 400)), passage((500, 900), (700, 1100))];
+        assert_eq!(merged(merge_adjacent, near), [passage((0, 900), (0, 1100))]);
+        let far = vec![passage((0, 400), (0, 400)), passage((500, 900), (701, 1100))];
+        assert_eq!(merged(merge_adjacent, far).len(), 2);
         // Suspicious sides more than 200 characters apart stay apart.
-        let mut apart = vec![passage((0, 400), (0, 400)), passage((601, 900), (100, 300))];
-        merge_adjacent(&mut apart);
-        assert_eq!(apart.len(), 2);
+        let apart = vec![passage((0, 400), (0, 400)), passage((601, 900), (100, 300))];
+        assert_eq!(merged(merge_adjacent, apart).len(), 2);
     }
 
     #[test]
@@ -846,26 +850,21 @@ mod tests {
         // The end of a case cut off as an exact piece: its source inside the
         // passage's, 1500 characters on in both documents.
         let tail = AlignedPassage { exact: true, ..passage((2501, 2620), (1700, 1819)) };
-        let mut pieces = vec![tail, passage((1000, 2500), (200, 1830))];
-        merge_continuations(&mut pieces);
-        assert_eq!(pieces, [passage((1000, 2620), (200, 1830))]);
+        let pieces = vec![tail, passage((1000, 2500), (200, 1830))];
+        assert_eq!(merged(merge_continuations, pieces), [passage((1000, 2620), (200, 1830))]);
         // A repeat of the source's text: the next source side lies behind.
-        let mut repeat = vec![passage((1000, 2500), (200, 1830)), passage((2501, 2620), (250, 369))];
-        merge_continuations(&mut repeat);
-        assert_eq!(repeat.len(), 2);
+        let repeat = vec![passage((1000, 2500), (200, 1830)), passage((2501, 2620), (250, 369))];
+        assert_eq!(merged(merge_continuations, repeat).len(), 2);
         // Copies in another order: the sources touch but do not overlap.
-        let mut reordered = vec![passage((1000, 2500), (200, 1700)), passage((2501, 2620), (1700, 1819))];
-        merge_continuations(&mut reordered);
-        assert_eq!(reordered.len(), 2);
+        let reordered = vec![passage((1000, 2500), (200, 1700)), passage((2501, 2620), (1700, 1819))];
+        assert_eq!(merged(merge_continuations, reordered).len(), 2);
         // Far from the diagonal: the source side runs ahead three times as far.
-        let mut ahead = vec![passage((1000, 2500), (200, 5000)), passage((2000, 2700), (4700, 5400))];
-        merge_continuations(&mut ahead);
-        assert_eq!(ahead.len(), 2);
+        let ahead = vec![passage((1000, 2500), (200, 5000)), passage((2000, 2700), (4700, 5400))];
+        assert_eq!(merged(merge_continuations, ahead).len(), 2);
         // An exact passage that holds its neighbour stays exact.
         let copy = AlignedPassage { exact: true, ..passage((1000, 2500), (200, 1700)) };
-        let mut held = vec![copy, passage((1200, 1400), (400, 600))];
-        merge_continuations(&mut held);
-        assert_eq!(held, [copy]);
+        let held = vec![copy, passage((1200, 1400), (400, 600))];
+        assert_eq!(merged(merge_continuations, held), [copy]);
     }
 
     #[test]
@@ -905,9 +904,11 @@ mod tests {
         let railway = "When the railway came to Wexbridge in 1849, the railway company undercut the tolls of the canal, \
                        and its traffic declined steadily. The last commercial boat went through the locks in 1921, \
                        and then the tunnel was sealed and the aqueduct fell into disrepair.";
-        let copying = summary
-            .replacen("Penhallow, trained", &format!("{copied} Penhallow, trained"), 1)
-            .replacen("at Marford. ", &format!("at Marford. {railway} "), 1);
+        let copying = summary.replacen("Penhallow, trained", &format!("{copied} Penhallow, trained"), 1).replacen(
+            "at Marford. ",
+            &format!("at Marford. {railway} "),
+            1,
+        );
         let (suspicious, _) = padded(&OTHER[..2], &copying, &OTHER[2..]);
         let found = align_with(&suspicious, history, AlignParams::default().for_listed_pairs());
         assert_eq!(found.len(), 1, "{found:?}");
