@@ -48,6 +48,7 @@ use sentences::{Sentences, Terms, sentences_of};
 use stock::StockPhrases;
 use summary::{
     SummaryCriteria, condense_their_sources, replace_pieces, retold_whole, summaries, summaries_from_pieces,
+    summary_source,
 };
 use verbatim::{
     Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, is_mostly_verbatim, verbatim_chains, verbatim_core,
@@ -179,7 +180,8 @@ impl<'a> Aligner<'a> {
         }
         let is_copy = |p: &AlignedPassage| is_mostly_verbatim(suspicious, source, &self.chains, p);
         if params.summary_seed_similarity > 0.0 && may_be_summary_pieces(has_verbatim_run, &passages, is_copy) {
-            summaries_from_pieces(source.span(), &mut passages);
+            let pair = Pair::new(suspicious, source, &self.idf);
+            summaries_from_pieces(|this| summary_source(&pair, this), &mut passages);
         }
         bound_by_chains(suspicious, source, &self.chains, &mut passages);
         if has_verbatim_run {
