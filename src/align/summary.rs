@@ -251,23 +251,26 @@ fn summary_of(pair: &Pair<'_>, seeds: &[Seed], criteria: SummaryCriteria) -> Opt
     if criteria.min_rare_taken > 0.0 && pair.rare_taken(&fragment) < criteria.min_rare_taken {
         return None;
     }
-    match copied_stretch(pair, &fragment, this.len()) {
-        Some(stretch) => Some(pair.ranges(&Fragment { source: stretch, ..fragment })),
-        None => Some((this, pair.source.span())),
+    Some((this, source_side(pair, fragment.suspicious, this.len())))
+}
+
+/// The source side of a summary whose suspicious side is `this` (any
+/// characters; the sentences they reach count): [`source_side`].
+pub fn summary_source(pair: &Pair<'_>, this: CharRange) -> CharRange {
+    match super::sentences_reached(pair.suspicious, this) {
+        Some(sentences) => source_side(pair, sentences, this.len()),
+        None => pair.source.span(),
     }
 }
 
-/// The source side of a summary whose suspicious side is `this`: the whole
-/// source, or the stretch a copy took all its particulars from ([`copied_stretch`]).
-pub fn summary_source(pair: &Pair<'_>, this: CharRange) -> CharRange {
-    let whole = pair.source.span();
-    let Some(sentences) = super::sentences_reached(pair.suspicious, this) else {
-        return whole;
-    };
-    let fragment = Fragment { suspicious: sentences, source: (0, 0), seeds: 0, structural: 0 };
-    match copied_stretch(pair, &fragment, this.len()) {
+/// The source side of a summary whose suspicious side is the sentences
+/// `suspicious` (`chars` characters): the whole source, or the stretch a copy
+/// took all its particulars from ([`copied_stretch`]).
+fn source_side(pair: &Pair<'_>, suspicious: (u32, u32), chars: u32) -> CharRange {
+    let fragment = Fragment { suspicious, source: (0, 0), seeds: 0, structural: 0 };
+    match copied_stretch(pair, &fragment, chars) {
         Some(stretch) => pair.ranges(&Fragment { source: stretch, ..fragment }).1,
-        None => whole,
+        None => pair.source.span(),
     }
 }
 
