@@ -180,8 +180,10 @@ impl<'a> Aligner<'a> {
         }
         let is_copy = |p: &AlignedPassage| is_mostly_verbatim(suspicious, source, &self.chains, p);
         if params.summary_seed_similarity > 0.0 && may_be_summary_pieces(has_verbatim_run, &passages, is_copy) {
-            // The pair (with its term counts) is made only for a run that passes for a summary.
-            let source_of = |this| summary_source(&Pair::new(suspicious, source, &self.idf), this);
+            // The pair (with its term counts) is made only for a run that
+            // passes for a summary, and once for all such runs.
+            let pair = OnceCell::new();
+            let source_of = |this| summary_source(pair.get_or_init(|| Pair::new(suspicious, source, &self.idf)), this);
             summaries_from_pieces(source_of, &mut passages);
         }
         bound_by_chains(suspicious, source, &self.chains, &mut passages);
