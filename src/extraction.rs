@@ -251,10 +251,6 @@ impl SourceDocuments for Collection {
         self.members[doc as usize].doc.content_chunks
     }
 
-    fn bytes(&self, doc: u32) -> u64 {
-        self.members[doc as usize].doc.bytes
-    }
-
     fn text(&self, doc: u32) -> Option<String> {
         Some(self.members[doc as usize].doc.text.clone())
     }

@@ -95,8 +95,12 @@ impl SourceDocuments for SharingDocuments<'_> {
         self.records[doc as usize].content_chunks()
     }
 
-    fn bytes(&self, doc: u32) -> u64 {
-        self.records[doc as usize].bytes
+    fn chars(&self, doc: u32) -> Option<u32> {
+        // Indexes before format version 3 did not count them.
+        match self.records[doc as usize].chars {
+            0 => self.text(doc).map(|text| text.chars().count() as u32),
+            chars => Some(chars),
+        }
     }
 
     fn text(&self, doc: u32) -> Option<String> {

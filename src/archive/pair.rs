@@ -190,8 +190,12 @@ impl SourceDocuments for PairSource<'_> {
         self.record.content_chunks()
     }
 
-    fn bytes(&self, _doc: u32) -> u64 {
-        self.record.bytes
+    fn chars(&self, doc: u32) -> Option<u32> {
+        // Indexes before format version 3 did not count them.
+        match self.record.chars {
+            0 => self.text(doc).map(|text| text.chars().count() as u32),
+            chars => Some(chars),
+        }
     }
 
     fn text(&self, _doc: u32) -> Option<String> {

@@ -680,10 +680,6 @@ impl SourceDocuments for HitSources<'_> {
         self.chunk_ranges(doc).content_chunks
     }
 
-    fn bytes(&self, doc: u32) -> u64 {
-        self.files[doc as usize].bytes
-    }
-
     fn text(&self, doc: u32) -> Option<String> {
         self.setup.reader.load_text(&self.files[doc as usize])
     }

@@ -341,10 +341,6 @@ impl SourceDocuments for SourceSide<'_> {
         self.content_chunks[doc as usize]
     }
 
-    fn bytes(&self, doc: u32) -> u64 {
-        self.files[doc as usize].bytes
-    }
-
     fn text(&self, doc: u32) -> Option<String> {
         self.reader.load_text(self.files[doc as usize])
     }

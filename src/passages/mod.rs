@@ -38,8 +38,11 @@ pub trait SourceDocuments {
     /// Content chunks of `doc` (its structure chunks follow them).
     fn content_chunks(&self, doc: u32) -> u32;
 
-    /// Bytes of `doc`'s file.
-    fn bytes(&self, doc: u32) -> u64;
+    /// Characters of `doc`'s text; `None` when it can no longer be read as it
+    /// was indexed. Read from the text unless the source documents keep it.
+    fn chars(&self, doc: u32) -> Option<u32> {
+        self.text(doc).map(|text| text.chars().count() as u32)
+    }
 
     /// The text of `doc`, read again for the alignment; `None` when it can no
     /// longer be read as it was indexed.
@@ -553,16 +556,15 @@ fn align_document(
     if params.report_candidates {
         let whole = CharRange::new(0, text.chars().count() as u32);
         candidate_docs.dedup_by_key(|c| c.source_doc);
-        passages.extend(candidate_docs.iter().map(|&CandidatePair { source_doc, .. }| {
-            // Characters are at most bytes: the range covers the whole source.
-            let bytes = sources.bytes(source_doc).min(u64::from(u32::MAX)) as u32;
-            Passage {
+        // A source that cannot be read again is left out, as in the alignment.
+        passages.extend(candidate_docs.iter().filter_map(|&CandidatePair { source_doc, .. }| {
+            Some(Passage {
                 suspicious: whole,
                 source_doc,
-                source: CharRange::new(0, bytes),
+                source: CharRange::new(0, sources.chars(source_doc)?),
                 exact: false,
                 likeness: Passage::UNMEASURED,
-            }
+            })
         }));
         return distinct_sources(candidate_docs);
     }

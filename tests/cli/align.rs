@@ -398,6 +398,24 @@ fn report_candidates_keeps_every_candidate_source_though_they_overlap() {
     assert!(report.features.iter().all(|f| f.this_range().unwrap().0 == 0), "whole documents");
 }
 
+/// A candidate source is reported whole in characters, not in bytes of its
+/// file: a Czech source copied into a suspicious document.
+#[test]
+fn report_candidates_covers_the_source_in_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    let source = fs::read_to_string(crate::fixtures().join("texts").join("cs-01-mlyny-na-reke.txt")).unwrap();
+    assert_ne!(chars(&source), source.len() as u64, "the test needs multi-byte text");
+    fs::write(src.join("source.txt"), &source).unwrap();
+    fs::write(susp.join("suspicious.txt"), format!("{}\n\n{source}", SUSPICIOUS_TEXT.join(" "))).unwrap();
+
+    let report = suspicious_report(&src, &susp, &out, &["--quiet", "--report-candidates"]);
+    assert_eq!(report.features.len(), 1, "{report:?}");
+    assert_eq!(report.features[0].source_range().unwrap(), (0, chars(&source)));
+}
+
 /// A corpus in `dir` whose suspicious document copies a source of 300 words
 /// with a word inserted after every second one but once, so that one run of
 /// three words and with it one candidate chunk is shared; the source is
