@@ -176,15 +176,11 @@ impl<'a> Checker<'a> {
         Ok(Checker { index, params, analyzer: Analyzer::new(&index.settings().analysis()), finder })
     }
 
-    /// Reads and checks the file at `path`, reported under the name `display`.
-    /// A file that cannot be read as text (missing, unreadable, binary) is
-    /// [`ArchiveError::Unreadable`], whose warning names it.
-    pub fn check_file(&mut self, path: &Path, display: &str) -> Result<CheckReport, ArchiveError> {
-        self.check_file_with_text(path, display).map(|(report, _)| report)
-    }
-
-    /// [`check_file`](Self::check_file), with the file's text as it was
-    /// read, which the HTML and JSON reports show.
+    /// Reads and checks the file at `path`, reported under the name `display`;
+    /// returns the report and the file's text as it was read, which the HTML
+    /// and JSON reports show. A file that cannot be read as text (missing,
+    /// unreadable, binary) is [`ArchiveError::Unreadable`], whose warning
+    /// names it.
     pub fn check_file_with_text(&mut self, path: &Path, display: &str) -> Result<(CheckReport, String), ArchiveError> {
         // A file that cannot be read is reported by `load`, as the detector reports it.
         let bytes = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
