@@ -25,7 +25,7 @@ use super::{
     CorpusError, CorpusSpec, DocChars, SizeGoal, Summary, source_dir, source_name, suspicious_dir, suspicious_name,
 };
 use crate::progress::{Progress, Stage};
-use crate::report::output::write_atomically;
+use crate::report::output::{write_atomically, write_atomically_unsynced};
 use crate::report::pan_xml::PanDocument;
 
 /// At most this many bytes of input sentences are kept per document set for
@@ -441,7 +441,9 @@ fn plagiarise(ctx: &CaseContext, index: usize, plagiarised: bool) -> Result<Susp
         let split = split_sentences(&base);
         let planned = plan_cases(ctx, &base, &split, language, &mut rng)?;
         let (text, cases) = insert_cases(&base, &split, planned, number, language, ctx, &mut rng);
-        fs::write(&path, &text).map_err(|source| CorpusError::Io { path: path.clone(), source })?;
+        // The base text is replaced whole: a crash leaves it or the new text.
+        write_atomically_unsynced(&path, text.as_bytes())
+            .map_err(|source| CorpusError::Io { path: path.clone(), source })?;
         (text, cases)
     } else {
         (base, Vec::new())
