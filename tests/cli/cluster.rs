@@ -166,6 +166,7 @@ fn cluster_options_that_do_not_fit_are_refused() {
     refused(&["--processes", "2", "--process", "2"], "--process 2 is not below --processes 2");
     refused(&["--processes", "2", "--format", "html"], "--processes applies to --format pan-xml only");
     refused(&["--workers", "0"], "--workers must be at least 1");
+    refused(&["--workers", "100000"], "--workers 100000 is out of range");
 }
 
 /// Runs `similar --index index` on `processes` processes of `workers` workers

@@ -2,9 +2,9 @@
 
 use crate::messages;
 
-/// Threads per core above which `--threads` is lowered: more only add
+/// Threads per core above which `--threads` is lowered (and `--workers` refused): more only add
 /// per-thread buffers and contention (`--threads 1000` ran 75× slower on 2 cores).
-const MAX_THREADS_PER_CORE: usize = 4;
+pub const MAX_THREADS_PER_CORE: usize = 4;
 
 /// Sizes rayon's global pool: `None` means all cores. A count above
 /// [`MAX_THREADS_PER_CORE`] × the cores is lowered to that with a warning rather
@@ -14,8 +14,7 @@ pub fn configure(threads: Option<usize>) -> anyhow::Result<()> {
     if threads == 0 {
         anyhow::bail!("--threads 0 is out of range (expected 1 or more)");
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let limit = MAX_THREADS_PER_CORE * cores;
+    let (cores, limit) = (cores(), thread_limit());
     let threads = if threads > limit {
         messages::warn(format_args!(
             "--threads {threads} is more than {MAX_THREADS_PER_CORE} × the {cores} cores; using {limit}"
@@ -26,4 +25,14 @@ pub fn configure(threads: Option<usize>) -> anyhow::Result<()> {
     };
     rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
     Ok(())
+}
+
+/// The cores of this machine.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The most threads worth running here: [`MAX_THREADS_PER_CORE`] × the cores.
+pub fn thread_limit() -> usize {
+    MAX_THREADS_PER_CORE * cores()
 }

@@ -104,10 +104,10 @@ impl StrictArg {
 #[derive(clap::Args)]
 pub struct SettingsArgs {
     /// Count digits as word characters (default when creating).
-    #[arg(long, overrides_with = "no_digits")]
+    #[arg(long, conflicts_with = "no_digits")]
     digits: bool,
     /// Letters only: digits separate words and are ignored.
-    #[arg(long, overrides_with = "digits")]
+    #[arg(long)]
     no_digits: bool,
     /// Ignore words shorter than this many characters (default when creating: 3).
     #[arg(long, value_name = "N")]
@@ -116,10 +116,10 @@ pub struct SettingsArgs {
     #[arg(long, value_name = "N")]
     chunk_words: Option<usize>,
     /// Sort the words of a chunk before hashing (default when creating).
-    #[arg(long, overrides_with = "no_sort")]
+    #[arg(long, conflicts_with = "no_sort")]
     sort: bool,
     /// Keep the words of a chunk in text order.
-    #[arg(long, overrides_with = "sort")]
+    #[arg(long)]
     no_sort: bool,
     /// Bits of MD5 kept as a chunk's hash, 24..=64 (default when creating: 32).
     #[arg(long, value_name = "BITS")]
@@ -219,6 +219,15 @@ impl ClusterArgs {
             return Ok(None);
         }
         let workers = self.workers.unwrap_or(1);
+        // Unlike --threads, not lowered: every process of a run needs the same count.
+        let limit = crate::threads::thread_limit();
+        if workers > limit {
+            anyhow::bail!(
+                "--workers {workers} is out of range (at most {} × the {} cores: {limit})",
+                crate::threads::MAX_THREADS_PER_CORE,
+                crate::threads::cores()
+            );
+        }
         let mut cluster = Cluster::new(workers, self.processes, self.process, self.hostfile.as_deref())?;
         cluster.connect_timeout = Duration::from_secs(self.connect_timeout);
         Ok(Some(cluster))
