@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     let (mut words, mut bytes) = (0u64, 0u64);
     for dir in &dirs {
         let files = match read::list_document_files(dir, &Silent) {
-            Ok(files) => files,
+            Ok(listing) => listing.documents,
             Err(error) => {
                 eprintln!("floor: {error}");
                 return ExitCode::FAILURE;

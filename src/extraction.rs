@@ -269,13 +269,14 @@ pub fn extract_dir(
 ) -> Result<Extraction, ExtractError> {
     params.validate().map_err(Error::from)?;
     options.validate()?;
-    let files = read::list_document_files(dir, progress)?;
+    let listing = read::list_document_files(dir, progress)?;
+    let files = listing.documents;
     if let Some(sink) = sink {
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
         sink.prepare(&[dir], &names, progress)?;
     }
     let started = Instant::now();
-    let mut summary = ExtractSummary::default();
+    let mut summary = ExtractSummary { skipped_files: listing.skipped, ..ExtractSummary::default() };
     progress.start(Stage::ReadSources, files.iter().map(|f| f.bytes).sum());
     let analysis = params.analysis(None);
     let mut members = Vec::with_capacity(files.len());

@@ -96,7 +96,7 @@ impl Screening {
         dir: &std::path::Path,
         progress: &dyn Progress,
     ) -> Result<Vec<ScreenedDocument>, Error> {
-        let files = list_document_files_recursive(dir, progress)?;
+        let files = list_document_files_recursive(dir, progress)?.documents;
         if files.is_empty() {
             return Err(Error::NoDocuments(dir.to_path_buf()));
         }

@@ -94,16 +94,26 @@ pub struct DocumentFile {
     pub bytes: u64,
 }
 
+/// The documents a listing found, and how many entries it skipped with a
+/// warning (which `--strict` counts as skipped files).
+#[derive(Debug)]
+pub struct Listing<T> {
+    /// The documents, sorted by name.
+    pub documents: Vec<T>,
+    /// Entries that would have been documents but were skipped with a warning.
+    pub skipped: u64,
+}
+
 /// The documents directly in `dir` ([`is_document_name`]), sorted by name.
 /// Other files (such as the ground-truth `*.xml` beside PAN's suspicious
 /// documents) are ignored; the rule for each entry is
 /// [`list_document_files_recursive`]'s.
-pub fn list_document_files(dir: &Path, progress: &dyn Progress) -> Result<Vec<DocumentFile>, Error> {
-    let files = walk(dir, false, progress)?;
-    if files.is_empty() {
+pub fn list_document_files(dir: &Path, progress: &dyn Progress) -> Result<Listing<DocumentFile>, Error> {
+    let Listing { documents, skipped } = walk(dir, false, progress)?;
+    if documents.is_empty() {
         return Err(Error::NoDocuments(dir.to_path_buf()));
     }
-    Ok(files.into_iter().map(|(file, _)| file).collect())
+    Ok(Listing { documents: documents.into_iter().map(|(file, _)| file).collect(), skipped })
 }
 
 /// Every document under `dir` ([`is_document_name`]), recursively, named by
@@ -119,11 +129,11 @@ pub fn list_document_files(dir: &Path, progress: &dyn Progress) -> Result<Vec<Do
 pub fn list_document_files_recursive(
     dir: &Path,
     progress: &dyn Progress,
-) -> Result<Vec<(DocumentFile, fs::Metadata)>, Error> {
+) -> Result<Listing<(DocumentFile, fs::Metadata)>, Error> {
     walk(dir, true, progress)
 }
 
-fn walk(dir: &Path, recursive: bool, progress: &dyn Progress) -> Result<Vec<(DocumentFile, fs::Metadata)>, Error> {
+fn walk(dir: &Path, recursive: bool, progress: &dyn Progress) -> Result<Listing<(DocumentFile, fs::Metadata)>, Error> {
     let metadata = fs::metadata(dir).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => Error::MissingDirectory(dir.to_path_buf()),
         _ => Error::ListDirectory { path: dir.to_path_buf(), source },
@@ -131,7 +141,7 @@ fn walk(dir: &Path, recursive: bool, progress: &dyn Progress) -> Result<Vec<(Doc
     if !metadata.is_dir() {
         return Err(Error::NotADirectory(dir.to_path_buf()));
     }
-    let mut files = Vec::new();
+    let (mut files, mut skipped) = (Vec::new(), 0);
     let mut pending = vec![(dir.to_path_buf(), String::new())];
     while let Some((path, prefix)) = pending.pop() {
         let list_error = |source| Error::ListDirectory { path: path.clone(), source };
@@ -144,12 +154,13 @@ fn walk(dir: &Path, recursive: bool, progress: &dyn Progress) -> Result<Vec<(Doc
                         DocumentFile { name: format!("{prefix}{name}"), path: entry.path(), bytes: metadata.len() };
                     files.push((file, metadata));
                 }
+                Entry::Skipped => skipped += 1,
                 Entry::Ignored => {}
             }
         }
     }
     files.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-    Ok(files)
+    Ok(Listing { documents: files, skipped })
 }
 
 /// What a listing does with one directory entry.
@@ -158,7 +169,9 @@ enum Entry {
     Document(String, fs::Metadata),
     /// A directory to descend into (recursive listings only).
     Directory(String),
-    /// Nothing: not a document, or skipped with a warning.
+    /// Skipped with a warning.
+    Skipped,
+    /// Nothing: not a document.
     Ignored,
 }
 
@@ -170,7 +183,7 @@ fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> s
     let is_link = file_type.is_symlink();
     let skip = |message: String| {
         progress.warn(&Warning { path: path.clone(), message: format!("{message}; skipped") });
-        Ok(Entry::Ignored)
+        Ok(Entry::Skipped)
     };
     let name = || entry.file_name().to_str().map(str::to_string);
     if file_type.is_dir() {
@@ -518,7 +531,8 @@ mod tests {
             fs::write(dir.path().join(name), "x").unwrap();
         }
         fs::create_dir(dir.path().join("sub.txt")).unwrap();
-        let names: Vec<_> = list_document_files(dir.path(), &Silent).unwrap().into_iter().map(|f| f.name).collect();
+        let names: Vec<_> =
+            list_document_files(dir.path(), &Silent).unwrap().documents.into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["a.txt", "b.txt"]);
     }
 
@@ -542,6 +556,8 @@ mod tests {
 
         let warnings = crate::progress::Collect::default();
         let flat = list_document_files(&root, &warnings).unwrap();
+        assert_eq!(flat.skipped, 3, "each warning is a skipped entry");
+        let flat = flat.documents;
         let names: Vec<_> = flat.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["linked.txt", "plain.txt"]);
         assert_eq!(flat[0].bytes, "linked text".len() as u64, "the size of the link's target");
@@ -558,7 +574,8 @@ mod tests {
 
         let warnings = crate::progress::Collect::default();
         let recursive = list_document_files_recursive(&root, &warnings).unwrap();
-        let names: Vec<_> = recursive.iter().map(|(f, _)| f.name.as_str()).collect();
+        assert_eq!(recursive.skipped, 4);
+        let names: Vec<_> = recursive.documents.iter().map(|(f, _)| f.name.as_str()).collect();
         assert_eq!(names, ["linked.txt", "plain.txt", "sub/deep.txt"]);
         let mut expected = expected.to_vec();
         expected

@@ -24,7 +24,7 @@ use super::spill::SpilledPostings;
 use super::taboo::{self, TabooFiles, TabooSet};
 use crate::align::stock::StockPhrases;
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::read::TextReader;
+use crate::analysis::read::{self, TextReader};
 use crate::analysis::span::CharRange;
 use crate::matching::bucket_sort;
 use crate::matching::index::{ChunkKey, KeyWidth};
@@ -90,7 +90,7 @@ pub fn create(
         return Err(ArchiveError::AlreadyExists(index.to_path_buf()));
     }
     let scanned_ns = scan::now_ns();
-    let files = scan::list_documents(docs, progress)?;
+    let read::Listing { documents: files, skipped } = scan::list_documents(docs, progress)?;
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
     std::fs::create_dir_all(index).map_err(ArchiveError::io(index))?;
     let _lock = format::WriterLock::acquire(index)?;
@@ -105,10 +105,12 @@ pub fn create(
     let stock = settings.detect_params().stock_phrases_of(&sample, None);
     let listing = Listing { files: &files, docs_root: &docs_root, scanned_ns, cache: &cache, stock };
     let taboo = taboo.map(|files| TabooSet::of(files, settings));
-    match KeyWidth::of(settings.hash_bits) {
+    let mut summary = match KeyWidth::of(settings.hash_bits) {
         KeyWidth::U32 => create_with::<u32>(&listing, index, settings, taboo.as_ref(), progress),
         KeyWidth::U64 => create_with::<u64>(&listing, index, settings, taboo.as_ref(), progress),
-    }
+    }?;
+    summary.skipped_files += skipped;
+    Ok(summary)
 }
 
 /// The documents `create` indexes: listed under `docs_root` at `scanned_ns`,

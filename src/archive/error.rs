@@ -31,6 +31,10 @@ pub enum ArchiveError {
         "{0}: another pan-detect process is writing to this index (its LOCK file is locked); try again when it is done"
     )]
     Locked(PathBuf),
+    /// `index update` from a directory without documents, which would remove
+    /// every document of the index (most likely the wrong directory).
+    #[error("{0}: no documents here; refusing to remove every document of the index (to empty it, create a new one)")]
+    NoDocumentsToKeep(PathBuf),
     /// `index create` on a directory that already holds an index.
     #[error("{0}: already holds an index (use `pan-detect index update`)")]
     AlreadyExists(PathBuf),

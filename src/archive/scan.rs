@@ -11,7 +11,7 @@ use super::format::{self, Settings};
 use crate::analysis::chunk::Chunks;
 use crate::analysis::document::{self, Document};
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::read::{self, DocumentFile, TextReader};
+use crate::analysis::read::{self, DocumentFile, Listing, TextReader};
 use crate::analysis::taboo::TabooChunks;
 use crate::progress::Progress;
 
@@ -28,9 +28,11 @@ pub struct ListedDocument {
 /// `dir` with `/` separators, sorted by name: the detector's listing rule
 /// ([`read::list_document_files_recursive`]: links to files followed, problems
 /// warned about through `progress`).
-pub fn list_documents(dir: &Path, progress: &dyn Progress) -> Result<Vec<ListedDocument>, ArchiveError> {
-    let files = read::list_document_files_recursive(dir, progress)?;
-    Ok(files.into_iter().map(|(file, metadata)| ListedDocument { file, modified_ns: modified_ns(&metadata) }).collect())
+pub fn list_documents(dir: &Path, progress: &dyn Progress) -> Result<Listing<ListedDocument>, ArchiveError> {
+    let Listing { documents, skipped } = read::list_document_files_recursive(dir, progress)?;
+    let documents =
+        documents.into_iter().map(|(file, metadata)| ListedDocument { file, modified_ns: modified_ns(&metadata) });
+    Ok(Listing { documents: documents.collect(), skipped })
 }
 
 /// A file's modification time in nanoseconds since 1970 (0 when unknown).
@@ -152,7 +154,7 @@ mod tests {
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(path, "x").unwrap();
         }
-        let listed = list_documents(dir.path(), &Silent).unwrap();
+        let listed = list_documents(dir.path(), &Silent).unwrap().documents;
         assert!(listed.iter().all(|d| d.modified_ns > 0));
         let names: Vec<_> = listed.into_iter().map(|d| d.file.name).collect();
         assert_eq!(names, ["a/b/c.txt", "a/z.txt", "b.txt"]);

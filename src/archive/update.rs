@@ -210,7 +210,10 @@ fn update_with<K: ChunkKey>(
     // the segments are checked once it is known which are kept.
     old.verify_files(&format::BODY_FILES)?;
     let scanned_ns = scan::now_ns();
-    let files = scan::list_documents(docs, progress)?;
+    let read::Listing { documents: files, skipped } = scan::list_documents(docs, progress)?;
+    if files.is_empty() && old.live_ids().next().is_some() {
+        return Err(ArchiveError::NoDocumentsToKeep(docs.to_path_buf()));
+    }
     // Read only when the function words or the stock phrases are derived.
     let sample = OnceCell::new();
     let sample = || {
@@ -280,7 +283,7 @@ fn update_with<K: ChunkKey>(
         .collect();
     progress.finish();
 
-    let mut summary = UpdateSummary::default();
+    let mut summary = UpdateSummary { skipped_files: skipped, ..UpdateSummary::default() };
     let mut kept = vec![false; old.id_slots() as usize];
     let mut modified_ns = vec![0u64; old.id_slots() as usize];
     let mut changed: Vec<(&str, IndexedDoc, u64)> = Vec::new();

@@ -92,7 +92,8 @@ pub fn detect(
     };
     progress.finish();
     let (results, sent) = ran.map_err(Error::Cluster)?;
-    let mut summary = Summary::default();
+    // Every process lists the directories and warns of what it skips.
+    let mut summary = Summary { skipped_files: files.skipped, ..Summary::default() };
     for result in results {
         add_summary(&mut summary, &result?);
     }

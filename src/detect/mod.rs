@@ -141,10 +141,12 @@ pub fn detect_with(
     let params = &params;
     let taboo = run_taboo(params, scope);
     let setup = Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref());
-    match KeyWidth::of(params.chunks.hash_bits) {
+    let mut summary = match KeyWidth::of(params.chunks.hash_bits) {
         KeyWidth::U32 => run::<u32>(&files.sources, &files.suspicious, &setup, sink, progress),
         KeyWidth::U64 => run::<u64>(&files.sources, &files.suspicious, &setup, sink, progress),
-    }
+    }?;
+    summary.skipped_files += files.skipped;
+    Ok(summary)
 }
 
 /// The documents a run compares: those of the two directories, or those the
@@ -156,6 +158,8 @@ pub(crate) struct RunFiles {
     pub(crate) suspicious: Vec<DocumentFile>,
     /// The two directories are one: a document is not compared with itself.
     pub(crate) same_directory: bool,
+    /// Entries of the two directories skipped with a warning while listing.
+    pub(crate) skipped: usize,
 }
 
 impl RunFiles {
@@ -167,15 +171,17 @@ impl RunFiles {
         scope: &Scope<'_>,
         progress: &dyn Progress,
     ) -> Result<Self, Error> {
-        let mut sources = read::list_document_files(source_dir, progress)?;
-        let mut suspicious = read::list_document_files(suspicious_dir, progress)?;
+        let source_listing = read::list_document_files(source_dir, progress)?;
+        let suspicious_listing = read::list_document_files(suspicious_dir, progress)?;
+        let skipped = (source_listing.skipped + suspicious_listing.skipped) as usize;
+        let (mut sources, mut suspicious) = (source_listing.documents, suspicious_listing.documents);
         if let Some(pairs) = scope.pairs {
             keep_listed(&mut sources, source_dir, &pairs.source_names())?;
             let names: BTreeSet<&str> = pairs.iter().map(|(suspicious, _)| suspicious).collect();
             keep_listed(&mut suspicious, suspicious_dir, &names)?;
         }
         let same_directory = read::same_directory(source_dir, suspicious_dir);
-        Ok(RunFiles { sources, suspicious, same_directory })
+        Ok(RunFiles { sources, suspicious, same_directory, skipped })
     }
 
     /// The file names of the suspicious documents.

@@ -206,6 +206,12 @@ fn mismatched_settings_are_refused_naming_the_setting() {
     assert!(archive.check_json(&index).contains("thesis-5.txt"));
     fails_with(run(&["index", "create", "--docs", s(&archive.docs), "--index", s(&index)]), "already holds an index");
     fails_with(run(&["check", "--index", s(&archive.docs), s(&archive.probe)]), "not an index directory");
+    // Contradictory flags are a usage error, as in `detect`, not "the last one wins".
+    for flags in [["--digits", "--no-digits"], ["--no-sort", "--sort"]] {
+        let output = run(&[&["check", "--index", s(&index)][..], &flags, &[s(&archive.probe)]].concat());
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("cannot be used with"), "{flags:?}");
+    }
 }
 
 #[test]

@@ -304,6 +304,53 @@ fn strict_turns_a_skipped_file_into_a_failure_after_the_run() {
     }
 }
 
+/// An entry skipped while listing a directory (here a broken link) is a
+/// skipped file too: `--strict` fails on it in every command that lists.
+#[test]
+fn strict_counts_the_entries_a_listing_skips() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = small_corpus(dir.path());
+    std::os::unix::fs::symlink(dir.path().join("gone.txt"), dir.path().join("susp/broken.txt")).unwrap();
+    let out = dir.path().join("out").display().to_string();
+    let detect = ["--source-dir", src.as_str(), "--suspicious-dir", susp.as_str(), "--out", out.as_str()];
+    let output = run(&detect);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(last_line(&output).contains(", 1 file skipped,"), "{}", stderr(&output));
+    let failure = "pan-detect: 1 file skipped (named above); failing because of --strict";
+    let index = dir.path().join("idx").display().to_string();
+    let extracted = dir.path().join("extracted").display().to_string();
+    for command in [
+        &detect[..],
+        &["extract", "--docs", &susp, "--out", &extracted],
+        &["index", "create", "--docs", &susp, "--index", &index],
+        &["index", "update", "--docs", &susp, "--index", &index],
+    ] {
+        let output = run(&[command, &["--strict"]].concat());
+        assert_eq!(output.status.code(), Some(1), "{command:?}: {}", stderr(&output));
+        assert_eq!(last_line(&output), failure, "{command:?}");
+        assert!(stderr(&output).contains("broken.txt: broken symbolic link"), "{}", stderr(&output));
+    }
+}
+
+#[test]
+fn index_update_from_an_empty_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, _) = small_corpus(dir.path());
+    let index = dir.path().join("idx").display().to_string();
+    assert!(run(&["index", "create", "--docs", &src, "--index", &index]).status.success());
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let output = run(&["index", "update", "--docs", empty.to_str().unwrap(), "--index", &index]);
+    assert_eq!(output.status.code(), Some(1));
+    let expected = format!(
+        "pan-detect: index update stopped: {}: no documents here; refusing to remove every document",
+        empty.display()
+    );
+    assert!(stderr(&output).starts_with(&expected) && stderr(&output).lines().count() == 1, "{}", stderr(&output));
+    let output = run(&["index", "update", "--docs", &src, "--index", &index]);
+    assert!(output.status.success(), "the index is intact: {}", stderr(&output));
+}
+
 #[test]
 fn check_skips_a_bad_file_and_checks_the_others() {
     let dir = tempfile::tempdir().unwrap();
@@ -340,6 +387,9 @@ fn exit_status_is_2_for_what_the_parser_rejects_and_1_for_the_rest() {
         (&["--no-such-flag"], 2, "'--no-such-flag'"),
         (&["--hash-bits", "20"], 1, "--hash-bits 20 is out of range"),
         (&["--threads", "0"], 1, "--threads 0 is out of range"),
+        // A negative number is a value of its flag, not an unknown argument.
+        (&["--threads", "-1"], 2, "invalid value '-1' for '--threads <N>'"),
+        (&["--seed-cosine", "-0.1"], 2, "invalid value '-0.1' for '--seed-cosine <X>'"),
     ] {
         let output = run(&[&base[..], extra].concat());
         assert_eq!(output.status.code(), Some(status), "{extra:?}: {}", stderr(&output));

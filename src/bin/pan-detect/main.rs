@@ -8,7 +8,7 @@ mod threads;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Finds plagiarised passages between documents and reports them as PAN XML.
 ///
@@ -59,7 +59,7 @@ fn main() -> ExitCode {
     // environment variable (crash tests only: src/archive/failpoints.rs).
     #[cfg(feature = "failpoints")]
     let _failpoints = fail::FailScenario::setup();
-    let cli = Cli::parse_from(with_default_subcommand(std::env::args_os().collect()));
+    let cli = parse(with_default_subcommand(std::env::args_os().collect()));
     let result = match cli.command {
         Command::Detect(args) => cmd::detect::run(*args),
         Command::Eval(args) => cmd::eval::run(args),
@@ -85,6 +85,18 @@ fn main() -> ExitCode {
 
 /// Inserts `detect` when the first argument is a flag other than help/version, so
 /// that the command every user meets first needs no subcommand.
+/// Parses the command line, in every subcommand taking a negative number as
+/// a value, so that `--threads -1` is refused as an invalid value of
+/// `--threads` rather than as an unknown argument `-1`. Exits on an error.
+fn parse(args: Vec<OsString>) -> Cli {
+    let command = allow_negative_numbers(Cli::command());
+    Cli::from_arg_matches(&command.get_matches_from(args)).unwrap_or_else(|error| error.exit())
+}
+
+fn allow_negative_numbers(command: clap::Command) -> clap::Command {
+    command.allow_negative_numbers(true).mut_subcommands(allow_negative_numbers)
+}
+
 fn with_default_subcommand(mut args: Vec<OsString>) -> Vec<OsString> {
     let first = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
     let is_global_flag = matches!(first, "-h" | "--help" | "-V" | "--version");
