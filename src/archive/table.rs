@@ -432,7 +432,7 @@ impl Drop for SqliteExport {
 }
 
 /// Refuses to export to `target` when it lies in the index directory `index`
-/// or is an existing file other than an SQLite database.
+/// or is an existing file other than an earlier export.
 fn refuse_target(target: &Path, index: &Path) -> Result<(), ArchiveError> {
     let refuse = |why: &str| ArchiveError::Io { path: target.to_path_buf(), source: std::io::Error::other(why) };
     let parent = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -451,7 +451,21 @@ fn refuse_target(target: &Path, index: &Path) -> Result<(), ArchiveError> {
             if read.is_err() || &magic != SQLITE_MAGIC {
                 return Err(refuse("exists and is not an SQLite database; not replaced"));
             }
+            if !is_similarity_export(target) {
+                return Err(refuse("is an SQLite database that pan-detect did not write; not replaced"));
+            }
             Ok(())
         }
     }
+}
+
+/// Whether the SQLite database at `path` holds exactly the tables an export
+/// writes (`about` and `similarity`): only such a file is replaced.
+fn is_similarity_export(path: &Path) -> bool {
+    let tables = || -> rusqlite::Result<Vec<String>> {
+        let connection = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let mut statement = connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?;
+        statement.query_map([], |row| row.get(0))?.collect()
+    };
+    tables().is_ok_and(|tables| tables == ["about", "similarity"])
 }

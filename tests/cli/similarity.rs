@@ -194,6 +194,13 @@ fn an_sqlite_export_is_the_selected_rows_written_whole() {
     let export = |out: &Path| run(&["similar", "--index", s(&index), "--format", "sqlite", "--out", s(out)]);
     fails_with(export(&notes), "exists and is not an SQLite database");
     assert_eq!(fs::read_to_string(&notes).unwrap(), "my notes");
+    let accounts = archive.root.join("accounts.sqlite");
+    let connection = rusqlite::Connection::open(&accounts).unwrap();
+    connection.execute_batch("CREATE TABLE accounts (name TEXT); INSERT INTO accounts VALUES ('mine');").unwrap();
+    drop(connection);
+    let before = fs::read(&accounts).unwrap();
+    fails_with(export(&accounts), "is an SQLite database that pan-detect did not write");
+    assert_eq!(fs::read(&accounts).unwrap(), before, "another program's database is not replaced");
     fails_with(export(&index.join("CURRENT")), "lies in the index directory");
     fails_with(run(&["similar", "--index", s(&index), "--format", "sqlite"]), "--format sqlite needs --out FILE");
     fails_with(run(&["similar", "--index", s(&index), "--out", s(&out)]), "--out is for --format sqlite");
