@@ -174,3 +174,14 @@ impl fmt::Display for ParamError {
         write!(f, "{} {} is out of range (expected {})", self.flag, self.value, self.expected)
     }
 }
+
+impl ParamError {
+    /// `Ok` when `value` of `flag` is in `range`, else the error naming both.
+    pub fn check(flag: &'static str, value: u64, range: std::ops::RangeInclusive<u64>) -> Result<(), ParamError> {
+        if range.contains(&value) {
+            Ok(())
+        } else {
+            Err(ParamError { flag, value, expected: format!("{}..={}", range.start(), range.end()) })
+        }
+    }
+}

@@ -173,17 +173,10 @@ impl DetectParams {
     }
 }
 
-fn check(flag: &'static str, value: u64, range: std::ops::RangeInclusive<u64>) -> Result<(), ParamError> {
-    if range.contains(&value) {
-        Ok(())
-    } else {
-        Err(ParamError { flag, value, expected: format!("{}..={}", range.start(), range.end()) })
-    }
-}
-
 impl DetectParams {
     /// Checks every value once, so that later stages can rely on them.
     pub fn validate(&self) -> Result<(), ParamError> {
+        let check = ParamError::check;
         check("--min-word-len", self.tokenizer.min_word_len as u64, 1..=64)?;
         if let TokenizerKind::Chars(n) = self.tokenizer.kind {
             check("--tokenizer chars:N", n as u64, *CHARS_RANGE.start() as u64..=*CHARS_RANGE.end() as u64)?;

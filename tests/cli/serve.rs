@@ -4,12 +4,12 @@
 use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::archive::{ok, s};
+use crate::archive::{fails_with, ok, s};
 use crate::{fixtures, pan_detect, prose, run};
 
 const WRITE_TOKEN: &str = "write-s3cret";
@@ -73,6 +73,30 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Runs `pan-detect serve --index index` with `extra` flags, expecting it to
+/// refuse to start: its output, or a failed test when it is still running
+/// after 30 s.
+fn refused_start(index: &Path, extra: &[&str]) -> Output {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut child = pan_detect()
+        .args([&["serve", "--index", s(index), "--listen", &listen][..], extra].concat())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let output = child.wait_with_output().unwrap();
+            panic!("serve {extra:?} started: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
 }
 
 /// Sends SIGTERM to `pid` with the `kill` command.
@@ -352,4 +376,18 @@ fn a_full_check_queue_gets_429_and_a_check_past_its_time_503() {
     let (status, body) = post(&server.url("/check"), None, &document);
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("took longer than"), "{body}");
+}
+
+#[test]
+fn settings_out_of_range_are_refused_at_startup() {
+    let served = Served::new();
+    for (flags, error) in [
+        (["--workers", "0"], "--workers 0 is out of range (expected 1 or more)"),
+        (["--max-queued-checks", "0"], "--max-queued-checks 0 is out of range (expected 1..=65536)"),
+        (["--max-body-mb", "0"], "--max-body-mb 0 is out of range (expected 1..=4096)"),
+        (["--batch-ms", "99999999999"], "--batch-ms 99999999999 is out of range (expected 0..=60000)"),
+        (["--timeout", "1e300"], "--timeout 1e300 is out of range (expected seconds above 0, at most 3600)"),
+    ] {
+        fails_with(refused_start(&served.index, &flags), error);
+    }
 }

@@ -1,30 +1,36 @@
-//! The `--threads` flag shared by the commands that run in parallel.
+//! The `--threads` flag shared by the commands that run in parallel, and the
+//! cap that it and `serve --workers` share.
 
 use crate::messages;
 
-/// Threads per core above which `--threads` is lowered (and `--workers` refused): more only add
-/// per-thread buffers and contention (`--threads 1000` ran 75× slower on 2 cores).
+/// Threads per core above which `--threads` is lowered (and the cluster's
+/// `--workers` refused): more only add per-thread buffers and contention
+/// (`--threads 1000` ran 75× slower on 2 cores).
 pub const MAX_THREADS_PER_CORE: usize = 4;
 
-/// Sizes rayon's global pool: `None` means all cores. A count above
-/// [`MAX_THREADS_PER_CORE`] × the cores is lowered to that with a warning rather
-/// than refused, so that a script written for a large machine still runs on a small one.
+/// Sizes rayon's global pool: `None` means all cores; other counts as [`capped`].
 pub fn configure(threads: Option<usize>) -> anyhow::Result<()> {
     let Some(threads) = threads else { return Ok(()) };
-    if threads == 0 {
-        anyhow::bail!("--threads 0 is out of range (expected 1 or more)");
-    }
-    let (cores, limit) = (cores(), thread_limit());
-    let threads = if threads > limit {
-        messages::warn(format_args!(
-            "--threads {threads} is more than {MAX_THREADS_PER_CORE} × the {cores} cores; using {limit}"
-        ));
-        limit
-    } else {
-        threads
-    };
+    let threads = capped("--threads", threads)?;
     rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
     Ok(())
+}
+
+/// The thread count `threads` given with `flag`: 0 is refused, and a count above
+/// [`MAX_THREADS_PER_CORE`] × the cores is lowered to that with a warning rather
+/// than refused, so that a script written for a large machine still runs on a small one.
+pub fn capped(flag: &str, threads: usize) -> anyhow::Result<usize> {
+    if threads == 0 {
+        anyhow::bail!("{flag} 0 is out of range (expected 1 or more)");
+    }
+    let (cores, limit) = (cores(), thread_limit());
+    if threads <= limit {
+        return Ok(threads);
+    }
+    messages::warn(format_args!(
+        "{flag} {threads} is more than {MAX_THREADS_PER_CORE} × the {cores} cores; using {limit}"
+    ));
+    Ok(limit)
 }
 
 /// The cores of this machine.
@@ -35,4 +41,17 @@ pub fn cores() -> usize {
 /// The most threads worth running here: [`MAX_THREADS_PER_CORE`] × the cores.
 pub fn thread_limit() -> usize {
     MAX_THREADS_PER_CORE * cores()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_threads_are_refused_and_too_many_lowered() {
+        let error = capped("--workers", 0).unwrap_err().to_string();
+        assert_eq!(error, "--workers 0 is out of range (expected 1 or more)");
+        assert_eq!(capped("--workers", 1).unwrap(), 1);
+        assert_eq!(capped("--workers", usize::MAX).unwrap(), thread_limit());
+    }
 }

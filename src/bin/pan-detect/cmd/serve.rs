@@ -8,9 +8,10 @@ use std::time::Duration;
 use anyhow::Context;
 use pan_detect::archive::ArchiveIndex;
 use pan_detect::archive::check::CheckParams;
+use pan_detect::error::ParamError;
 use pan_detect::server::{ServerConfig, serve};
 
-use crate::messages;
+use crate::{messages, threads};
 
 /// Arguments of `pan-detect serve`.
 #[derive(clap::Args)]
@@ -53,11 +54,19 @@ pub struct Args {
     batch_ms: u64,
 }
 
+/// The largest `--max-body-mb`: a body is held in memory whole.
+const MAX_BODY_MB: u64 = 4096;
+/// The longest queues (`--max-queued-checks`, `--max-queued-writes`; the
+/// writes' queue is allocated whole at start).
+const MAX_QUEUE: u64 = 65_536;
+/// The longest `--batch-ms`: a write is answered only once its batch is committed.
+const MAX_BATCH_MS: u64 = 60_000;
+/// The longest `--timeout`, in seconds.
+const MAX_TIMEOUT_SECONDS: f64 = 3600.0;
+
 /// Runs `pan-detect serve`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        anyhow::bail!("--timeout {} is out of range (expected seconds above 0)", args.timeout);
-    }
+    check_ranges(&args)?;
     let index = ArchiveIndex::open(&args.index)?;
     let docs = args.docs.unwrap_or_else(|| PathBuf::from(&index.header().docs_root));
     let check = CheckParams::for_index(index.settings());
@@ -69,10 +78,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         index: args.index,
         docs,
         listen: args.listen,
-        max_body_bytes: args.max_body_mb.saturating_mul(1 << 20),
-        max_queued_checks: args.max_queued_checks.max(1),
-        check_workers: args.workers.unwrap_or(cores).max(1),
-        max_queued_writes: args.max_queued_writes.max(1),
+        max_body_bytes: args.max_body_mb << 20,
+        max_queued_checks: args.max_queued_checks,
+        check_workers: threads::capped("--workers", args.workers.unwrap_or(cores))?,
+        max_queued_writes: args.max_queued_writes,
         timeout: Duration::from_secs_f64(args.timeout),
         batch_window: Duration::from_millis(args.batch_ms),
         check,
@@ -90,6 +99,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuses a flag out of its range, before anything is opened or printed.
+fn check_ranges(args: &Args) -> anyhow::Result<()> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= MAX_TIMEOUT_SECONDS) {
+        anyhow::bail!(
+            "--timeout {:?} is out of range (expected seconds above 0, at most {MAX_TIMEOUT_SECONDS})",
+            args.timeout
+        );
+    }
+    ParamError::check("--max-body-mb", args.max_body_mb as u64, 1..=MAX_BODY_MB)?;
+    ParamError::check("--max-queued-checks", args.max_queued_checks as u64, 1..=MAX_QUEUE)?;
+    ParamError::check("--max-queued-writes", args.max_queued_writes as u64, 1..=MAX_QUEUE)?;
+    ParamError::check("--batch-ms", args.batch_ms, 0..=MAX_BATCH_MS)?;
+    Ok(())
+}
+
 /// The token in `path`: its first line, which must not be empty.
 fn read_token(path: &Path) -> anyhow::Result<String> {
     let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the token", path.display()))?;
@@ -98,4 +122,43 @@ fn read_token(path: &Path) -> anyhow::Result<String> {
         anyhow::bail!("{}: the token file is empty", path.display());
     }
     Ok(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// `serve`'s flags on a command line.
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn ranges_of(flags: &[&str]) -> Result<(), String> {
+        let args = Cli::try_parse_from([&["serve", "--index", "idx"][..], flags].concat()).unwrap().args;
+        check_ranges(&args).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_defaults_and_the_bounds_are_in_range() {
+        assert_eq!(ranges_of(&[]), Ok(()));
+        let bounds = ["--max-body-mb", "4096", "--max-queued-checks", "65536", "--batch-ms", "0", "--timeout", "3600"];
+        assert_eq!(ranges_of(&bounds), Ok(()));
+    }
+
+    #[test]
+    fn a_flag_out_of_range_is_named_with_its_range() {
+        for (flags, error) in [
+            (["--max-body-mb", "0"], "--max-body-mb 0 is out of range (expected 1..=4096)"),
+            (["--max-queued-checks", "0"], "--max-queued-checks 0 is out of range (expected 1..=65536)"),
+            (["--max-queued-writes", "70000"], "--max-queued-writes 70000 is out of range (expected 1..=65536)"),
+            (["--batch-ms", "99999999999"], "--batch-ms 99999999999 is out of range (expected 0..=60000)"),
+            (["--timeout", "1e300"], "--timeout 1e300 is out of range (expected seconds above 0, at most 3600)"),
+        ] {
+            assert_eq!(ranges_of(&flags), Err(error.to_string()));
+        }
+    }
 }
