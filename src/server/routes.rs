@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, FromRequest, MatchedPath, Multipart, Path, Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
@@ -24,7 +25,9 @@ use crate::archive::table::SimilarityTable;
 use crate::report::model::{DocumentReport, DocumentTexts};
 use crate::report::{html, json};
 
-/// The routes, with the body limit and the metrics of every request.
+/// The routes, with the body limit and the metrics of every request (those
+/// of no route too: an unknown path is a JSON 404, a method a route does
+/// not take a JSON 405).
 pub(crate) fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/", get(upload_page))
@@ -32,6 +35,8 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/documents/{*path}", get(similar).put(put_document).delete(delete_document))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
+        .fallback(no_route)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(Arc::clone(&state), observe))
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
         .with_state(state)
@@ -64,6 +69,29 @@ impl IntoResponse for ApiError {
         }
         response
     }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(rejection: QueryRejection) -> ApiError {
+        ApiError::new(rejection.status(), rejection.body_text())
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(rejection: PathRejection) -> ApiError {
+        ApiError::new(rejection.status(), rejection.body_text())
+    }
+}
+
+/// The answer to a path no route takes.
+async fn no_route(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, format!("no endpoint {method} {}", uri.path()))
+}
+
+/// The answer to a method that the path's route does not take (its `Allow`
+/// header lists those it does).
+async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, format!("{method} is not allowed on {}", uri.path()))
 }
 
 /// Counts and times every request by endpoint and status.
@@ -156,10 +184,11 @@ struct CheckQuery {
 
 async fn check(
     State(state): State<Arc<AppState>>,
-    Query(query): Query<CheckQuery>,
+    query: Result<Query<CheckQuery>, QueryRejection>,
     request: Request,
 ) -> Result<Response, ApiError> {
     authorize(&state, request.headers(), Access::Read)?;
+    let Query(query) = query?;
     let html = match query.format.as_deref() {
         None | Some("json") => false,
         Some("html") => true,
@@ -284,11 +313,12 @@ fn writable_path(state: &AppState, name: &str) -> Result<PathBuf, ApiError> {
 
 async fn put_document(
     State(state): State<Arc<AppState>>,
-    Path(name): Path<String>,
+    name: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     authorize(&state, &headers, Access::Write)?;
+    let Path(name) = name?;
     let path = writable_path(&state, &name)?;
     let bytes = body.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
     // Refused before it reaches the archive: what the index could not read.
@@ -307,10 +337,11 @@ async fn put_document(
 
 async fn delete_document(
     State(state): State<Arc<AppState>>,
-    Path(name): Path<String>,
+    name: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     authorize(&state, &headers, Access::Write)?;
+    let Path(name) = name?;
     let path = writable_path(&state, &name)?;
     if !path.is_file() {
         return Err(ApiError::new(StatusCode::NOT_FOUND, format!("no document {name:?}")));
@@ -352,11 +383,12 @@ struct SimilarQuery {
 
 async fn similar(
     State(state): State<Arc<AppState>>,
-    Path(path): Path<String>,
-    Query(query): Query<SimilarQuery>,
+    path: Result<Path<String>, PathRejection>,
+    query: Result<Query<SimilarQuery>, QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     authorize(&state, &headers, Access::Read)?;
+    let (Path(path), Query(query)) = (path?, query?);
     let Some(name) = path.strip_suffix("/similar").map(str::to_string) else {
         return Err(ApiError::new(StatusCode::NOT_FOUND, "GET /documents/{name}/similar?top=N"));
     };

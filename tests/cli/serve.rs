@@ -391,3 +391,24 @@ fn settings_out_of_range_are_refused_at_startup() {
         fails_with(refused_start(&served.index, &flags), error);
     }
 }
+
+#[test]
+fn every_error_is_json_with_unknown_paths_methods_and_queries_too() {
+    let served = Served::new();
+    let server = served.start(&[]);
+    let document = "/documents/source-document00001.txt";
+    let cases = [
+        (get(&server.url(&format!("{document}/similar?top=-1")), None), 400, "top: invalid digit"),
+        (get(&server.url("/nothing"), None), 404, "no endpoint GET /nothing"),
+        (put(&server.url("/documents/"), Some(WRITE_TOKEN), b"text"), 404, "no endpoint PUT /documents/"),
+        (post(&server.url("/healthz"), None, b"text"), 405, "POST is not allowed on /healthz"),
+        (get(&server.url("/check"), None), 405, "GET is not allowed on /check"),
+        (put(&server.url("/documents/%FF.txt"), Some(WRITE_TOKEN), b"text"), 400, "UTF-8"),
+    ];
+    for ((status, body), expected, message) in cases {
+        assert_eq!(status, expected, "{body}");
+        assert!(json(&body)["error"].as_str().unwrap().contains(message), "{message:?} in {body}");
+    }
+    let (status, body) = get(&server.url(&format!("{document}/similar?top=1")), None);
+    assert_eq!(status, 200, "the route still answers: {body}");
+}
