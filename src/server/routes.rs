@@ -300,15 +300,11 @@ fn check_document(state: &AppState, name: &str, bytes: Bytes) -> Result<(Documen
 }
 
 /// The path of a document named in a write's URL (400 for a name outside
-/// the documents directory or of a type the index does not read).
+/// the documents directory, too long to store, or of a type the index does
+/// not read).
 fn writable_path(state: &AppState, name: &str) -> Result<PathBuf, ApiError> {
-    document_path(&state.config.docs, name).ok_or_else(|| {
-        let message = format!(
-            "{name:?} is not a document name: relative, no hidden, empty, '.' or '..' parts, \
-             and *.txt, *.pdf, *.docx, *.odt, *.html or *.htm"
-        );
-        ApiError::new(StatusCode::BAD_REQUEST, message)
-    })
+    document_path(&state.config.docs, name)
+        .map_err(|reason| ApiError::new(StatusCode::BAD_REQUEST, format!("{name:?} is not a document name: {reason}")))
 }
 
 async fn put_document(

@@ -54,19 +54,46 @@ pub enum WriteRequest {
     Stop,
 }
 
+/// The longest document name a client may give, in bytes.
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// The longest part of a document name, in bytes: what the file system takes
+/// (255) less what the temporary file of a write adds, `.NAME.PID.tmp` with
+/// a pid of up to 7 digits.
+pub const MAX_NAME_PART_BYTES: usize = 255 - ".".len() - ".4194304.tmp".len();
+
+/// Why a name is not a document name a client may give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BadName {
+    /// Absolute, or with an empty, `.`, `..` or hidden part.
+    #[error("absolute, or with a hidden, empty, '.' or '..' part")]
+    Path,
+    /// Too long for the file system.
+    #[error("longer than {MAX_NAME_BYTES} bytes, or with a part between '/' longer than {MAX_NAME_PART_BYTES}")]
+    TooLong,
+    /// Not of a type the index reads.
+    #[error("not *.txt, *.pdf, *.docx, *.odt, *.html or *.htm")]
+    Type,
+}
+
 /// The path of document `name` under `docs`, for a name a client may give:
 /// `/`-separated relative components, none empty, `.`, `..` or hidden (which
-/// would reach outside the directory or collide with temporary files), of a
-/// document type the index reads by name (`*.txt`, `*.pdf`, `*.docx`,
-/// `*.odt`, `*.html`, `*.htm`). `None` for any other name.
-pub fn document_path(docs: &Path, name: &str) -> Option<PathBuf> {
-    let ok_component = |c: &str| !c.is_empty() && !c.starts_with('.') && !c.contains(['\\', '\0']);
-    if name.len() > 1024 || !name.split('/').all(ok_component) {
-        return None;
+/// would reach outside the directory or collide with temporary files), none
+/// longer than the file system takes, of a document type the index reads by
+/// name (`*.txt`, `*.pdf`, `*.docx`, `*.odt`, `*.html`, `*.htm`).
+pub fn document_path(docs: &Path, name: &str) -> Result<PathBuf, BadName> {
+    if name.len() > MAX_NAME_BYTES || name.split('/').any(|c| c.len() > MAX_NAME_PART_BYTES) {
+        return Err(BadName::TooLong);
     }
+    let ok_component = |c: &str| !c.is_empty() && !c.starts_with('.') && !c.contains(['\\', '\0']);
     let relative = Path::new(name);
-    let normal = relative.components().all(|c| matches!(c, Component::Normal(_)));
-    (normal && is_document_name(relative)).then(|| docs.join(relative))
+    if !name.split('/').all(ok_component) || !relative.components().all(|c| matches!(c, Component::Normal(_))) {
+        return Err(BadName::Path);
+    }
+    if !is_document_name(relative) {
+        return Err(BadName::Type);
+    }
+    Ok(docs.join(relative))
 }
 
 /// Starts the writer thread.
@@ -118,7 +145,7 @@ fn push_applied(state: &AppState, request: WriteRequest, batch: &mut Vec<oneshot
 
 /// Writes document `name` whole into `docs` and syncs its directory.
 fn store(docs: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
-    let path = document_path(docs, name).ok_or_else(|| format!("{name}: not a document name"))?;
+    let path = document_path(docs, name).map_err(|e| format!("{name}: {e}"))?;
     let parent = path.parent().unwrap_or(docs);
     std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     write_atomically(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -127,7 +154,7 @@ fn store(docs: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
 
 /// Removes document `name` from `docs` and syncs its directory.
 fn remove(docs: &Path, name: &str) -> Result<(), String> {
-    let path = document_path(docs, name).ok_or_else(|| format!("{name}: not a document name"))?;
+    let path = document_path(docs, name).map_err(|e| format!("{name}: {e}"))?;
     std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     sync_dir(path.parent().unwrap_or(docs))
 }
@@ -163,14 +190,31 @@ mod tests {
     #[test]
     fn only_relative_document_names_inside_the_directory_are_taken() {
         let docs = Path::new("/archive");
-        assert_eq!(document_path(docs, "a.txt"), Some(PathBuf::from("/archive/a.txt")));
-        assert_eq!(document_path(docs, "2026/thesis.pdf"), Some(PathBuf::from("/archive/2026/thesis.pdf")));
-        for bad in
-            ["", "/etc/passwd.txt", "../a.txt", "a/../../b.txt", "./a.txt", ".hidden.txt", "a//b.txt", "a.exe", "a"]
-        {
-            assert_eq!(document_path(docs, bad), None, "{bad}");
+        assert_eq!(document_path(docs, "a.txt"), Ok(PathBuf::from("/archive/a.txt")));
+        assert_eq!(document_path(docs, "2026/thesis.pdf"), Ok(PathBuf::from("/archive/2026/thesis.pdf")));
+        for bad in ["", "/etc/passwd.txt", "../a.txt", "a/../../b.txt", "./a.txt", ".hidden.txt", "a//b.txt"] {
+            assert_eq!(document_path(docs, bad), Err(BadName::Path), "{bad}");
         }
-        assert_eq!(document_path(docs, "a\\..\\b.txt"), None);
-        assert_eq!(document_path(docs, &"x".repeat(2000)), None);
+        assert_eq!(document_path(docs, "a\\..\\b.txt"), Err(BadName::Path));
+        assert_eq!(document_path(docs, "a.exe"), Err(BadName::Type));
+        assert_eq!(document_path(docs, "a"), Err(BadName::Type));
+    }
+
+    #[test]
+    fn a_name_the_file_system_cannot_store_is_too_long() {
+        let docs = Path::new("/archive");
+        let longest = format!("{}.txt", "x".repeat(MAX_NAME_PART_BYTES - 4));
+        assert!(document_path(docs, &longest).is_ok());
+        assert!(document_path(docs, &format!("{longest}/{longest}")).is_ok());
+        assert_eq!(document_path(docs, &format!("x{longest}")), Err(BadName::TooLong));
+        assert_eq!(
+            document_path(docs, &format!("{}/a.txt", "é".repeat(122))),
+            Err(BadName::TooLong),
+            "bytes, not characters"
+        );
+        assert_eq!(document_path(docs, &"x/".repeat(600)), Err(BadName::TooLong));
+        // The temporary file of the longest name is one the file system takes.
+        let temporary = crate::report::output::temporary_path(&docs.join(&longest)).unwrap();
+        assert!(temporary.file_name().unwrap().len() <= 255);
     }
 }

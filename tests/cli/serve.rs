@@ -412,3 +412,20 @@ fn every_error_is_json_with_unknown_paths_methods_and_queries_too() {
     let (status, body) = get(&server.url(&format!("{document}/similar?top=1")), None);
     assert_eq!(status, 200, "the route still answers: {body}");
 }
+
+#[test]
+fn a_document_name_too_long_to_store_is_a_400() {
+    let served = Served::new();
+    let server = served.start(&[]);
+    let text = b"a short document";
+    let longest = format!("{}.txt", "x".repeat(238));
+    for name in [format!("{}.txt", "x".repeat(296)), format!("x{longest}"), format!("{}/a.txt", "d".repeat(300))] {
+        let (status, body) = put(&server.url(&format!("/documents/{name}")), Some(WRITE_TOKEN), text);
+        assert_eq!(status, 400, "{body}");
+        assert!(json(&body)["error"].as_str().unwrap().contains("longer than"), "{body}");
+        assert_eq!(delete(&server.url(&format!("/documents/{name}")), Some(WRITE_TOKEN)).0, 400);
+    }
+    let (status, body) = put(&server.url(&format!("/documents/{longest}")), Some(WRITE_TOKEN), text);
+    assert_eq!(status, 201, "the longest name is stored: {body}");
+    assert_eq!(fs::read(served.docs.join(&longest)).unwrap(), text);
+}
