@@ -33,6 +33,7 @@ pub mod writer;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -93,44 +94,84 @@ impl AppState {
     }
 }
 
-/// Brings the index up to date with the documents directory (what a killed
-/// server had stored but not committed), then serves until SIGINT or SIGTERM;
-/// the changes being written are committed before it returns.
-pub fn serve(config: ServerConfig) -> Result<(), ArchiveError> {
-    crate::archive::update(
-        &config.docs,
-        &config.index,
-        &SettingsOverride::default(),
-        &UpdateOptions::default(),
-        &Silent,
-    )?;
-    let index = ArchiveIndex::open(&config.index)?;
-    let (writes, queue) = std::sync::mpsc::sync_channel(config.max_queued_writes);
-    let state = Arc::new(AppState {
-        checks: Arc::new(tokio::sync::Semaphore::new(config.check_workers.max(1))),
-        queued_checks: Default::default(),
-        index: RwLock::new(Arc::new(index)),
-        metrics: metrics::Metrics::new(),
-        writes,
-        config,
+/// A server ready to answer: its index up to date and opened, its address
+/// bound. Every error of a start is [`Server::bind`]'s, so that a caller can
+/// report it before saying that it serves.
+pub struct Server {
+    state: Arc<AppState>,
+    queue: Receiver<writer::WriteRequest>,
+    listener: std::net::TcpListener,
+}
+
+impl Server {
+    /// Brings the index up to date with the documents directory (what a
+    /// killed server had stored but not committed), opens it, and binds
+    /// `config.listen`.
+    pub fn bind(config: ServerConfig) -> Result<Server, ArchiveError> {
+        crate::archive::update(
+            &config.docs,
+            &config.index,
+            &SettingsOverride::default(),
+            &UpdateOptions::default(),
+            &Silent,
+        )?;
+        let index = ArchiveIndex::open(&config.index)?;
+        let listener = listen(config.listen)?;
+        let (writes, queue) = std::sync::mpsc::sync_channel(config.max_queued_writes);
+        let state = Arc::new(AppState {
+            checks: Arc::new(tokio::sync::Semaphore::new(config.check_workers.max(1))),
+            queued_checks: Default::default(),
+            index: RwLock::new(Arc::new(index)),
+            metrics: metrics::Metrics::new(),
+            writes,
+            config,
+        });
+        state.metrics.set_index(&state.index());
+        Ok(Server { state, queue, listener })
+    }
+
+    /// How it serves.
+    pub fn config(&self) -> &ServerConfig {
+        &self.state.config
+    }
+
+    /// The address served (the port the system chose for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().unwrap_or(self.state.config.listen)
+    }
+
+    /// Serves until SIGINT or SIGTERM; the changes being written are
+    /// committed before it returns.
+    pub fn run(self) -> Result<(), ArchiveError> {
+        let Server { state, queue, listener } = self;
+        let writer = writer::spawn(Arc::clone(&state), queue);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(ArchiveError::io(&state.config.index))?;
+        let served = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            axum::serve(listener, routes::router(Arc::clone(&state))).with_graceful_shutdown(shutdown_signal()).await
+        });
+        // No request is left; the writer commits what is queued before the sentinel, then ends.
+        drop(runtime);
+        let _ = state.writes.send(writer::WriteRequest::Stop);
+        let _ = writer.join();
+        served.map_err(ArchiveError::io(&state.config.index))
+    }
+}
+
+/// A non-blocking listener on `address` (an error naming the address).
+fn listen(address: SocketAddr) -> Result<std::net::TcpListener, ArchiveError> {
+    let listener = std::net::TcpListener::bind(address).and_then(|listener| {
+        listener.set_nonblocking(true)?;
+        Ok(listener)
     });
-    state.metrics.set_index(&state.index());
-    let writer = writer::spawn(Arc::clone(&state), queue);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(ArchiveError::io(&state.config.index))?;
-    let listen = state.config.listen;
-    let served = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(listen).await?;
-        axum::serve(listener, routes::router(Arc::clone(&state))).with_graceful_shutdown(shutdown_signal()).await
-    });
-    // No request is left; the writer commits what is queued before the sentinel, then ends.
-    drop(runtime);
-    let _ = state.writes.send(writer::WriteRequest::Stop);
-    let _ = writer.join();
-    served.map_err(ArchiveError::io(&state.config.index))
+    listener.map_err(|e| {
+        let source = std::io::Error::new(e.kind(), format!("cannot listen: {e}"));
+        ArchiveError::Io { path: PathBuf::from(address.to_string()), source }
+    })
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.
@@ -149,5 +190,18 @@ async fn shutdown_signal() {
     tokio::select! {
         () = interrupt => {}
         () = terminate => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_address_is_named_in_the_error() {
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = taken.local_addr().unwrap();
+        let error = listen(address).unwrap_err().to_string();
+        assert!(error.starts_with(&format!("{address}: cannot listen: ")), "{error}");
     }
 }

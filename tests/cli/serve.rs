@@ -75,14 +75,18 @@ impl Drop for Server {
     }
 }
 
-/// Runs `pan-detect serve --index index` with `extra` flags, expecting it to
-/// refuse to start: its output, or a failed test when it is still running
-/// after 30 s.
-fn refused_start(index: &Path, extra: &[&str]) -> Output {
+/// A loopback address with a port free at the time.
+fn free_address() -> String {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let listen = format!("127.0.0.1:{port}");
+    format!("127.0.0.1:{port}")
+}
+
+/// Runs `pan-detect serve --index index --listen listen` with `extra` flags,
+/// expecting it to refuse to start: its output, or a failed test when it is
+/// still running after 30 s.
+fn refused_start(index: &Path, listen: &str, extra: &[&str]) -> Output {
     let mut child = pan_detect()
-        .args([&["serve", "--index", s(index), "--listen", &listen][..], extra].concat())
+        .args([&["serve", "--index", s(index), "--listen", listen][..], extra].concat())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -388,8 +392,18 @@ fn settings_out_of_range_are_refused_at_startup() {
         (["--batch-ms", "99999999999"], "--batch-ms 99999999999 is out of range (expected 0..=60000)"),
         (["--timeout", "1e300"], "--timeout 1e300 is out of range (expected seconds above 0, at most 3600)"),
     ] {
-        fails_with(refused_start(&served.index, &flags), error);
+        fails_with(refused_start(&served.index, &free_address(), &flags), error);
     }
+}
+
+#[test]
+fn a_server_that_cannot_start_says_why_in_one_line_before_serving() {
+    let served = Served::new();
+    let missing = served.dir.path().join("missing");
+    fails_with(refused_start(&served.index, &free_address(), &["--docs", s(&missing)]), "missing: no such directory");
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    fails_with(refused_start(&served.index, &address, &[]), &format!("{address}: cannot listen: "));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use anyhow::Context;
 use pan_detect::archive::ArchiveIndex;
 use pan_detect::archive::check::CheckParams;
 use pan_detect::error::ParamError;
-use pan_detect::server::{ServerConfig, serve};
+use pan_detect::server::{Server, ServerConfig};
 
 use crate::{messages, threads};
 
@@ -86,15 +86,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         batch_window: Duration::from_millis(args.batch_ms),
         check,
     };
+    let server = Server::bind(config)?;
+    let config = server.config();
     messages::note(format_args!(
         "serving {} on http://{} (documents in {}; writes {}, reads {})",
         config.index.display(),
-        config.listen,
+        server.local_addr(),
         config.docs.display(),
         if config.write_token.is_some() { "with a token" } else { "refused" },
         if config.read_token.is_some() { "with a token" } else { "open" },
     ));
-    serve(config).context("serve stopped")?;
+    server.run().context("serve stopped")?;
     messages::note(format_args!("stopped"));
     Ok(ExitCode::SUCCESS)
 }
