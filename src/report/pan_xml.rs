@@ -136,7 +136,10 @@ impl PanDocument {
     /// attribute, whatever the element is called: the official PAN scripts take
     /// every child of the document element by its `name`, and a real corpus has
     /// `<featue name="plagiarism" .../>`. Other elements are ignored; a
-    /// `<feature>` without `name`, or outside `<document>`, is an error.
+    /// `<feature>` without `name`, or outside `<document>`, is an error, and so
+    /// are a second root element or a second `<document>` (which would replace
+    /// the first one's features) and an element left open at the end of the text
+    /// (a truncated file).
     pub fn parse(text: &str) -> Result<PanDocument, XmlError> {
         PanDocument::parse_with_lines(text).map(|(document, _)| document)
     }
@@ -147,8 +150,9 @@ impl PanDocument {
         let mut document: Option<PanDocument> = None;
         let mut lines = Vec::new();
         // Elements open around the current event, and how many were open around `<document>`.
-        let mut depth = 0usize;
+        let mut open: Vec<String> = Vec::new();
         let mut document_depth = None;
+        let mut roots = 0usize;
         loop {
             let position = reader.buffer_position() as usize;
             let event = reader.read_event().map_err(|e| XmlError {
@@ -158,13 +162,22 @@ impl PanDocument {
             let fail = |message: String| XmlError { line: line_of(text, position), message };
             match event {
                 Event::Start(ref element) | Event::Empty(ref element) => {
+                    let depth = open.len();
                     let is_feature_tag = element.name().as_ref() == "feature";
+                    if depth == 0 {
+                        roots += 1;
+                        if roots > 1 {
+                            return Err(fail("more than one root element".into()));
+                        }
+                    }
                     if element.name().as_ref() == "document" {
+                        if document.is_some() {
+                            return Err(fail("a second <document> element".into()));
+                        }
                         let attributes = attributes_of(element).map_err(fail)?;
                         let reference =
                             attributes.into_iter().find(|(k, _)| k == "reference").map(|(_, v)| v).unwrap_or_default();
                         document = Some(PanDocument::new(&reference));
-                        lines.clear();
                         document_depth = Some(depth);
                     } else if let Some(document) =
                         document.as_mut().filter(|_| document_depth.map(|d| d + 1) == Some(depth))
@@ -183,13 +196,19 @@ impl PanDocument {
                         return Err(fail("<feature> outside <document>".into()));
                     }
                     if matches!(event, Event::Start(_)) {
-                        depth += 1;
+                        open.push(element.name().as_ref().to_string());
                     }
                 }
-                Event::End(_) => depth = depth.saturating_sub(1),
+                Event::End(_) => {
+                    open.pop();
+                }
                 Event::Eof => break,
                 _ => {}
             }
+        }
+        if let Some(element) = open.last() {
+            let message = format!("the text ends inside <{element}> (a truncated file?)");
+            return Err(XmlError { line: line_of(text, text.len()), message });
         }
         match document {
             Some(document) => Ok((document, lines)),
@@ -316,6 +335,37 @@ mod tests {
         assert!(huge.features[0].source_range().unwrap_err().contains("source_length=18446744073709551615"));
         assert!(PanDocument::parse("<feature name=\"p\"/>").is_err());
         assert!(PanDocument::parse("").is_err());
+    }
+
+    #[test]
+    fn a_second_root_or_document_element_is_an_error() {
+        // A second root <document> used to replace the first one's features silently.
+        let feature = "<feature name=\"p\" this_offset=\"1\" this_length=\"2\"/>";
+        let two_roots = format!("<document reference=\"x\">\n{feature}\n</document>\n<document reference=\"x\"/>\n");
+        let error = PanDocument::parse(&two_roots).unwrap_err();
+        assert_eq!(error, XmlError { line: 4, message: "more than one root element".into() });
+        let after_other_root = format!("<other/>\n<document reference=\"x\">{feature}</document>");
+        assert_eq!(PanDocument::parse(&after_other_root).unwrap_err().message, "more than one root element");
+        let nested = format!("<document reference=\"x\">{feature}\n<document reference=\"y\"/></document>");
+        let error = PanDocument::parse(&nested).unwrap_err();
+        assert_eq!(error, XmlError { line: 2, message: "a second <document> element".into() });
+        let wrapped = format!(
+            "<?xml version=\"1.0\"?>\n<!-- c -->\n<root><document reference=\"x\">{feature}</document></root>\n"
+        );
+        assert_eq!(PanDocument::parse(&wrapped).unwrap().features.len(), 1);
+    }
+
+    #[test]
+    fn a_truncated_text_is_an_error() {
+        let whole =
+            "<document reference=\"x\">\n<feature name=\"p\" this_offset=\"1\" this_length=\"2\"/>\n</document>\n";
+        assert!(PanDocument::parse(whole).is_ok());
+        // Cut at the end of a line: every element read so far is well-formed.
+        let cut = &whole[..whole.find("</document>").unwrap()];
+        let error = PanDocument::parse(cut).unwrap_err();
+        assert_eq!(error, XmlError { line: 3, message: "the text ends inside <document> (a truncated file?)".into() });
+        let inside_feature = "<document reference=\"x\"><feature name=\"p\">";
+        assert!(PanDocument::parse(inside_feature).unwrap_err().message.contains("inside <feature>"));
     }
 
     #[test]

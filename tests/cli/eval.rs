@@ -328,6 +328,24 @@ fn reads_the_pan_2013_text_alignment_layout() {
 }
 
 #[test]
+fn a_detection_file_with_two_root_elements_is_skipped_with_a_warning() {
+    // The second <document> used to replace the first one's detections silently.
+    let fixture = Fixture::new();
+    let s1 = fixture.dir.path().join("detections/s1.xml");
+    let text = fs::read_to_string(&s1).unwrap();
+    write(&s1, &(text + "<document reference=\"s1.txt\"/>\n"));
+    let output = fixture.eval(&[]);
+    assert_success(&output);
+    let warning = stderr(&output);
+    assert_eq!(
+        warning,
+        format!("pan-detect: warning: {}: line 6: more than one root element; file skipped\n", s1.display())
+    );
+    assert!(stdout(&output).contains("2 truth files, 2 detection files, 1 skipped"), "{}", stdout(&output));
+    assert_eq!(row(&stdout(&output), "all")[..2], ["3", "0"]);
+}
+
+#[test]
 fn a_case_in_a_misspelled_element_counts_as_the_pan_script_counts_it() {
     // A real corpus has <featue name="plagiarism" .../>; the official script takes
     // every child of <document> by its name attribute, whatever the element is called.
