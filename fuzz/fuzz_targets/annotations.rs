@@ -2,10 +2,12 @@
 //! `load_dir` does per file), for the ground truth and for detections, then the
 //! evaluation of the detections against the truth.
 //!
-//! Invariants: no panic; the only error is a bad offset; a file is skipped
-//! exactly when it is not UTF-8, not PAN XML, or has no reference; every
-//! annotation comes from a selected feature, in order, with the offsets the
-//! feature gives and the document's reference; no feature is both truth and
+//! Invariants: no panic; the only errors are a bad offset and, for the truth, a
+//! file that cannot be read whole; a file is skipped (for the truth: an error)
+//! exactly when it is not UTF-8, not PAN XML, or has no reference; a selected
+//! feature lacking an attribute is ignored (for the truth: an error); every
+//! annotation comes from a complete selected feature, in order, with the offsets
+//! the feature gives and the document's reference; no feature is both truth and
 //! detection; the measures lie in their ranges.
 #![no_main]
 
@@ -23,13 +25,21 @@ fn read(data: &[u8], select: &Select) -> Option<Vec<Annotation>> {
     let document = match document {
         Some(document) if !document.reference.is_empty() => document,
         _ => {
-            assert!(matches!(result, Ok(FileAnnotations::Skipped(_))), "{result:?}");
+            match select {
+                Select::Truth => assert!(matches!(result, Err(EvalError::BadTruth(_))), "{result:?}"),
+                Select::Suffix(_) => assert!(matches!(result, Ok(FileAnnotations::Skipped(_))), "{result:?}"),
+            }
             return None;
         }
     };
     let (annotations, without_offsets) = match result {
         Err(EvalError::BadOffset { feature, name, .. }) => {
             assert_eq!(document.features[feature - 1].name, name);
+            return None;
+        }
+        Err(EvalError::BadTruth(problem)) => {
+            assert_eq!(*select, Select::Truth, "{problem}");
+            assert!(problem.reason.contains("without"), "{problem}");
             return None;
         }
         Err(other) => panic!("unexpected error {other}"),
@@ -45,7 +55,11 @@ fn read(data: &[u8], select: &Select) -> Option<Vec<Annotation>> {
         })
         .collect();
     assert_eq!(annotations.len() + without_offsets, selected.len());
-    let with_offsets = selected.iter().filter(|f| f.get("this_offset").is_some() && f.get("this_length").is_some());
+    const SOURCE: [&str; 3] = ["source_reference", "source_offset", "source_length"];
+    let with_offsets = selected.iter().filter(|f| {
+        let source = SOURCE.iter().filter(|key| f.get(key).is_some()).count();
+        f.get("this_offset").is_some() && f.get("this_length").is_some() && (source == 0 || source == SOURCE.len())
+    });
     for (annotation, feature) in annotations.iter().zip(with_offsets) {
         assert_eq!(annotation.suspicious, document.reference);
         assert_eq!(annotation.feature, feature.name);

@@ -17,16 +17,21 @@
 //!   and it is selected by the end of that name ([`Select`]);
 //! * a feature is an annotation when it has `this_offset` and `this_length`; it is
 //!   *external* when it also has `source_reference`, `source_offset` and
-//!   `source_length`, otherwise *intrinsic* (no source passage); a feature lacking
-//!   `this_offset` or `this_length` is ignored, as the scripts ignore it, with a warning
-//!   naming its file and line;
+//!   `source_length`, *intrinsic* (no source passage) when it has none of them; a
+//!   detection lacking `this_offset` or `this_length`, or with some of the source
+//!   attributes but not all, is ignored with a warning naming its file and line (the
+//!   scripts ignore the first and read the second as intrinsic, which only lowers
+//!   the score);
 //! * the annotations form a set: an annotation read twice (same suspicious document,
 //!   ranges and source) counts once.
 //!
-//! Where the scripts would crash or read nonsense, this module says so instead: a file
-//! that is not well-formed XML is skipped and reported with its line, an offset that is
-//! negative or not a number is an error naming the file, and an annotation of zero
-//! characters in total is dropped and counted (the scripts divide by its length).
+//! Where the scripts would crash or read nonsense, this module says so instead: a
+//! detection file that is not well-formed PAN XML is skipped and reported with its
+//! line, an offset that is negative or not a number is an error naming the file, and an
+//! annotation of zero characters in total is dropped and counted (the scripts divide
+//! by its length). The ground truth is never read in part: a truth file that is not
+//! well-formed PAN XML, or a case lacking one of its attributes, is an error
+//! ([`EvalError::BadTruth`]).
 
 use std::collections::HashSet;
 use std::fmt;
@@ -81,6 +86,12 @@ pub enum EvalError {
         /// The directory.
         path: PathBuf,
     },
+    /// A ground-truth file that cannot be read whole: not UTF-8, not well-formed PAN
+    /// XML, without a `reference`, or with a case lacking an attribute. A detection
+    /// file with such a problem is skipped or its feature ignored, with a warning;
+    /// the truth is never read in part, which would change every score silently.
+    #[error("{0}")]
+    BadTruth(FileProblem),
 }
 
 /// A passage of a source document.
@@ -230,6 +241,12 @@ impl Select {
             Select::Suffix(suffix) => name.ends_with(suffix.as_str()),
         }
     }
+
+    /// Whether a problem in a file is an error ([`EvalError::BadTruth`]) rather
+    /// than a warning: for the ground truth.
+    fn is_strict(&self) -> bool {
+        *self == Select::Truth
+    }
 }
 
 /// A problem found in one XML file: a file skipped because it could not be read as
@@ -260,12 +277,13 @@ pub struct Loaded {
     pub annotations: Vec<Annotation>,
     /// XML files found.
     pub files: usize,
-    /// Files skipped because they are not well-formed PAN XML.
+    /// Files skipped because they are not well-formed PAN XML (never truth files).
     pub skipped: Vec<FileProblem>,
     /// Problems in files that were read: features without offsets, a `reference`
     /// that is not the file's document.
     pub warnings: Vec<FileProblem>,
-    /// Selected features ignored because they lack `this_offset` or `this_length`.
+    /// Selected features ignored because they lack an attribute (see
+    /// [`FileAnnotations::Read`]).
     pub without_offsets: usize,
     /// Annotations dropped because they cover no character at all.
     pub empty: usize,
@@ -277,8 +295,9 @@ pub struct Loaded {
 ///
 /// A missing directory is an error, and so is an offset that is not a non-negative
 /// integer, and, for the ground truth, a directory without XML files (most likely
-/// the wrong directory: every detection would score as a false positive); a
-/// malformed file is skipped and listed in [`Loaded::skipped`].
+/// the wrong directory: every detection would score as a false positive) and a
+/// malformed file ([`EvalError::BadTruth`]); a malformed detection file is skipped
+/// and listed in [`Loaded::skipped`].
 pub fn load_dir(dir: &Path, select: &Select) -> Result<Loaded, EvalError> {
     let files = xml_files(dir)?;
     if files.is_empty() && *select == Select::Truth {
@@ -321,13 +340,16 @@ pub enum FileAnnotations {
     Read {
         /// The selected features with offsets, in file order.
         annotations: Vec<Annotation>,
-        /// Selected features ignored because they lack `this_offset` or `this_length`.
+        /// Selected features ignored because they lack `this_offset` or
+        /// `this_length`, or have some of the source attributes but not all
+        /// (detections only: in the ground truth this is an error).
         without_offsets: usize,
         /// Problems that did not stop the file being read (a feature without
         /// offsets, a reference that differs from the file name).
         warnings: Vec<FileProblem>,
     },
-    /// The file is not well-formed PAN XML.
+    /// The file is not well-formed PAN XML (detections only: in the ground truth
+    /// this is an error).
     Skipped(FileProblem),
 }
 
@@ -341,37 +363,33 @@ fn load_file(path: &Path, select: &Select) -> Result<FileAnnotations, EvalError>
 /// that the fuzz target `fuzz/fuzz_targets/annotations.rs` reaches the parsing
 /// without a file; [`load_dir`] is the entry point otherwise.
 pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<FileAnnotations, EvalError> {
-    let skip = |line: Option<usize>, reason: String| {
-        FileAnnotations::Skipped(FileProblem { path: path.to_path_buf(), line, reason })
-    };
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(error) => {
-            let valid = error.valid_up_to();
-            let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
-            return Ok(skip(Some(line), format!("not valid UTF-8 at byte {valid}")));
-        }
-    };
-    let (document, lines) = match PanDocument::parse_with_lines(text) {
+    let problem = |line: Option<usize>, reason: String| FileProblem { path: path.to_path_buf(), line, reason };
+    let (document, lines) = match parse_document(bytes) {
         Ok(parsed) => parsed,
-        Err(error) => return Ok(skip(Some(error.line), error.message)),
+        Err((line, reason)) if select.is_strict() => return Err(EvalError::BadTruth(problem(line, reason))),
+        Err((line, reason)) => return Ok(FileAnnotations::Skipped(problem(line, reason))),
     };
-    if document.reference.is_empty() {
-        // The official scripts read nothing from such a file; say so rather than
-        // silently dropping its annotations.
-        return Ok(skip(None, "<document> has no reference attribute".to_string()));
-    }
-    let warn = |line: Option<usize>, reason: String| FileProblem { path: path.to_path_buf(), line, reason };
     let mut warnings = Vec::new();
     if !names_document(path, &document.reference) {
         let reason =
             format!("reference=\"{}\" is not this file's document; read as its annotations", document.reference);
-        warnings.push(warn(None, reason));
+        warnings.push(problem(None, reason));
     }
     let mut annotations = Vec::new();
     let mut without_offsets = 0;
     for (index, feature) in document.features.iter().enumerate() {
         if !select.matches(&feature.name) {
+            continue;
+        }
+        let missing = missing_attributes(feature);
+        if !missing.is_empty() {
+            let reason = format!("feature '{}' without {}", feature.name, missing.join(", "));
+            let line = lines.get(index).copied();
+            if select.is_strict() {
+                return Err(EvalError::BadTruth(problem(line, reason)));
+            }
+            without_offsets += 1;
+            warnings.push(problem(line, reason + "; ignored"));
             continue;
         }
         let bad = |message: String| EvalError::BadOffset {
@@ -380,35 +398,63 @@ pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<Fi
             name: feature.name.clone(),
             message,
         };
-        let Some(this) = range_of(feature, "this_offset", "this_length").map_err(bad)? else {
-            without_offsets += 1;
-            let reason = format!("feature '{}' without this_offset or this_length; ignored", feature.name);
-            warnings.push(warn(lines.get(index).copied(), reason));
-            continue;
-        };
-        let has_source =
-            ["source_reference", "source_offset", "source_length"].iter().all(|key| feature.get(key).is_some());
-        let source = if has_source {
-            let range = range_of(feature, "source_offset", "source_length").map_err(bad)?;
-            let reference = feature.get("source_reference").unwrap_or_default().to_string();
-            range.map(|range| SourcePassage { reference, range })
-        } else {
-            None
-        };
-        let attribute = |key: &str| feature.get(key).map(str::to_string);
-        annotations.push(Annotation {
-            suspicious: document.reference.clone(),
-            this,
-            source,
-            feature: feature.name.clone(),
-            obfuscation: attribute("obfuscation"),
-            kind: attribute("type"),
-            translation: attribute("translation"),
-            this_language: attribute("this_language"),
-            source_language: attribute("source_language"),
-        });
+        annotations.push(annotation_of(&document.reference, feature).map_err(bad)?);
     }
     Ok(FileAnnotations::Read { annotations, without_offsets, warnings })
+}
+
+/// The PAN document in `bytes` and the line of each feature, or the line (when
+/// known) and the reason why it cannot be read: not UTF-8, not PAN XML, or no
+/// `reference` (the official scripts read nothing from such a file).
+fn parse_document(bytes: &[u8]) -> Result<(PanDocument, Vec<usize>), (Option<usize>, String)> {
+    let text = std::str::from_utf8(bytes).map_err(|error| {
+        let valid = error.valid_up_to();
+        let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
+        (Some(line), format!("not valid UTF-8 at byte {valid}"))
+    })?;
+    let (document, lines) = PanDocument::parse_with_lines(text).map_err(|error| (Some(error.line), error.message))?;
+    if document.reference.is_empty() {
+        return Err((None, "<document> has no reference attribute".to_string()));
+    }
+    Ok((document, lines))
+}
+
+/// The attributes of an annotation that `feature` lacks: `this_offset` and
+/// `this_length`, and, when it has any of `source_reference`, `source_offset` and
+/// `source_length`, the others of these (a source passage half given is neither
+/// external nor intrinsic).
+fn missing_attributes(feature: &Feature) -> Vec<&'static str> {
+    const THIS: [&str; 2] = ["this_offset", "this_length"];
+    const SOURCE: [&str; 3] = ["source_reference", "source_offset", "source_length"];
+    let has_source = SOURCE.iter().any(|key| feature.get(key).is_some());
+    let needed = if has_source { &SOURCE[..] } else { &[] };
+    THIS.iter().chain(needed).copied().filter(|key| feature.get(key).is_none()).collect()
+}
+
+/// The annotation of `feature`, which has every attribute [`missing_attributes`]
+/// asks for, in the suspicious document `suspicious`; an error names an offset
+/// that is not a number or runs too far.
+fn annotation_of(suspicious: &str, feature: &Feature) -> Result<Annotation, String> {
+    let this = range_of(feature, "this_offset", "this_length")?;
+    let source = match feature.get("source_reference") {
+        Some(reference) => Some(SourcePassage {
+            reference: reference.to_string(),
+            range: range_of(feature, "source_offset", "source_length")?,
+        }),
+        None => None,
+    };
+    let attribute = |key: &str| feature.get(key).map(str::to_string);
+    Ok(Annotation {
+        suspicious: suspicious.to_string(),
+        this,
+        source,
+        feature: feature.name.clone(),
+        obfuscation: attribute("obfuscation"),
+        kind: attribute("type"),
+        translation: attribute("translation"),
+        this_language: attribute("this_language"),
+        source_language: attribute("source_language"),
+    })
 }
 
 /// Whether the file at `path` is named after the suspicious document
@@ -420,12 +466,8 @@ fn names_document(path: &Path, reference: &str) -> bool {
     stem == document || stem.strip_prefix(document).is_some_and(|rest| rest.starts_with('-'))
 }
 
-/// The range `offset .. offset + length` of a feature, `None` when either attribute
-/// is missing.
-fn range_of(feature: &Feature, offset_key: &str, length_key: &str) -> Result<Option<CharRange>, String> {
-    if feature.get(offset_key).is_none() || feature.get(length_key).is_none() {
-        return Ok(None);
-    }
+/// The range `offset .. offset + length` of a feature.
+fn range_of(feature: &Feature, offset_key: &str, length_key: &str) -> Result<CharRange, String> {
     let offset = feature.offset(offset_key)?;
     let length = feature.offset(length_key)?;
     let end = offset
@@ -433,7 +475,7 @@ fn range_of(feature: &Feature, offset_key: &str, length_key: &str) -> Result<Opt
         .filter(|&end| end <= u64::from(u32::MAX))
         .ok_or_else(|| format!("{offset_key}={offset} plus {length_key}={length} runs past 2^32 characters"))?;
     // Both fit in u32: end does, and offset <= end.
-    Ok(Some(CharRange::new(offset as u32, end as u32)))
+    Ok(CharRange::new(offset as u32, end as u32))
 }
 
 /// The `*.xml` files in `dir` and in its immediate subdirectories, sorted, hidden
@@ -561,26 +603,34 @@ mod tests {
 <feature name="detected-plagiarism" this_offset="10" this_length="5" source_reference="r.txt" source_offset="3" source_length="4"/>
 <feature name="detected-plagiarism" this_offset="7" this_length="0"/>
 <feature name="detected-plagiarism" this_length="3"/>
+<feature name="detected-plagiarism" this_offset="10" this_length="5"/>
 </document>"#;
         write(dir.path(), "s.xml", xml);
         let loaded = load_dir(dir.path(), &Select::detections()).unwrap();
-        // Intrinsic (no source), intrinsic again (incomplete source) = duplicate,
-        // external, external again = duplicate, empty, without offset.
+        // Intrinsic (no source), incomplete source = ignored, external, external
+        // again = duplicate, empty, without offset = ignored, intrinsic again = duplicate.
         assert_eq!(loaded.annotations.len(), 2);
         assert!(loaded.annotations[0].source.is_none());
         assert_eq!(loaded.annotations[1].chars(), 9);
-        assert_eq!((loaded.duplicates, loaded.empty, loaded.without_offsets), (2, 1, 1));
+        assert_eq!((loaded.duplicates, loaded.empty, loaded.without_offsets), (2, 1, 2));
+    }
+
+    /// TRUTH's features as detections.
+    fn detections() -> String {
+        TRUTH.replace("name=\"plagiarism\"", "name=\"detected-plagiarism\"")
     }
 
     #[test]
-    fn features_without_offsets_and_foreign_references_are_warned_about() {
+    fn detections_lacking_an_attribute_and_foreign_references_are_warned_about() {
         let dir = tempfile::tempdir().unwrap();
-        let features = "<document reference=\"s.txt\">\n<feature name=\"plagiarism\" this_offset=\"1\" this_length=\"2\"/>\n\
-                        <feature name=\"plagiarism\" this_length=\"3\"/>\n</document>";
+        let features = "<document reference=\"s.txt\">\n<feature name=\"detected-plagiarism\" this_offset=\"1\" this_length=\"2\"/>\n\
+                        <feature name=\"detected-plagiarism\" this_length=\"3\"/>\n</document>";
         write(dir.path(), "s.xml", features);
         write(dir.path(), "s-source-document1.xml", &features.replace("this_length=\"3\"", "this_offset=\"9\""));
-        write(dir.path(), "other.xml", &TRUTH.replace("this_offset=\"461\" this_length=\"712\"", ""));
-        let loaded = load_dir(dir.path(), &Select::Truth).unwrap();
+        let other =
+            detections().replace("this_offset=\"461\" this_length=\"712\"", "").replace("source_offset=\"82823\"", "");
+        write(dir.path(), "other.xml", &other);
+        let loaded = load_dir(dir.path(), &Select::detections()).unwrap();
         let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
         let at = |name: &str| dir.path().join(name).display().to_string();
         let expected = [
@@ -588,17 +638,42 @@ mod tests {
                 "{}: reference=\"suspicious-document00001.txt\" is not this file's document; read as its annotations",
                 at("other.xml")
             ),
-            format!("{}: line 3: feature 'plagiarism' without this_offset or this_length; ignored", at("other.xml")),
             format!(
-                "{}: line 3: feature 'plagiarism' without this_offset or this_length; ignored",
+                "{}: line 3: feature 'detected-plagiarism' without this_offset, this_length; ignored",
+                at("other.xml")
+            ),
+            format!("{}: line 4: feature 'detected-plagiarism' without source_offset; ignored", at("other.xml")),
+            format!(
+                "{}: line 3: feature 'detected-plagiarism' without this_length; ignored",
                 at("s-source-document1.xml")
             ),
-            format!("{}: line 3: feature 'plagiarism' without this_offset or this_length; ignored", at("s.xml")),
+            format!("{}: line 3: feature 'detected-plagiarism' without this_offset; ignored", at("s.xml")),
         ];
         assert_eq!(warnings, expected);
-        assert_eq!(loaded.without_offsets, 3);
-        // other.xml's second case, and the first case of the s files (read twice, kept once).
+        assert_eq!(loaded.without_offsets, 4);
+        // other.xml's own detection (line 6), and the first of the s files (read twice, kept once).
         assert_eq!((loaded.annotations.len(), loaded.duplicates), (2, 1));
+    }
+
+    #[test]
+    fn a_case_lacking_an_attribute_is_an_error_naming_the_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path().join("suspicious-document00001.xml").display().to_string();
+        for (attribute, line) in [
+            ("this_offset=\"461\"", 3),
+            ("this_length=\"747\"", 4),
+            ("source_offset=\"582\"", 3),
+            ("source_length=\"747\"", 3),
+        ] {
+            write(dir.path(), "suspicious-document00001.xml", &TRUTH.replacen(attribute, "", 1));
+            let error = load_dir(dir.path(), &Select::Truth).unwrap_err();
+            let name = attribute.split('=').next().unwrap();
+            assert_eq!(error.to_string(), format!("{at}: line {line}: feature 'plagiarism' without {name}"));
+        }
+        // A case without any source attribute is intrinsic, as in PAN-PC-09's intrinsic corpus.
+        let intrinsic = "<document reference=\"s.txt\"><feature name=\"plagiarism\" this_offset=\"1\" this_length=\"2\"/></document>";
+        write(dir.path(), "suspicious-document00001.xml", intrinsic);
+        assert!(load_dir(dir.path(), &Select::Truth).unwrap().annotations[0].source.is_none());
     }
 
     #[test]
@@ -610,24 +685,46 @@ mod tests {
         assert_eq!(load_dir(dir.path(), &Select::detections()).unwrap().files, 0, "no detections is fine");
     }
 
+    const BROKEN: &str = "<document reference=\"b.txt\">\n<feature name=\"plagiarism\" this_offset=\"1\n</document>";
+
     #[test]
-    fn malformed_files_are_skipped_with_their_line() {
+    fn malformed_detection_files_are_skipped_with_their_line() {
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), "a.xml", TRUTH);
-        write(
-            dir.path(),
-            "b.xml",
-            "<document reference=\"b.txt\">\n<feature name=\"plagiarism\" this_offset=\"1\n</document>",
-        );
+        write(dir.path(), "a.xml", &detections());
+        write(dir.path(), "b.xml", &BROKEN.replace("\"plagiarism\"", "\"detected-plagiarism\""));
         write(dir.path(), "c.xml", "<document>\n</document>");
-        let loaded = load_dir(dir.path(), &Select::Truth).unwrap();
-        assert_eq!(loaded.files, 3);
-        assert_eq!(loaded.annotations.len(), 2);
-        assert_eq!(loaded.skipped.len(), 2);
+        let two_roots = format!("{}\n<document reference=\"d.txt\"/>\n", detections());
+        write(dir.path(), "d.xml", &two_roots);
+        let loaded = load_dir(dir.path(), &Select::detections()).unwrap();
+        assert_eq!(loaded.files, 4);
+        assert_eq!(loaded.annotations.len(), 3, "a.xml only");
+        assert_eq!(loaded.skipped.len(), 3);
         let message = loaded.skipped[0].to_string();
         assert!(message.starts_with(&format!("{}:", dir.path().join("b.xml").display())), "{message}");
         assert!(loaded.skipped[0].line.is_some_and(|line| line >= 2), "{message}");
         assert!(loaded.skipped[1].to_string().contains("no reference"));
+        let at = dir.path().join("d.xml").display().to_string();
+        assert_eq!(loaded.skipped[2].to_string(), format!("{at}: line 8: more than one root element"));
+    }
+
+    #[test]
+    fn a_malformed_truth_file_is_an_error_naming_it() {
+        let truncated = &TRUTH[..TRUTH.find("  <feature name=\"about\"").unwrap()];
+        let two_roots = format!("{TRUTH}\n<document reference=\"suspicious-document00001.txt\"/>\n");
+        for (text, reason) in [
+            (BROKEN, "line 2: "),
+            ("<document>\n</document>", "<document> has no reference attribute"),
+            (truncated, "line 5: the text ends inside <document> (a truncated file?)"),
+            (&two_roots, "line 8: more than one root element"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            write(dir.path(), "a.xml", TRUTH);
+            write(dir.path(), "b.xml", text);
+            let error = load_dir(dir.path(), &Select::Truth).unwrap_err();
+            assert!(matches!(error, EvalError::BadTruth(_)), "{error:?}");
+            let prefix = format!("{}: {reason}", dir.path().join("b.xml").display());
+            assert!(error.to_string().starts_with(&prefix), "{error} does not start with {prefix}");
+        }
     }
 
     #[test]

@@ -222,31 +222,102 @@ fn a_truth_directory_without_xml_files_is_an_error_naming_it() {
 }
 
 #[test]
-fn features_without_offsets_and_foreign_references_are_warned_about() {
+fn detections_lacking_an_attribute_and_foreign_references_are_warned_about() {
     let fixture = Fixture::new();
-    let truth = fixture.dir.path().join("truth");
-    let lacking = "<feature name=\"plagiarism\" this_offset=\"900\"/>".to_string();
-    write(&truth.join("s3.xml"), &xml("s3.txt", &[case("none", (0, 10), "r.txt", (0, 10)), lacking]));
-    write(&truth.join("copy-of-s3.xml"), &xml("s3.txt", &[]));
+    let expected = stdout(&fixture.eval(&[]));
+    let (truth, detections) = (fixture.dir.path().join("truth"), fixture.dir.path().join("detections"));
+    // A detection without source_offset used to count as intrinsic, a false positive
+    // that lowered precision; one without this_offset was ignored with a warning.
+    let s1 = fs::read_to_string(detections.join("s1.xml")).unwrap();
+    let lacking = [
+        "<feature name=\"detected-plagiarism\" this_offset=\"900\"/>",
+        "<feature name=\"detected-plagiarism\" this_offset=\"0\" this_length=\"9\" source_reference=\"r.txt\" source_length=\"9\"/>",
+    ];
+    write(
+        &detections.join("s1.xml"),
+        &s1.replace("</document>", &format!("  {}\n  {}\n</document>", lacking[0], lacking[1])),
+    );
+    write(&truth.join("copy-of-s1.xml"), &xml("s1.txt", &[]));
     let output = fixture.eval(&[]);
     assert_success(&output);
+    assert_eq!(stdout(&output).replace("3 truth files", "2 truth files"), expected, "both features are ignored");
     let warnings = stderr(&output);
-    let at = |name: &str| truth.join(name).display().to_string();
-    assert!(
-        warnings.contains(&format!(
-            "pan-detect: warning: {}: line 4: feature 'plagiarism' without this_offset or this_length; ignored",
-            at("s3.xml")
-        )),
-        "{warnings}"
+    let at = |dir: &Path, name: &str| dir.join(name).display().to_string();
+    let warned = [
+        format!("{}: reference=\"s1.txt\" is not this file's document", at(&truth, "copy-of-s1.xml")),
+        format!("{}: line 5: feature 'detected-plagiarism' without this_length; ignored", at(&detections, "s1.xml")),
+        format!("{}: line 6: feature 'detected-plagiarism' without source_offset; ignored", at(&detections, "s1.xml")),
+    ];
+    for warning in &warned {
+        assert!(warnings.contains(&format!("pan-detect: warning: {warning}")), "{warnings}");
+    }
+    assert_eq!(warnings.lines().count(), 3, "{warnings}");
+}
+
+#[test]
+fn a_case_lacking_an_attribute_is_an_error_naming_the_file_and_line() {
+    for lacking in [
+        "<feature name=\"plagiarism\" this_offset=\"900\"/>",
+        "<feature name=\"plagiarism\" this_offset=\"0\" this_length=\"9\" source_reference=\"r.txt\" source_length=\"9\"/>",
+    ] {
+        let fixture = Fixture::new();
+        let s3 = fixture.dir.path().join("truth/s3.xml");
+        write(&s3, &xml("s3.txt", &[case("none", (0, 10), "r.txt", (0, 10)), lacking.to_string()]));
+        let output = fixture.eval(&[]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(output.stdout.is_empty());
+        let error = stderr(&output);
+        assert_eq!(error.lines().count(), 1, "{error}");
+        let missing = if lacking.contains("source") { "source_offset" } else { "this_length" };
+        let expected = format!("{}: line 4: feature 'plagiarism' without {missing}\n", s3.display());
+        assert!(
+            error.starts_with("pan-detect: cannot read the ground truth: ") && error.ends_with(&expected),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_malformed_truth_file_is_an_error_naming_it() {
+    // Truncated at a line's end (every element so far well-formed), truncated
+    // inside a tag, and a second root element.
+    let truncated = xml("s3.txt", &[case("none", (0, 10), "r.txt", (0, 10))]).replace("</document>\n", "");
+    let cut_in_a_tag = &truncated[..truncated.len() - 20];
+    let two_roots = xml("s3.txt", &[case("none", (0, 10), "r.txt", (0, 10))]) + "<document reference=\"s3.txt\"/>\n";
+    for (text, reason) in [
+        (truncated.as_str(), "line 4: the text ends inside <document> (a truncated file?)"),
+        (cut_in_a_tag, "line 3: "),
+        (&two_roots, "line 5: more than one root element"),
+    ] {
+        let fixture = Fixture::new();
+        let s3 = fixture.dir.path().join("truth/s3.xml");
+        write(&s3, text);
+        let output = fixture.eval(&[]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(output.stdout.is_empty());
+        let error = stderr(&output);
+        assert_eq!(error.lines().count(), 1, "{error}");
+        let expected = format!("pan-detect: cannot read the ground truth: {}: {reason}", s3.display());
+        assert!(error.starts_with(&expected), "{error}");
+    }
+}
+
+#[test]
+fn a_detection_file_with_two_root_elements_is_skipped_with_a_warning() {
+    // The second <document> used to replace the first one's detections silently.
+    let fixture = Fixture::new();
+    let s1 = fixture.dir.path().join("detections/s1.xml");
+    let text = fs::read_to_string(&s1).unwrap();
+    write(&s1, &(text + "<document reference=\"s1.txt\"/>\n"));
+    let output = fixture.eval(&[]);
+    assert_success(&output);
+    let warning = stderr(&output);
+    assert_eq!(
+        warning,
+        format!("pan-detect: warning: {}: line 6: more than one root element; file skipped\n", s1.display())
     );
-    assert!(
-        warnings.contains(&format!(
-            "pan-detect: warning: {}: reference=\"s3.txt\" is not this file's",
-            at("copy-of-s3.xml")
-        )),
-        "{warnings}"
-    );
-    assert_eq!(warnings.lines().count(), 2, "{warnings}");
+    assert!(stdout(&output).contains("2 truth files, 2 detection files, 1 skipped"), "{}", stdout(&output));
+    assert_eq!(row(&stdout(&output), "all")[..2], ["3", "0"]);
 }
 
 #[test]
@@ -325,24 +396,6 @@ fn reads_the_pan_2013_text_alignment_layout() {
     assert_eq!(row(&table, "all"), ["2", "2", "0.5000", "0.5000", "0.5000", "1.0000"], "{table}");
     assert_eq!(row(&table, "random"), ["1", "0", "0.0000", "0.0000", "0.0000", "1.0000"], "{table}");
     assert!(table.contains("3 truth files, 2 detection files, 0 skipped"), "{table}");
-}
-
-#[test]
-fn a_detection_file_with_two_root_elements_is_skipped_with_a_warning() {
-    // The second <document> used to replace the first one's detections silently.
-    let fixture = Fixture::new();
-    let s1 = fixture.dir.path().join("detections/s1.xml");
-    let text = fs::read_to_string(&s1).unwrap();
-    write(&s1, &(text + "<document reference=\"s1.txt\"/>\n"));
-    let output = fixture.eval(&[]);
-    assert_success(&output);
-    let warning = stderr(&output);
-    assert_eq!(
-        warning,
-        format!("pan-detect: warning: {}: line 6: more than one root element; file skipped\n", s1.display())
-    );
-    assert!(stdout(&output).contains("2 truth files, 2 detection files, 1 skipped"), "{}", stdout(&output));
-    assert_eq!(row(&stdout(&output), "all")[..2], ["3", "0"]);
 }
 
 #[test]

@@ -291,7 +291,8 @@ struct JsonSide {
     duplicates: usize,
     /// Annotations of no characters (ignored).
     empty: usize,
-    /// Selected features without `this_offset` or `this_length` (ignored).
+    /// Selected features lacking `this_offset` or `this_length`, or some of the
+    /// source attributes (ignored; an error in the ground truth).
     without_offsets: usize,
 }
 
