@@ -33,7 +33,7 @@
 //! well-formed PAN XML, or a case lacking one of its attributes, is an error
 //! ([`EvalError::BadTruth`]).
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::fs;
 use std::io;
@@ -92,6 +92,38 @@ pub enum EvalError {
     /// the truth is never read in part, which would change every score silently.
     #[error("{0}")]
     BadTruth(FileProblem),
+    /// A pairs file given to `eval --pairs` lists no pair: its pairs would score
+    /// perfectly, having no case and no detection.
+    #[error("{}: no pair listed (expected a 'SUSPICIOUS SOURCE' pair per line)", path.display())]
+    NoPairs {
+        /// The pairs file.
+        path: PathBuf,
+    },
+    /// Suspicious documents listed in a pairs file have no truth file. PAN's
+    /// corpora have one for each suspicious document (empty when it has no case),
+    /// so a pair without one is not of this corpus, and would score as a pair
+    /// without plagiarism.
+    #[error("{}: no truth file in {} for {}", pairs.display(), truth.display(), listed(documents))]
+    NoTruthFile {
+        /// The pairs file.
+        pairs: PathBuf,
+        /// The ground-truth directory.
+        truth: PathBuf,
+        /// The suspicious documents without a truth file, at least one.
+        documents: Vec<String>,
+    },
+}
+
+/// `a.txt`, or `a.txt and N other listed suspicious documents`.
+fn listed(documents: &[String]) -> String {
+    match documents {
+        [] => String::new(),
+        [one] => one.clone(),
+        [first, rest @ ..] => {
+            let others = if rest.len() == 1 { "document" } else { "documents" };
+            format!("{first} and {} other listed suspicious {others}", rest.len())
+        }
+    }
 }
 
 /// A passage of a source document.
@@ -277,6 +309,9 @@ pub struct Loaded {
     pub annotations: Vec<Annotation>,
     /// XML files found.
     pub files: usize,
+    /// The suspicious documents that the files read are about (their `reference`),
+    /// those without annotations too.
+    pub documents: BTreeSet<String>,
     /// Files skipped because they are not well-formed PAN XML (never truth files).
     pub skipped: Vec<FileProblem>,
     /// Problems in files that were read: features without offsets, a `reference`
@@ -310,7 +345,8 @@ pub fn load_dir(dir: &Path, select: &Select) -> Result<Loaded, EvalError> {
     for result in parsed {
         match result? {
             FileAnnotations::Skipped(skipped) => loaded.skipped.push(skipped),
-            FileAnnotations::Read { annotations, without_offsets, warnings } => {
+            FileAnnotations::Read { reference, annotations, without_offsets, warnings } => {
+                loaded.documents.insert(reference);
                 loaded.without_offsets += without_offsets;
                 loaded.warnings.extend(warnings);
                 for annotation in annotations {
@@ -338,6 +374,8 @@ pub fn load_dir(dir: &Path, select: &Select) -> Result<Loaded, EvalError> {
 pub enum FileAnnotations {
     /// The file was read.
     Read {
+        /// The suspicious document, the `reference` of `<document>`.
+        reference: String,
         /// The selected features with offsets, in file order.
         annotations: Vec<Annotation>,
         /// Selected features ignored because they lack `this_offset` or
@@ -400,7 +438,7 @@ pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<Fi
         };
         annotations.push(annotation_of(&document.reference, feature).map_err(bad)?);
     }
-    Ok(FileAnnotations::Read { annotations, without_offsets, warnings })
+    Ok(FileAnnotations::Read { reference: document.reference, annotations, without_offsets, warnings })
 }
 
 /// The PAN document in `bytes` and the line of each feature, or the line (when
@@ -653,6 +691,7 @@ mod tests {
         assert_eq!(loaded.without_offsets, 4);
         // other.xml's own detection (line 6), and the first of the s files (read twice, kept once).
         assert_eq!((loaded.annotations.len(), loaded.duplicates), (2, 1));
+        assert_eq!(loaded.documents.iter().collect::<Vec<_>>(), ["s.txt", "suspicious-document00001.txt"]);
     }
 
     #[test]

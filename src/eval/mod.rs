@@ -32,6 +32,7 @@ pub mod case_level;
 pub mod measures;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -123,6 +124,31 @@ pub fn evaluate(cases: &[Annotation], detections: &[Annotation], options: &Optio
     match &options.pairs {
         None => evaluate_all(cases, detections, options),
         Some(pairs) => evaluate_all(&of_pairs(cases, pairs), &of_pairs(detections, pairs), options),
+    }
+}
+
+/// Checks the pairs file at `path`, read as `pairs`, against the ground truth
+/// `truth` read from `truth_dir`, before [`Options::pairs`] restricts an evaluation
+/// to its pairs: it must list a pair, and every suspicious document it lists must
+/// have a truth file (PAN's corpora have one for each, empty when it has no case).
+/// Otherwise its pairs would score perfectly or as pairs without plagiarism,
+/// whatever the detections.
+pub fn check_pairs(path: &Path, pairs: &DocumentPairs, truth: &Loaded, truth_dir: &Path) -> Result<(), EvalError> {
+    if pairs.is_empty() {
+        return Err(EvalError::NoPairs { path: path.to_path_buf() });
+    }
+    let mut documents: Vec<String> = pairs
+        .iter()
+        .map(|(suspicious, _)| suspicious)
+        .filter(|s| !truth.documents.contains(*s))
+        .map(str::to_string)
+        .collect();
+    // Pairs come ordered by suspicious document.
+    documents.dedup();
+    if documents.is_empty() {
+        Ok(())
+    } else {
+        Err(EvalError::NoTruthFile { pairs: path.to_path_buf(), truth: truth_dir.to_path_buf(), documents })
     }
 }
 

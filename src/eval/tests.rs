@@ -382,3 +382,23 @@ fn pairs_restrict_every_level_to_the_listed_pairs() {
     assert_eq!((listed.cases, listed.detections), (1, 1));
     assert_eq!((listed.measures.plagdet, listed.document_level.f1, listed.case_level.f1), (1.0, 1.0, 1.0));
 }
+
+#[test]
+fn a_pairs_file_must_list_pairs_of_documents_with_truth_files() {
+    use std::path::Path;
+    let parse = |text: &str| crate::pairs::DocumentPairs::parse(text, Path::new("p")).unwrap();
+    let truth = Loaded { documents: ["s.txt".to_string(), "t.txt".to_string()].into(), ..Loaded::default() };
+    let (file, dir) = (Path::new("pairs-x"), Path::new("truth"));
+    assert!(check_pairs(file, &parse("s.txt a.txt\nt.txt b.txt\n"), &truth, dir).is_ok());
+    // A pair without a case is fine: PAN's negative pairs (01-no-plagiarism).
+    assert!(check_pairs(file, &parse("t.txt unknown.txt\n"), &truth, dir).is_ok());
+    let error = check_pairs(file, &parse("\n  \n"), &truth, dir).unwrap_err();
+    assert_eq!(error.to_string(), "pairs-x: no pair listed (expected a 'SUSPICIOUS SOURCE' pair per line)");
+    let error = check_pairs(file, &parse("u.txt a.txt\n"), &truth, dir).unwrap_err();
+    assert_eq!(error.to_string(), "pairs-x: no truth file in truth for u.txt");
+    let some_missing = parse("s.txt a.txt\nu.txt a.txt\nu.txt b.txt\nv.txt a.txt\nw.txt a.txt\n");
+    let error = check_pairs(file, &some_missing, &truth, dir).unwrap_err();
+    assert_eq!(error.to_string(), "pairs-x: no truth file in truth for u.txt and 2 other listed suspicious documents");
+    let error = check_pairs(file, &parse("s.txt a.txt\nu.txt a.txt\nv.txt a.txt\n"), &truth, dir).unwrap_err();
+    assert!(error.to_string().ends_with("u.txt and 1 other listed suspicious document"), "{error}");
+}

@@ -165,3 +165,43 @@ fn eval_prints_a_row_per_pairs_file_and_scores_only_listed_pairs() {
     assert!(!one.contains("01-found"), "a single pairs file gets no row of its own:\n{one}");
     assert_eq!(overall_plagdet(&one), 1.0);
 }
+
+#[test]
+fn eval_refuses_a_pairs_file_without_pairs_or_with_documents_without_truth() {
+    // Each used to score 1.0 (no case, no detection) and pass --fail-below.
+    let dir = tempfile::tempdir().unwrap();
+    let (truth, found) = (dir.path().join("truth"), dir.path().join("found"));
+    fs::create_dir_all(&truth).unwrap();
+    fs::create_dir_all(&found).unwrap();
+    fs::write(truth.join("s1.xml"), "<document reference=\"s1.txt\"/>").unwrap();
+    fs::write(truth.join("s2.xml"), "<document reference=\"s2.txt\"/>").unwrap();
+    fs::write(found.join("s1.xml"), "<document reference=\"s1.txt\"/>").unwrap();
+    let pairs = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let eval = |pairs: &[&str]| {
+        let mut args = vec!["eval", "--truth", truth.to_str().unwrap(), "--detections", found.to_str().unwrap()];
+        for file in pairs {
+            args.extend(["--pairs", file]);
+        }
+        run(&[&args[..], &["--fail-below", "0.9"]].concat())
+    };
+    let fine = pairs("pairs-01-fine", "s1.txt a.txt\ns2.txt b.txt\n");
+    let output = eval(&[&fine]);
+    assert!(output.status.success(), "negative pairs score 1: {}", String::from_utf8_lossy(&output.stderr));
+    let empty = pairs("pairs-02-empty", "\n \n");
+    let missing = pairs("pairs-03-missing", "s1.txt a.txt\ns9.txt a.txt\n");
+    let truth_dir = truth.display();
+    for (files, message) in [
+        (vec![&empty], format!("{empty}: no pair listed (expected a 'SUSPICIOUS SOURCE' pair per line)")),
+        (vec![&fine, &missing], format!("{missing}: no truth file in {truth_dir} for s9.txt")),
+    ] {
+        let files: Vec<&str> = files.into_iter().map(String::as_str).collect();
+        let output = eval(&files);
+        assert_eq!(output.status.code(), Some(1));
+        assert!(output.stdout.is_empty());
+        assert_eq!(String::from_utf8_lossy(&output.stderr), format!("pan-detect: {message}\n"));
+    }
+}

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::eval::{self, FileProblem, GroupBy, Loaded, Options, Report, Select, Thresholds};
-use pan_detect::pairs::{DocumentPairs, PairsError};
+use pan_detect::pairs::DocumentPairs;
 use serde::Serialize;
 
 use crate::messages::{self, count};
@@ -57,7 +57,8 @@ pub struct Args {
     /// cases and detections of its pairs count, at every level, as PAN scored a
     /// sub-corpus. Given several times (`--pairs pairs-02-no-obfuscation --pairs
     /// pairs-03-random-obfuscation ...`), each file gets a row of its own and
-    /// `all` covers their union.
+    /// `all` covers their union. A file without a pair, or listing a suspicious
+    /// document without a truth file, is an error.
     #[arg(long, value_name = "FILE")]
     pairs: Vec<PathBuf>,
     /// Exit with status 1 when the overall plagdet is below this value.
@@ -106,11 +107,8 @@ fn unit_interval(text: &str) -> Result<f64, String> {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let truth = load(&args.truth, &Select::Truth).context("cannot read the ground truth")?;
     let detections = load(&args.detections, &Select::detections()).context("cannot read the detections")?;
-    let subsets = args
-        .pairs
-        .iter()
-        .map(|path| Ok((pairs_name(path), DocumentPairs::read(path)?)))
-        .collect::<Result<Vec<_>, PairsError>>()?;
+    let subsets =
+        args.pairs.iter().map(|path| read_pairs(path, &truth, &args.truth)).collect::<anyhow::Result<Vec<_>>>()?;
     let union = (!subsets.is_empty()).then(|| {
         let mut union = DocumentPairs::default();
         subsets.iter().for_each(|(_, pairs)| union.extend(pairs));
@@ -150,6 +148,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A pairs file's row name and its pairs, checked against the ground truth
+/// `truth` read from `truth_dir` ([`eval::check_pairs`]).
+fn read_pairs(path: &Path, truth: &Loaded, truth_dir: &Path) -> anyhow::Result<(String, DocumentPairs)> {
+    let pairs = DocumentPairs::read(path)?;
+    eval::check_pairs(path, &pairs, truth, truth_dir)?;
+    Ok((pairs_name(path), pairs))
 }
 
 /// A pairs file's row name: its file name without a leading `pairs-`
