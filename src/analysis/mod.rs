@@ -3,7 +3,8 @@
 //! archive and the server all analyse documents here, one way.
 //!
 //! 1. [`read`] lists the documents and turns them into text: plain text
-//!    decoded, PDF, DOCX, ODT and HTML extracted and repaired ([`extract`]);
+//!    decoded ([`encoding`]), PDF, DOCX, ODT and HTML extracted and repaired
+//!    ([`extract`]);
 //! 2. [`tokenize`] cuts a text into folded words with character offsets
 //!    ([`span`]) — or into character n-grams, or into source code tokens
 //!    ([`code`]), behind one trait ([`tokenize::Tokenize`]) — and [`stem`]
@@ -21,6 +22,7 @@ pub mod candidates;
 pub mod chunk;
 pub mod code;
 pub mod document;
+pub mod encoding;
 pub mod extract;
 pub mod function_words;
 pub mod minhash;

@@ -9,6 +9,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::analysis::encoding::{self, Encoding};
 use crate::analysis::extract::cache::TextCache;
 use crate::analysis::extract::{self, Container};
 use crate::analysis::span::{CharMap, CharRange, TextPiece};
@@ -73,14 +74,6 @@ pub fn output_stem(name: &str) -> &str {
 pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
     xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes()
 }
-
-/// Bytes at the start of a file examined to tell text from binary data.
-pub const BINARY_PROBE_BYTES: usize = 64 * 1024;
-
-/// A file whose probe holds more NUL bytes than one in this many is binary
-/// (unless it is UTF-16). Web-crawled text often carries a few stray NULs; PAN's
-/// 2013 corpus has 14 such files with real cases in them.
-const NUL_DENSITY_DIVISOR: usize = 100;
 
 /// A document of a corpus.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -419,15 +412,12 @@ fn parse_html(decoded: Loaded) -> Loaded {
     }
 }
 
-/// Decodes the bytes of a plain-text document:
-///
-/// * UTF-16 with a byte-order mark, or without one when every other byte of
-///   the probe is NUL, is decoded as UTF-16 without its mark (as Python's
-///   `utf-16` codec does, so offsets count the characters PAN's scripts count);
-/// * a file whose first [`BINARY_PROBE_BYTES`] are more than 1 % NUL bytes is
-///   binary and skipped; a few stray NULs stay in the text as characters;
-/// * anything else is UTF-8; invalid sequences are replaced (offsets then
-///   count the replacement characters), with a warning.
+/// Decodes the bytes of a plain-text document in the encoding its first bytes
+/// tell ([`encoding::sniff`]): UTF-16 without its byte-order mark (as Python's
+/// `utf-16` codec does, so offsets count the characters PAN's scripts count),
+/// with a warning when some code units are invalid; UTF-8, invalid sequences
+/// replaced (offsets then count the replacement characters) with a warning;
+/// or binary, skipped.
 ///
 /// A text longer than 32-bit character offsets allow is skipped.
 fn decode_text(file: &DocumentFile, bytes: Vec<u8>) -> (Loaded, TextOrigin) {
@@ -435,88 +425,24 @@ fn decode_text(file: &DocumentFile, bytes: Vec<u8>) -> (Loaded, TextOrigin) {
     if bytes.len() > u32::MAX as usize {
         return (Loaded::Skipped(warning("longer than 4 G characters; skipped".into())), TextOrigin::Other);
     }
-    if let Some(endian) = utf16_encoding(&bytes) {
-        return (decode_utf16(&bytes, endian, warning), TextOrigin::Other);
-    }
-    let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
-    let nuls = if probe.contains(&0) { probe.iter().filter(|&&b| b == 0).count() } else { 0 };
-    if nuls * NUL_DENSITY_DIVISOR > probe.len() {
-        let plural = if nuls == 1 { "" } else { "s" };
-        let message = format!("{nuls} NUL byte{plural} in the first {} bytes, looks binary; skipped", probe.len());
-        return (Loaded::Skipped(warning(message)), TextOrigin::Other);
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => (Loaded::Text(text, None), TextOrigin::FileBytes),
-        Err(error) => {
-            let at = error.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
-            let message = format!("not valid UTF-8 at byte {at}; decoded with replacement characters");
-            (Loaded::Text(text, Some(warning(message))), TextOrigin::Other)
+    match encoding::sniff(&bytes) {
+        Encoding::Utf16(endian) => {
+            let (text, invalid) = encoding::decode_utf16(&bytes, endian);
+            let message = (invalid > 0)
+                .then(|| format!("UTF-16 with {invalid} invalid code units; decoded with replacement characters"));
+            (Loaded::Text(text, message.map(warning)), TextOrigin::Other)
         }
+        Encoding::Binary(reason) => (Loaded::Skipped(warning(format!("{reason}; skipped"))), TextOrigin::Other),
+        Encoding::Utf8 => match String::from_utf8(bytes) {
+            Ok(text) => (Loaded::Text(text, None), TextOrigin::FileBytes),
+            Err(error) => {
+                let at = error.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
+                let message = format!("not valid UTF-8 at byte {at}; decoded with replacement characters");
+                (Loaded::Text(text, Some(warning(message))), TextOrigin::Other)
+            }
+        },
     }
-}
-
-/// Byte order of UTF-16 text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Endian {
-    Little,
-    Big,
-}
-
-/// The byte order when `bytes` look like UTF-16: a byte-order mark, or (for
-/// text mostly in one script block, such as Latin) NUL in nearly every
-/// other byte of the probe and in few of the rest.
-fn utf16_encoding(bytes: &[u8]) -> Option<Endian> {
-    match bytes {
-        [0xFF, 0xFE, ..] => return Some(Endian::Little),
-        [0xFE, 0xFF, ..] => return Some(Endian::Big),
-        _ => {}
-    }
-    let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES) & !1];
-    // Most texts have no NUL at all, which one fast search tells.
-    if probe.len() < 4 || !probe.contains(&0) {
-        return None;
-    }
-    let units = probe.len() / 2;
-    let nul_at = |offset: usize| probe.iter().skip(offset).step_by(2).filter(|&&b| b == 0).count();
-    let (even, odd) = (nul_at(0), nul_at(1));
-    // At least 90 % of one half and at most 10 % of the other are NUL.
-    let mostly = |n: usize| n * 10 >= units * 9;
-    let rarely = |n: usize| n * 10 <= units;
-    if mostly(odd) && rarely(even) {
-        Some(Endian::Little)
-    } else if mostly(even) && rarely(odd) {
-        Some(Endian::Big)
-    } else {
-        None
-    }
-}
-
-/// Decodes UTF-16 `bytes` of byte order `endian`, dropping a leading byte-order
-/// mark; unpaired surrogates and an odd last byte become replacement characters.
-fn decode_utf16(bytes: &[u8], endian: Endian, warning: impl Fn(String) -> Warning) -> Loaded {
-    let units = bytes.chunks(2).filter(|pair| pair.len() == 2).map(|pair| match endian {
-        Endian::Little => u16::from_le_bytes([pair[0], pair[1]]),
-        Endian::Big => u16::from_be_bytes([pair[0], pair[1]]),
-    });
-    let mut text = String::with_capacity(bytes.len() / 2);
-    let mut invalid = 0usize;
-    for decoded in char::decode_utf16(units) {
-        text.push(decoded.unwrap_or_else(|_| {
-            invalid += 1;
-            char::REPLACEMENT_CHARACTER
-        }));
-    }
-    if bytes.len() % 2 == 1 {
-        invalid += 1;
-        text.push(char::REPLACEMENT_CHARACTER);
-    }
-    if let Some(rest) = text.strip_prefix('\u{feff}') {
-        text = rest.to_string();
-    }
-    let message =
-        (invalid > 0).then(|| format!("UTF-16 with {invalid} invalid code units; decoded with replacement characters"));
-    Loaded::Text(text, message.map(warning))
 }
 
 #[cfg(test)]
