@@ -8,8 +8,6 @@
 //! tokenizer, chunkers and buffers; [`analyse_batch`] runs one per thread over
 //! a batch of files from [`batches`].
 
-use std::fs;
-
 use rayon::prelude::*;
 
 use crate::analysis::candidates::{CandidateWords, dense_structure_chunks};
@@ -20,7 +18,6 @@ use crate::analysis::span::CharRange;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks};
 use crate::analysis::tokenize::{AnyTokenizer, Tokenize, Tokenizer, TokenizerParams, Tokens};
-use crate::error::Warning;
 use crate::progress::Progress;
 
 /// How documents are analysed.
@@ -326,16 +323,11 @@ impl<'a> Analyzer<'a> {
     }
 }
 
-/// Reads a file's bytes; `None` (with a warning through `progress`) when it
-/// cannot be read.
+/// Reads a file's bytes ([`read::read_document`]: at most 4 GiB, only the
+/// start of a binary plain text); `None` (with a warning through `progress`)
+/// when it cannot be read or is larger.
 pub fn read_bytes(file: &DocumentFile, progress: &dyn Progress) -> Option<Vec<u8>> {
-    match fs::read(&file.path) {
-        Ok(bytes) => Some(bytes),
-        Err(error) => {
-            progress.warn(&Warning { path: file.path.clone(), message: format!("cannot read: {error}; skipped") });
-            None
-        }
-    }
+    read::read_document(file).map_err(|warning| progress.warn(&warning)).ok()
 }
 
 /// A file's text, read and decoded with `reader`; `None` (with a warning

@@ -75,6 +75,53 @@ pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
     xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes()
 }
 
+/// Bytes of a document's file read at most: a text's character offsets are
+/// 32-bit. A larger file (or an endless one, such as a device or a pipe named
+/// on the command line) is skipped without reading further.
+pub const MAX_DOCUMENT_BYTES: u64 = u32::MAX as u64;
+
+/// The bytes of the document `file`, read through its handle and never more
+/// than [`MAX_DOCUMENT_BYTES`], whatever its metadata says: all of them, or
+/// only the first [`encoding::PROBE_BYTES`] and one more of a plain text that
+/// they show to be binary (its decoding then skips it). A file that cannot be
+/// read, or is larger, is skipped: the warning names it and says why.
+pub fn read_document(file: &DocumentFile) -> Result<Vec<u8>, Warning> {
+    let handle = File::open(&file.path).map_err(|error| cannot_read(file, &error))?;
+    read_capped(file, handle, MAX_DOCUMENT_BYTES)
+}
+
+/// [`read_document`] from `handle`, reading at most `max_bytes`.
+fn read_capped(file: &DocumentFile, mut handle: impl Read, max_bytes: u64) -> Result<Vec<u8>, Warning> {
+    let mut bytes = Vec::new();
+    let start = max_bytes.min(encoding::PROBE_BYTES as u64 + 1);
+    (&mut handle).take(start).read_to_end(&mut bytes).map_err(|error| cannot_read(file, &error))?;
+    if starts_binary(file, &bytes) {
+        return Ok(bytes);
+    }
+    let rest = max_bytes + 1 - bytes.len() as u64;
+    handle.take(rest).read_to_end(&mut bytes).map_err(|error| cannot_read(file, &error))?;
+    if bytes.len() as u64 > max_bytes {
+        let message = format!("larger than {max_bytes} bytes, more than 32-bit character offsets count; skipped");
+        return Err(Warning { path: file.path.clone(), message });
+    }
+    Ok(bytes)
+}
+
+/// The warning of a document that cannot be read.
+fn cannot_read(file: &DocumentFile, error: &io::Error) -> Warning {
+    Warning { path: file.path.clone(), message: format!("cannot read: {error}; skipped") }
+}
+
+/// Whether `start`, the first bytes of `file`, show it to be a plain text
+/// ([`Named::Text`] or [`Named::Html`], no PDF or ZIP signature) that is
+/// binary, whatever follows.
+fn starts_binary(file: &DocumentFile, start: &[u8]) -> bool {
+    let named = Named::of(Path::new(&file.name)).unwrap_or(Named::Text);
+    Container::of(start).is_none()
+        && matches!(named, Named::Text | Named::Html)
+        && matches!(encoding::sniff(start), Encoding::Binary(_))
+}
+
 /// A document of a corpus.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentFile {
@@ -289,12 +336,9 @@ impl<'a> TextReader<'a> {
     /// Reads one document into text (see [`decode`](Self::decode)); an
     /// unreadable file is skipped.
     pub fn load(&self, file: &DocumentFile) -> Loaded {
-        match fs::read(&file.path) {
+        match read_document(file) {
             Ok(bytes) => self.decode(file, bytes),
-            Err(error) => {
-                let message = format!("cannot read: {error}; skipped");
-                Loaded::Skipped(Warning { path: file.path.clone(), message })
-            }
+            Err(warning) => Loaded::Skipped(warning),
         }
     }
 
@@ -631,6 +675,46 @@ mod tests {
         assert!(matches!(decoded(&bytes), Loaded::Text(t, None) if t == text));
         let bytes: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
         assert!(matches!(decoded(&bytes), Loaded::Text(t, None) if t == text));
+    }
+
+    #[test]
+    fn cyrillic_utf16_without_a_mark_is_text_and_random_bytes_are_skipped() {
+        let text = "Съешь же ещё этих мягких французских булок, да выпей чаю.";
+        let bytes: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert!(matches!(decoded(&bytes), Loaded::Text(t, None) if t == text));
+        let random: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        match decoded(&random) {
+            Loaded::Skipped(warning) => assert!(warning.message.ends_with("looks binary; skipped"), "{warning}"),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reading_stops_at_the_cap_whatever_the_file_says() {
+        let file = DocumentFile { name: "endless.txt".into(), path: PathBuf::from("endless.txt"), bytes: 0 };
+        let warning = read_capped(&file, io::repeat(b'a'), 1000).unwrap_err();
+        assert_eq!(
+            warning.to_string(),
+            "endless.txt: larger than 1000 bytes, more than 32-bit character offsets count; skipped"
+        );
+        assert_eq!(read_capped(&file, &b"abc"[..], 3).unwrap(), b"abc");
+        // A plain text binary by its first bytes is read no further.
+        let zeros = read_capped(&file, io::repeat(0), 1 << 30).unwrap();
+        assert_eq!(zeros.len(), encoding::PROBE_BYTES + 1);
+    }
+
+    #[test]
+    fn an_endless_device_is_skipped_after_its_first_bytes() {
+        let file = DocumentFile { name: "zero".into(), path: PathBuf::from("/dev/zero"), bytes: 0 };
+        match TextReader::default().load(&file) {
+            Loaded::Skipped(warning) => {
+                assert_eq!(
+                    warning.to_string(),
+                    "/dev/zero: 65536 NUL bytes in the first 65536 bytes, looks binary; skipped"
+                )
+            }
+            other => panic!("unexpected {other:?}"),
+        }
     }
 
     /// What `name` holding `bytes` reads as, with `cache`.
