@@ -163,8 +163,8 @@ pub struct Warning {
 pub struct ParamError {
     /// The flag, e.g. `--hash-bits`.
     pub flag: &'static str,
-    /// The value given.
-    pub value: u64,
+    /// The value given, as it reads.
+    pub value: String,
     /// The accepted range, e.g. `24..=64`.
     pub expected: String,
 }
@@ -181,7 +181,16 @@ impl ParamError {
         if range.contains(&value) {
             Ok(())
         } else {
-            Err(ParamError { flag, value, expected: format!("{}..={}", range.start(), range.end()) })
+            Err(ParamError { flag, value: value.to_string(), expected: format!("{}..={}", range.start(), range.end()) })
+        }
+    }
+
+    /// `Ok` when `value` of `flag` is a finite number of at least 0.
+    pub fn check_non_negative(flag: &'static str, value: f64) -> Result<(), ParamError> {
+        if value.is_finite() && value >= 0.0 {
+            Ok(())
+        } else {
+            Err(ParamError { flag, value: value.to_string(), expected: "a finite number of at least 0".to_string() })
         }
     }
 }

@@ -197,7 +197,7 @@ fn check(flag: &'static str, value: usize, range: std::ops::RangeInclusive<usize
     if range.contains(&value) {
         Ok(())
     } else {
-        Err(ParamError { flag, value: value as u64, expected: format!("{}..={}", range.start(), range.end()) })
+        Err(ParamError { flag, value: value.to_string(), expected: format!("{}..={}", range.start(), range.end()) })
     }
 }
 

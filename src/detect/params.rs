@@ -196,6 +196,9 @@ impl DetectParams {
             check("--candidate-prefix", align.candidate_prefix as u64, 0..=64)?;
             check("--candidate-min-common", align.candidate_min_common as u64, 1..=u32::MAX as u64)?;
             check("--candidate-max-gap", align.candidate_max_gap as u64, 0..=u32::MAX as u64)?;
+            check("--candidate-max-postings", align.candidate_max_postings as u64, 1..=u32::MAX as u64)?;
+            check("--candidate-hits-per-chunk", align.candidate_hits_per_chunk as u64, 1..=u32::MAX as u64)?;
+            ParamError::check_non_negative("--merge-gap-ratio", align.merge_gap_ratio)?;
             check("--structure-words", align.structure_words as u64, 0..=MAX_CHUNK_WORDS as u64)?;
             check("--pair-words", align.pair_words as u64, 0..=MAX_CHUNK_WORDS as u64)?;
             check("--max-sentence-gap", align.max_gap as u64, 0..=1000)?;
@@ -235,5 +238,21 @@ mod tests {
         params.chunks.hash_bits = 24;
         params.chunks.words = 0;
         assert_eq!(params.validate().unwrap_err().flag, "--chunk-words");
+    }
+
+    #[test]
+    fn best_refuses_values_that_would_silently_find_nothing() {
+        let best = || DetectParams::preset(Preset::Best);
+        let mut params = best();
+        params.align.as_mut().unwrap().candidate_max_postings = 0;
+        assert_eq!(params.validate().unwrap_err().flag, "--candidate-max-postings");
+        let mut params = best();
+        params.align.as_mut().unwrap().candidate_hits_per_chunk = 0;
+        assert_eq!(params.validate().unwrap_err().flag, "--candidate-hits-per-chunk");
+        for ratio in [f64::NAN, f64::INFINITY, -0.5] {
+            let mut params = best();
+            params.align.as_mut().unwrap().merge_gap_ratio = ratio;
+            assert_eq!(params.validate().unwrap_err().flag, "--merge-gap-ratio", "{ratio}");
+        }
     }
 }

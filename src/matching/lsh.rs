@@ -35,7 +35,7 @@ impl Banding {
     pub fn new(bands: usize, rows: usize) -> Result<Banding, ParamError> {
         let out_of_range = |flag, value: usize| ParamError {
             flag,
-            value: value as u64,
+            value: value.to_string(),
             expected: format!("1..={MAX_SIGNATURE_LEN}, with --bands × --rows at most {MAX_SIGNATURE_LEN}"),
         };
         if bands == 0 || bands > MAX_SIGNATURE_LEN {

@@ -80,6 +80,18 @@ fn flag_values_out_of_range_are_refused() {
         args.extend([flag, value]);
         assert_one_line_error(&run(&args), needle);
     }
+    // best's values that would silently find nothing, or mean nothing.
+    let best = ["--source-dir", src.as_str(), "--suspicious-dir", susp.as_str(), "--out", out.as_str()];
+    for (flag, value, needle) in [
+        ("--candidate-max-postings", "0", "--candidate-max-postings 0 is out of range (expected 1..="),
+        ("--candidate-hits-per-chunk", "0", "--candidate-hits-per-chunk 0 is out of range (expected 1..="),
+        ("--merge-gap-ratio", "nan", "--merge-gap-ratio NaN is out of range (expected a finite number of at least 0)"),
+        ("--merge-gap-ratio", "-1", "--merge-gap-ratio -1 is out of range"),
+    ] {
+        let mut args = best.to_vec();
+        args.extend([flag, value]);
+        assert_one_line_error(&run(&args), needle);
+    }
     let mut args = base.to_vec();
     args.extend(["--min-chunks", "-3"]);
     let output = run(&args);
