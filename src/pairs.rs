@@ -29,6 +29,13 @@ pub enum PairsError {
         /// The offending line.
         text: String,
     },
+    /// The file lists no pair: aligning or scoring its pairs would do nothing,
+    /// whatever the documents (an empty or truncated file, a wrong path).
+    #[error("{}: no pair listed (expected a 'SUSPICIOUS SOURCE' pair per line)", path.display())]
+    NoPairs {
+        /// The pairs file.
+        path: PathBuf,
+    },
 }
 
 /// A set of (suspicious document, source document) pairs, by file name.
@@ -44,7 +51,7 @@ impl DocumentPairs {
         DocumentPairs::parse(&text, path)
     }
 
-    /// Parses the text of a pairs file; `path` names it in errors.
+    /// Parses the text of a pairs file, which must list a pair; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<DocumentPairs, PairsError> {
         let mut pairs = DocumentPairs::default();
         for (index, line) in text.lines().enumerate() {
@@ -56,6 +63,9 @@ impl DocumentPairs {
                     return Err(PairsError::BadLine { path: path.to_path_buf(), line: index + 1, text });
                 }
             }
+        }
+        if pairs.is_empty() {
+            return Err(PairsError::NoPairs { path: path.to_path_buf() });
         }
         Ok(pairs)
     }
@@ -121,6 +131,14 @@ mod tests {
         assert_eq!(pairs.source_names().into_iter().collect::<Vec<_>>(), ["src-1.txt", "src-2.txt"]);
         let listed: Vec<_> = pairs.iter().collect();
         assert_eq!(listed, [("susp-1.txt", "src-1.txt"), ("susp-1.txt", "src-2.txt"), ("susp-2.txt", "src-1.txt")]);
+    }
+
+    #[test]
+    fn a_file_without_a_pair_is_refused() {
+        for text in ["", "\n  \n\t\n"] {
+            let error = DocumentPairs::parse(text, Path::new("pairs-x")).unwrap_err();
+            assert_eq!(error.to_string(), "pairs-x: no pair listed (expected a 'SUSPICIOUS SOURCE' pair per line)");
+        }
     }
 
     #[test]

@@ -92,13 +92,6 @@ pub enum EvalError {
     /// the truth is never read in part, which would change every score silently.
     #[error("{0}")]
     BadTruth(FileProblem),
-    /// A pairs file given to `eval --pairs` lists no pair: its pairs would score
-    /// perfectly, having no case and no detection.
-    #[error("{}: no pair listed (expected a 'SUSPICIOUS SOURCE' pair per line)", path.display())]
-    NoPairs {
-        /// The pairs file.
-        path: PathBuf,
-    },
     /// Suspicious documents listed in a pairs file have no truth file. PAN's
     /// corpora have one for each suspicious document (empty when it has no case),
     /// so a pair without one is not of this corpus, and would score as a pair

@@ -129,14 +129,11 @@ pub fn evaluate(cases: &[Annotation], detections: &[Annotation], options: &Optio
 
 /// Checks the pairs file at `path`, read as `pairs`, against the ground truth
 /// `truth` read from `truth_dir`, before [`Options::pairs`] restricts an evaluation
-/// to its pairs: it must list a pair, and every suspicious document it lists must
-/// have a truth file (PAN's corpora have one for each, empty when it has no case).
-/// Otherwise its pairs would score perfectly or as pairs without plagiarism,
-/// whatever the detections.
+/// to its pairs: every suspicious document it lists must have a truth file
+/// (PAN's corpora have one for each, empty when it has no case). Otherwise its
+/// pairs would score as pairs without plagiarism, whatever the detections
+/// ([`DocumentPairs::parse`] has made sure that it lists a pair).
 pub fn check_pairs(path: &Path, pairs: &DocumentPairs, truth: &Loaded, truth_dir: &Path) -> Result<(), EvalError> {
-    if pairs.is_empty() {
-        return Err(EvalError::NoPairs { path: path.to_path_buf() });
-    }
     let mut documents: Vec<String> = pairs
         .iter()
         .map(|(suspicious, _)| suspicious)

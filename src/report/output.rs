@@ -140,6 +140,36 @@ pub fn sync_filesystem(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// The directories of an output path that do not exist yet, deepest first:
+/// those a run will make. A run that fails removes the ones it left empty
+/// ([`NewDirectories::remove_empty`]), so that it leaves no trace.
+#[derive(Debug, Clone, Default)]
+pub struct NewDirectories {
+    missing: Vec<PathBuf>,
+}
+
+impl NewDirectories {
+    /// Notes which of `dir` and its ancestors do not exist yet.
+    pub fn of(dir: &Path) -> NewDirectories {
+        let missing = dir
+            .ancestors()
+            .take_while(|path| !path.as_os_str().is_empty() && fs::symlink_metadata(path).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        NewDirectories { missing }
+    }
+
+    /// Removes the noted directories, deepest first, as long as they are
+    /// empty: a directory holding anything stays, and so do its ancestors.
+    pub fn remove_empty(&self) {
+        for dir in &self.missing {
+            if fs::remove_dir(dir).is_err() {
+                break;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,5 +217,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("missing").join("report.xml");
         assert!(write_atomically(&path, b"x").is_err());
+    }
+
+    #[test]
+    fn only_the_directories_a_run_made_and_left_empty_are_removed() {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("a/b/c");
+        let new = NewDirectories::of(&out);
+        fs::create_dir_all(&out).unwrap();
+        new.remove_empty();
+        assert!(!root.path().join("a").exists() && root.path().exists());
+
+        let new = NewDirectories::of(&out);
+        fs::create_dir_all(&out).unwrap();
+        fs::write(root.path().join("a/b/report.xml"), "kept").unwrap();
+        new.remove_empty();
+        assert!(!out.exists() && root.path().join("a/b/report.xml").exists());
+
+        fs::create_dir_all(&out).unwrap();
+        NewDirectories::of(&out).remove_empty();
+        assert!(out.exists(), "a directory that was there before stays");
     }
 }

@@ -93,7 +93,12 @@ fn a_pairs_file_naming_a_missing_document_is_refused() {
     let output = detect(&pan.join("source-documents"), &pan.join("suspicious-documents"), &out, &flags);
     let message = String::from_utf8_lossy(&output.stderr);
     assert!(message.contains("pairs:1: expected 'SUSPICIOUS SOURCE'"), "{message}");
-    assert!(!out.exists() || fs::read_dir(&out).unwrap().count() == 0, "no report written");
+    fs::write(&pairs_file, "\n\n").unwrap();
+    let output = detect(&pan.join("source-documents"), &pan.join("suspicious-documents"), &out, &flags);
+    assert_eq!(output.status.code(), Some(1), "an empty pairs file used to align nothing and succeed");
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(message.contains("pairs: no pair listed (expected a 'SUSPICIOUS SOURCE' pair per line)"), "{message}");
+    assert!(!out.exists(), "a failed run leaves no output directory it made");
 }
 
 #[test]

@@ -21,6 +21,7 @@ use pan_detect::error::Error;
 use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS};
 use pan_detect::matching::search::DEFAULT_MIN_COMMON;
 use pan_detect::pairs::DocumentPairs;
+use pan_detect::report::output::NewDirectories;
 use pan_detect::report::{
     DetectionSink, PanXmlDirectory, PanXmlPairDirectory, ReadableFormat, ReadableReports, ReadableSink,
 };
@@ -400,8 +401,18 @@ fn set<T: Copy>(slot: &mut T, value: Option<T>) {
     }
 }
 
-/// Runs `pan-detect detect`.
+/// Runs `pan-detect detect`; a run that fails removes the output
+/// directories it made and left empty.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let new_directories = NewDirectories::of(&args.out);
+    let ran = detect_into_out(&args);
+    if ran.is_err() {
+        new_directories.remove_empty();
+    }
+    ran
+}
+
+fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
     let params = args.params()?;
     params.validate()?;
     args.threads.configure()?;
@@ -410,7 +421,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let progress = TerminalProgress::new(args.quiet);
     let taboo = (!args.taboo.is_empty()).then(|| TabooTexts::load(&args.taboo)).transpose()?;
     let text_cache = text_cache(args.cache.as_deref())?;
-    let sink = sink(&args, pairs.as_ref(), TextReader::new(text_cache.as_ref()))?;
+    let sink = sink(args, pairs.as_ref(), TextReader::new(text_cache.as_ref()))?;
     let scope = Scope {
         synonyms: synonyms.as_ref(),
         pairs: pairs.as_ref(),
@@ -424,7 +435,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 anyhow::bail!("--processes applies to --format pan-xml only (HTML and JSON reports have one index)");
             }
             pan_detect::cluster::report_lost_processes();
-            let job = job_hash(&args, &params, &cluster);
+            let job = job_hash(args, &params, &cluster);
             let (dirs, sink) = (&args.source_dir, sink.as_ref());
             let ran = pan_detect::cluster::detect::detect(
                 &cluster,
