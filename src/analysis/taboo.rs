@@ -39,6 +39,9 @@ fn load_one(path: &Path) -> Result<String, Error> {
     let bytes = std::fs::metadata(path).map_err(|e| taboo_error(e.to_string()))?.len();
     let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     match TextReader::default().load(&DocumentFile { name, path: path.to_path_buf(), bytes }) {
+        Loaded::Text(text, _) if text.trim().is_empty() => {
+            Err(taboo_error("holds no text, so it would leave nothing out".to_string()))
+        }
         Loaded::Text(text, _) => Ok(text),
         Loaded::Skipped(warning) => Err(taboo_error(warning.message.trim_end_matches("; skipped").to_string())),
     }
@@ -141,7 +144,7 @@ mod tests {
     }
 
     #[test]
-    fn a_binary_or_missing_taboo_file_is_an_error_naming_it() {
+    fn a_binary_missing_or_empty_taboo_file_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let binary = dir.path().join("template.txt");
         std::fs::write(&binary, [0u8; 64]).unwrap();
@@ -150,6 +153,12 @@ mod tests {
         let missing = dir.path().join("missing.txt");
         let error = TabooTexts::load(std::slice::from_ref(&missing)).unwrap_err().to_string();
         assert!(error.starts_with(&missing.display().to_string()), "{error}");
+        for blank in ["", " \n\t\n"] {
+            let empty = dir.path().join("empty.txt");
+            std::fs::write(&empty, blank).unwrap();
+            let error = TabooTexts::load(std::slice::from_ref(&empty)).unwrap_err().to_string();
+            assert!(error.starts_with(&empty.display().to_string()) && error.contains("no text"), "{error:?}");
+        }
         std::fs::write(&binary, "Declaration: I wrote this thesis myself.").unwrap();
         let loaded = TabooTexts::load(&[binary]).unwrap();
         assert_eq!(loaded.texts().collect::<Vec<_>>(), ["Declaration: I wrote this thesis myself."]);
