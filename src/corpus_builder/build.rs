@@ -22,7 +22,8 @@ use super::reuse::SharedPool;
 use super::stats::{CorpusStats, DocumentSet};
 use super::texts::{Sentences, TextBlocks, list_texts, split_sentences};
 use super::{
-    CorpusError, CorpusSpec, DocChars, SizeGoal, Summary, source_dir, source_name, suspicious_dir, suspicious_name,
+    CorpusError, CorpusSpec, DocChars, INCOMPLETE_MARKER, SUMMARY_FILES, SizeGoal, Summary, source_dir, source_name,
+    suspicious_dir, suspicious_name,
 };
 use crate::progress::{Progress, Stage};
 use crate::report::output::{write_atomically, write_atomically_unsynced};
@@ -308,8 +309,13 @@ fn pool_for(pools: &[Pool; 2], set: DocumentSet) -> &Pool {
     if own.is_empty() { &pools[1 - set as usize] } else { own }
 }
 
-/// Creates the output directories; refuses a non-empty existing directory.
-/// Returns whether the output directory existed before.
+/// What [`INCOMPLETE_MARKER`] says to whoever finds it.
+const INCOMPLETE_TEXT: &str = "This corpus is incomplete: pan-detect corpus is building it, or its build was \
+interrupted. Remove this directory and build the corpus again.\n";
+
+/// Creates the output directory, marks it [`INCOMPLETE_MARKER`] and creates the
+/// document directories; refuses a non-empty existing directory. Returns whether
+/// the output directory existed before.
 fn prepare_output(out: &Path) -> Result<bool, CorpusError> {
     let io_error = |path: &Path| {
         let path = path.to_path_buf();
@@ -322,6 +328,9 @@ fn prepare_output(out: &Path) -> Result<bool, CorpusError> {
             return Err(CorpusError::OutputNotEmpty { path: out.to_path_buf() });
         }
     }
+    fs::create_dir_all(out).map_err(io_error(out))?;
+    let marker = out.join(INCOMPLETE_MARKER);
+    write_atomically(&marker, INCOMPLETE_TEXT.as_bytes()).map_err(io_error(&marker))?;
     for dir in [source_dir(out), suspicious_dir(out)] {
         fs::create_dir_all(&dir).map_err(io_error(&dir))?;
     }
@@ -337,7 +346,7 @@ fn remove_partial_output(out: &Path, existed: bool) {
         for dir in [source_dir(out), suspicious_dir(out)] {
             let _ = fs::remove_dir_all(dir);
         }
-        for name in ["pairs", "cases.tsv", "README.txt"] {
+        for name in SUMMARY_FILES.into_iter().chain([INCOMPLETE_MARKER]) {
             let _ = fs::remove_file(out.join(name));
         }
     } else {
@@ -640,6 +649,7 @@ fn negative_pairs(
 /// Builds the corpus (see [`super::build`]).
 pub(super) fn build(spec: &CorpusSpec, progress: &dyn Progress) -> Result<Summary, CorpusError> {
     spec.validate()?;
+    super::paths::refuse_overlap(spec)?;
     let synonyms = spec.synonyms.as_deref().map(Synonyms::load).transpose()?;
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in &spec.texts {
@@ -653,6 +663,9 @@ pub(super) fn build(spec: &CorpusSpec, progress: &dyn Progress) -> Result<Summar
     let stats = CorpusStats::new(spec, files.len(), input_bytes);
     match write_corpus(spec, progress, &files, stats, synonyms.as_ref()) {
         Ok(stats) => {
+            // Everything is written: the corpus is complete, whatever its check finds.
+            let marker = spec.out.join(INCOMPLETE_MARKER);
+            fs::remove_file(&marker).map_err(|source| CorpusError::Io { path: marker, source })?;
             // A failed check keeps the corpus, so that the problems can be looked at.
             let check = super::check::check(&spec.out, progress)?;
             Ok(Summary { stats, check })
@@ -770,8 +783,9 @@ fn write_corpus(
         let path = spec.out.join(name);
         write_atomically(&path, bytes).map_err(|source| CorpusError::Io { path, source })
     };
-    write("pairs", pairs.as_bytes())?;
+    // In the order of SUMMARY_FILES: README.txt last marks a corpus with all its files.
     write("cases.tsv", tsv.as_bytes())?;
+    write("pairs", pairs.as_bytes())?;
     write("README.txt", stats.readme().as_bytes())?;
     Ok(stats)
 }

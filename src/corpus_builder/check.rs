@@ -1,11 +1,16 @@
 //! The corpus check (`pan-detect corpus --check DIR`): every truth range lies
 //! inside its documents, the cases of a document do not overlap, every `none`
 //! case is an exact copy of its source passage, every suspicious text has its
-//! truth file, and the `pairs` file (when present) names existing documents and
-//! every pair that has a case.
+//! truth file, neither document set is empty, and the `pairs` file (when
+//! present) names existing documents and every pair that has a case.
 //!
 //! It works on any corpus in the PAN-PC layout (`source-documents/*.txt`,
-//! `suspicious-documents/*.txt` + `.xml`), not only on ours.
+//! `suspicious-documents/*.txt` + `.xml`), not only on ours. A corpus of ours
+//! must also be complete: a build that did not finish is refused first
+//! ([`CorpusError::Incomplete`]: [`INCOMPLETE_MARKER`] still there, a temporary
+//! file of an interrupted write, or `cases.tsv` without `README.txt`, which the
+//! build writes last), and the counts `README.txt` states must be those of the
+//! files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -14,9 +19,11 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::build::read_utf8;
-use super::{CorpusError, source_dir, suspicious_dir};
+use super::stats::ReadmeCounts;
+use super::{CorpusError, INCOMPLETE_MARKER, SUMMARY_FILES, source_dir, suspicious_dir};
 use crate::analysis::span::{CharRange, char_slice};
 use crate::progress::{Progress, Stage};
+use crate::report::output::stale_temporaries;
 use crate::report::pan_xml::{PanDocument, TRUTH_FEATURES};
 
 /// What the check looked at.
@@ -45,13 +52,21 @@ struct DocumentCheck {
 
 /// Checks the corpus in `dir`; `Err(CorpusError::CheckFailed)` lists the
 /// problems, each naming its file.
+/// A corpus whose build did not finish is refused with
+/// `Err(CorpusError::Incomplete)`, naming what is missing.
 pub fn check(dir: &Path, progress: &dyn Progress) -> Result<CheckReport, CorpusError> {
+    refuse_interrupted_build(dir)?;
     let sources_dir = source_dir(dir);
     let suspicious_dir = suspicious_dir(dir);
     let sources = names_with_extension(&sources_dir, "txt")?;
     let suspicious = names_with_extension(&suspicious_dir, "txt")?;
     let truths = names_with_extension(&suspicious_dir, "xml")?;
     let mut problems = Vec::new();
+    for (names, set) in [(&sources, "source-documents"), (&suspicious, "suspicious-documents")] {
+        if names.is_empty() {
+            problems.push(format!("{set}/: no .txt documents"));
+        }
+    }
     for xml in &truths {
         let text = format!("{}.txt", xml.trim_end_matches(".xml"));
         if !suspicious.contains(&text) {
@@ -91,7 +106,8 @@ pub fn check(dir: &Path, progress: &dyn Progress) -> Result<CheckReport, CorpusE
     }
 
     let pairs_path = dir.join("pairs");
-    if pairs_path.exists() {
+    let pairs_file = pairs_path.exists();
+    if pairs_file {
         let text = read_utf8(&pairs_path)?;
         let mut listed = BTreeSet::new();
         for (number, line) in text.lines().enumerate() {
@@ -116,7 +132,98 @@ pub fn check(dir: &Path, progress: &dyn Progress) -> Result<CheckReport, CorpusE
         }
     }
 
-    if problems.is_empty() { Ok(report) } else { Err(CorpusError::CheckFailed { path: dir.to_path_buf(), problems }) }
+    // Counts that disagree with README.txt come first: they say what is missing.
+    let mut all = readme_disagreements(dir, &report, pairs_file)?;
+    all.extend(problems);
+    if all.is_empty() { Ok(report) } else { Err(CorpusError::CheckFailed { path: dir.to_path_buf(), problems: all }) }
+}
+
+/// Refuses a corpus whose build did not finish, naming the evidence and what
+/// is missing.
+fn refuse_interrupted_build(dir: &Path) -> Result<(), CorpusError> {
+    let Some(evidence) = interruption_evidence(dir) else { return Ok(()) };
+    let missing = missing_outputs(dir);
+    let missing = if missing.is_empty() { String::new() } else { format!("; missing: {}", missing.join(", ")) };
+    Err(CorpusError::Incomplete {
+        path: dir.to_path_buf(),
+        reason: format!("its build did not finish ({evidence}){missing}; remove the directory and build it again"),
+    })
+}
+
+/// What shows that a build into `dir` did not finish: [`INCOMPLETE_MARKER`]
+/// (builds since it exists), a temporary file of an interrupted write, or
+/// `cases.tsv` without `README.txt`, which every build writes last.
+fn interruption_evidence(dir: &Path) -> Option<String> {
+    if dir.join(INCOMPLETE_MARKER).exists() {
+        return Some(format!("{INCOMPLETE_MARKER} is still there"));
+    }
+    for place in [dir.to_path_buf(), source_dir(dir), suspicious_dir(dir)] {
+        // A directory that cannot be read is reported when its documents are listed.
+        let Ok(stale) = stale_temporaries(&place) else { continue };
+        if let Some(first) = stale.first() {
+            let name = first.path.strip_prefix(dir).unwrap_or(&first.path);
+            return Some(format!("{} was left by an interrupted write", name.display()));
+        }
+    }
+    let [cases, .., readme] = SUMMARY_FILES;
+    if dir.join(cases).exists() && !dir.join(readme).exists() {
+        return Some(format!("{cases} is there but not {readme}, which the build writes last"));
+    }
+    None
+}
+
+/// What a finished build would have written that `dir` lacks: summary files,
+/// and truth files of suspicious documents.
+fn missing_outputs(dir: &Path) -> Vec<String> {
+    let mut missing: Vec<String> =
+        SUMMARY_FILES.into_iter().filter(|name| !dir.join(name).exists()).map(str::to_string).collect();
+    let suspicious = suspicious_dir(dir);
+    if let (Ok(texts), Ok(truths)) =
+        (names_with_extension(&suspicious, "txt"), names_with_extension(&suspicious, "xml"))
+    {
+        let without = texts.iter().filter(|text| !truths.contains(&truth_name(text))).count();
+        if without > 0 {
+            missing.push(format!("the truth files of {without} of {} suspicious documents", texts.len()));
+        }
+    }
+    missing
+}
+
+/// Where the counts that `dir`'s `README.txt` states (when it states them)
+/// disagree with what the check found: documents, cases or pairs lost (or
+/// added) since the build. Problems name the file.
+fn readme_disagreements(dir: &Path, found: &CheckReport, pairs_file: bool) -> Result<Vec<String>, CorpusError> {
+    let path = dir.join("README.txt");
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let bytes = fs::read(&path).map_err(|source| CorpusError::Io { path: path.clone(), source })?;
+    let Some(stated) = ReadmeCounts::parse(&String::from_utf8_lossy(&bytes)) else { return Ok(Vec::new()) };
+    let mut problems = Vec::new();
+    let mut compare = |what: &str, stated: usize, found: usize, place: &str| {
+        if stated != found {
+            problems.push(format!("README.txt: lists {stated} {what}, {place} {found}"));
+        }
+    };
+    compare("source documents", stated.source_documents, found.source_documents, "source-documents/ holds");
+    compare(
+        "suspicious documents",
+        stated.suspicious_documents,
+        found.suspicious_documents,
+        "suspicious-documents/ holds",
+    );
+    compare("cases", stated.cases, found.cases, "the truth files hold");
+    if pairs_file {
+        compare("pairs", stated.pairs, found.pairs, "the pairs file holds");
+    } else if stated.pairs > 0 {
+        problems.push(format!("pairs: missing (README.txt lists {} pairs)", stated.pairs));
+    }
+    Ok(problems)
+}
+
+/// The truth file of suspicious text `name`: `suspicious-document00001.xml`.
+fn truth_name(name: &str) -> String {
+    format!("{}.xml", name.trim_end_matches(".txt"))
 }
 
 /// File names ending in `.extension` in `dir`, sorted.
@@ -143,7 +250,7 @@ fn check_document(
     let mut result = DocumentCheck::default();
     let text = read_utf8(&suspicious_dir.join(name))?;
     let chars = text.chars().count();
-    let xml_name = format!("{}.xml", name.trim_end_matches(".txt"));
+    let xml_name = truth_name(name);
     let xml_path: PathBuf = suspicious_dir.join(&xml_name);
     let here = format!("suspicious-documents/{xml_name}");
     if !xml_path.exists() {

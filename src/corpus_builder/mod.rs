@@ -18,8 +18,9 @@
 //! 2. [`plan`] + [`obfuscate`]: a share of the suspicious documents receives
 //!    cases: a passage of a source document (short, medium or long) is obfuscated
 //!    and inserted at a sentence boundary.
-//! 3. The truth (`.xml` per suspicious document), `pairs`, `cases.tsv` and
-//!    `README.txt` ([`stats`]) are written, and [`check()`] verifies what was written.
+//! 3. The truth (`.xml` per suspicious document), then `cases.tsv`, `pairs` and,
+//!    last, `README.txt` ([`stats`]) are written; the [`INCOMPLETE_MARKER`] written
+//!    first is removed, and [`check()`] verifies what was written.
 //!
 //! Offsets are character offsets (Unicode scalar values), as everywhere in PAN.
 //!
@@ -43,6 +44,7 @@ pub mod build;
 pub mod check;
 pub mod language;
 pub mod obfuscate;
+mod paths;
 pub mod plan;
 mod pool;
 pub mod reuse;
@@ -109,6 +111,26 @@ pub enum CorpusError {
     OutputNotEmpty {
         /// The output directory.
         path: PathBuf,
+    },
+    /// The output directory and an input text directory overlap: one is, or is
+    /// inside, the other, so a build would write into its own input.
+    #[error("--out {}: {relation} --texts {}; choose an output directory outside the texts", .out.display(), .texts.display())]
+    OutputOverlapsTexts {
+        /// The output directory, as given.
+        out: PathBuf,
+        /// The text directory (or file), as given.
+        texts: PathBuf,
+        /// How they overlap: "is inside", "contains" or "is the same directory as".
+        relation: &'static str,
+    },
+    /// The corpus was not completely written: its build was interrupted (or is
+    /// still running).
+    #[error("{}: incomplete corpus: {reason}", .path.display())]
+    Incomplete {
+        /// The corpus directory.
+        path: PathBuf,
+        /// The evidence and what is missing.
+        reason: String,
     },
     /// An option has an invalid value.
     #[error("{option}: {message}")]
@@ -193,7 +215,8 @@ pub enum SizeGoal {
 pub struct CorpusSpec {
     /// Directories (or files) of UTF-8 `.txt` texts, read in this order.
     pub texts: Vec<PathBuf>,
-    /// Output directory; created, must be empty if it exists.
+    /// Output directory; created, must be empty if it exists, and may not be, lie
+    /// inside or contain one of `texts`.
     pub out: PathBuf,
     /// Seed of every random choice.
     pub seed: u64,
@@ -284,6 +307,16 @@ pub struct Summary {
 pub fn build(spec: &CorpusSpec, progress: &dyn Progress) -> Result<Summary, CorpusError> {
     build::build(spec, progress)
 }
+
+/// The file a build writes into the output directory before anything else and
+/// removes when everything else is written: while it is there, the corpus is
+/// incomplete (being built, or its build was killed), and `--check` refuses it.
+pub const INCOMPLETE_MARKER: &str = "INCOMPLETE";
+
+/// The files a build writes after all documents and truth files, in this order:
+/// `README.txt`, written last, marks a corpus whose files are all there (corpora
+/// built before [`INCOMPLETE_MARKER`] existed have it too).
+pub const SUMMARY_FILES: [&str; 3] = ["cases.tsv", "pairs", "README.txt"];
 
 /// File name of source document `number` (1-based): `source-document00042.txt`.
 pub fn source_name(number: usize) -> String {

@@ -343,6 +343,42 @@ impl ReuseStats {
 }
 
 /// `n` with commas between thousands: 14,147,879.
+/// The counts a corpus's `README.txt` states: `--check` compares them with the
+/// files, so that a corpus that lost documents, cases or pairs after its build
+/// is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadmeCounts {
+    /// Source documents.
+    pub source_documents: usize,
+    /// Suspicious documents.
+    pub suspicious_documents: usize,
+    /// Plagiarism cases in the truth files.
+    pub cases: usize,
+    /// Lines of the `pairs` file (positive and negative pairs).
+    pub pairs: usize,
+}
+
+impl ReadmeCounts {
+    /// Reads the `documents:` and `plagiarism cases:` lines of a README written
+    /// by [`CorpusStats::readme`] (or by the tool that made the dev corpus,
+    /// which writes them alike); `None` when either is missing or reads otherwise.
+    pub fn parse(readme: &str) -> Option<ReadmeCounts> {
+        let line = |prefix: &str| readme.lines().find_map(|line| line.strip_prefix(prefix));
+        let number = |text: &str| text.trim().parse::<usize>().ok();
+        let documents = line("documents: ")?;
+        let (sources, rest) = documents.split_once(" source (")?;
+        let (suspicious, _) = rest.split_once("), ")?.1.split_once(" suspicious (")?;
+        let (cases, pairs) = line("plagiarism cases: ")?.split_once("; pairs file: ")?;
+        let (positive, negative) = pairs.split_once(" positive + ")?;
+        Some(ReadmeCounts {
+            source_documents: number(sources)?,
+            suspicious_documents: number(suspicious)?,
+            cases: number(cases)?,
+            pairs: number(positive)? + number(negative.strip_suffix(" negative pairs")?)?,
+        })
+    }
+}
+
 fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
@@ -399,6 +435,21 @@ mod tests {
         assert!(readme.contains("plagiarised characters in suspicious docs: 2.3%"));
         assert!(!readme.contains("/some/where"));
         assert!(!readme.contains("reuse"), "{readme}");
+    }
+
+    #[test]
+    fn the_counts_of_a_readme_are_read_back() {
+        let spec = CorpusSpec::new(vec!["texts".into()], "out".into(), 7);
+        let mut stats = CorpusStats::new(&spec, 3, 12_000);
+        for _ in 0..3 {
+            stats.add_document(DocumentSet::Source, 5000, 5100, "en", true);
+        }
+        stats.add_document(DocumentSet::Suspicious, 30_000, 30_000, "cs", false);
+        stats.cases = 12;
+        (stats.positive_pairs, stats.negative_pairs) = (4, 5);
+        let expected = ReadmeCounts { source_documents: 3, suspicious_documents: 1, cases: 12, pairs: 9 };
+        assert_eq!(ReadmeCounts::parse(&stats.readme()), Some(expected));
+        assert_eq!(ReadmeCounts::parse("A corpus.\ndocuments: many\n"), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{fixtures, pan_detect, run};
+use super::{copy_tree, fixtures, pan_detect, run};
 
 /// Every file under `dir` (relative path → bytes).
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -197,6 +197,13 @@ fn a_reuse_pool_larger_than_the_input_is_a_one_line_error() {
     assert_eq!(message.lines().count(), 1, "{message}");
     assert!(message.contains("--reuse-pool: a pool of 1000000 sentences is larger than the "), "{message}");
     assert!(!out.exists(), "nothing may be left when the pool is refused");
+
+    // An output directory that existed (empty) is left empty: the build's files go,
+    // INCOMPLETE with them.
+    fs::create_dir(&out).unwrap();
+    assert!(!build_reuse_heavy(&out, "1000000").status.success());
+    assert!(files(&out).is_empty(), "{:?}", files(&out).keys().collect::<Vec<_>>());
+    fs::remove_dir(&out).unwrap();
 
     let zero = build_reuse_heavy(&out, "0");
     assert_eq!(zero.status.code(), Some(1));
@@ -390,4 +397,154 @@ fn an_ocr_corpus_has_verbatim_and_ocr_noised_cases_that_pass_its_check() {
     assert!(readme.contains("/ocr "), "{readme}");
     let check = run(&["corpus", "--check", out.to_str().unwrap()]);
     assert!(check.status.success(), "stderr: {}", stderr(&check));
+}
+
+/// Starts building a 30 MB corpus into `out` and kills it (SIGKILL) as soon as
+/// `reached(out)` holds; panics when the build ends first (writing its truth
+/// files takes it about a second here, time enough to kill it).
+fn kill_build_when(out: &Path, reached: impl Fn(&Path) -> bool) {
+    let mut child = pan_detect()
+        .args(["corpus", "--texts", texts().to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .args(["--seed", "9", "--doc-chars", "3k..30k", "--target-mb", "30", "--quiet"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !reached(out) {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the build ended ({status}) before it could be killed");
+        }
+        assert!(started.elapsed().as_secs() < 120, "the build never reached the point");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// Whether `dir` exists and holds a file ending in `suffix`.
+fn holds_file_ending(dir: &Path, suffix: &str) -> bool {
+    fs::read_dir(dir).is_ok_and(|mut entries| {
+        entries.any(|entry| entry.is_ok_and(|entry| entry.file_name().to_string_lossy().ends_with(suffix)))
+    })
+}
+
+/// Asserts that `corpus --check out` fails with one line that names `out`, says
+/// the corpus is incomplete and contains `detail`.
+fn assert_refused_as_incomplete(out: &Path, detail: &str) {
+    let check = run(&["corpus", "--check", out.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(1), "stdout: {}", stdout(&check));
+    let message = stderr(&check);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains(&format!("{}: incomplete corpus: its build did not finish", out.display())), "{message}");
+    assert!(message.contains(detail), "{message}");
+}
+
+#[test]
+fn a_build_killed_while_writing_documents_or_truth_is_refused_by_check() {
+    let dir = tempfile::tempdir().unwrap();
+    // Killed while cutting documents: no truth file yet.
+    let documents = dir.path().join("documents");
+    kill_build_when(&documents, |out| holds_file_ending(&out.join("source-documents"), ".txt"));
+    assert!(documents.join("INCOMPLETE").is_file(), "the build marks its output until it is finished");
+    assert_refused_as_incomplete(&documents, "(INCOMPLETE is still there); missing: cases.tsv, pairs, README.txt");
+
+    // Killed while inserting cases and writing truth files.
+    let truth = dir.path().join("truth");
+    kill_build_when(&truth, |out| holds_file_ending(&out.join("suspicious-documents"), ".xml"));
+    assert_refused_as_incomplete(&truth, "(INCOMPLETE is still there); missing: cases.tsv, pairs, README.txt");
+}
+
+#[test]
+fn check_refuses_a_corpus_missing_files_that_its_build_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let complete = dir.path().join("complete");
+    assert!(build_small(&complete, "11").status.success());
+    assert!(!complete.join("INCOMPLETE").exists(), "a finished build removes its INCOMPLETE marker");
+    let damaged = |name: &str, remove: &[&str]| {
+        let corpus = dir.path().join(name);
+        copy_tree(&complete, &corpus);
+        for file in remove {
+            fs::remove_file(corpus.join(file)).unwrap();
+        }
+        corpus
+    };
+    let assert_check_fails = |corpus: &Path, first_problem: &str| {
+        let check = run(&["corpus", "--check", corpus.to_str().unwrap()]);
+        assert_eq!(check.status.code(), Some(1), "stdout: {}", stdout(&check));
+        let message = stderr(&check);
+        assert_eq!(message.lines().count(), 1, "{message}");
+        assert!(message.contains(&format!("{}: check failed", corpus.display())), "{message}");
+        assert!(message.contains(&format!("first: {first_problem}")), "{message}");
+    };
+
+    // A build killed before README.txt, the file it writes last (an earlier
+    // version, without the INCOMPLETE marker, leaves no other trace).
+    let no_readme = damaged("no-readme", &["README.txt"]);
+    assert_refused_as_incomplete(&no_readme, "(cases.tsv is there but not README.txt, which the build writes last)");
+    let summaries = damaged("no-summaries", &["README.txt", "pairs"]);
+    assert_refused_as_incomplete(&summaries, "missing: pairs, README.txt;");
+
+    // A temporary file of an interrupted write.
+    let temporary = damaged("temporary", &[]);
+    fs::write(temporary.join("suspicious-documents/.suspicious-document00002.xml.4000000000.tmp"), "<doc").unwrap();
+    assert_refused_as_incomplete(&temporary, "suspicious-documents/.suspicious-document00002.xml.4000000000.tmp");
+
+    // Documents, truth or pairs lost after the build: README.txt's counts disagree.
+    let lost_document = damaged(
+        "lost-document",
+        &["suspicious-documents/suspicious-document00003.txt", "suspicious-documents/suspicious-document00003.xml"],
+    );
+    assert_check_fails(&lost_document, "README.txt: lists 5 suspicious documents, suspicious-documents/ holds 4");
+    let lost_source = damaged("lost-source", &["source-documents/source-document00005.txt"]);
+    assert_check_fails(&lost_source, "README.txt: lists 5 source documents, source-documents/ holds 4");
+    let lost_pairs = damaged("lost-pairs", &["pairs"]);
+    assert_check_fails(&lost_pairs, "pairs: missing (README.txt lists ");
+
+    // The complete corpus still passes.
+    assert!(run(&["corpus", "--check", complete.to_str().unwrap()]).status.success());
+}
+
+/// Builds a small corpus from `texts` into `out`.
+fn build_from(texts: &Path, out: &Path) -> std::process::Output {
+    let flags = ["--seed", "1", "--doc-chars", "3000..9000", "--sources", "2", "--suspicious", "2", "--quiet"];
+    run(&[&["corpus", "--texts", texts.to_str().unwrap(), "--out", out.to_str().unwrap()], &flags[..]].concat())
+}
+
+/// Asserts that a build failed with one line naming `out`, `relation` and `texts`.
+fn assert_overlap_refused(output: &std::process::Output, out: &Path, relation: &str, texts: &Path) {
+    assert_eq!(output.status.code(), Some(1), "stdout: {}", stdout(output));
+    let message = stderr(output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    let expected = format!("--out {}: {relation} --texts {};", out.display(), texts.display());
+    assert!(message.contains(&expected), "{message}");
+}
+
+#[test]
+fn an_output_directory_overlapping_the_texts_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("texts");
+    copy_tree(&texts(), &input);
+    let before = files(&input);
+
+    // The output inside a text directory (not yet there, two levels deep).
+    let inside = input.join("corpus/new");
+    assert_overlap_refused(&build_from(&input, &inside), &inside, "is inside", &input);
+    // A text directory inside the output.
+    assert_overlap_refused(&build_from(&input, dir.path()), dir.path(), "contains", &input);
+    // Through a symbolic link (and `..`), both ways.
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let through_link = link.join("x/../corpus");
+        assert_overlap_refused(&build_from(&input, &through_link), &through_link, "is inside", &input);
+        assert_overlap_refused(&build_from(&link, &input), &input, "is the same directory as", &link);
+    }
+    assert_eq!(files(&input), before, "nothing may be written into the texts");
+
+    // A sibling whose name starts with the texts' name is no overlap.
+    let sibling = dir.path().join("texts-corpus");
+    let output = build_from(&input, &sibling);
+    assert!(output.status.success(), "{}", stderr(&output));
 }

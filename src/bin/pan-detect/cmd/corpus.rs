@@ -23,7 +23,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR", num_args = 1.., required_unless_present = "check")]
     texts: Vec<PathBuf>,
 
-    /// Directory to write the corpus to (created; must be empty if it exists).
+    /// Directory to write the corpus to (created; must be empty if it exists, and
+    /// may not be, lie inside or contain a --texts directory).
     #[arg(long, value_name = "DIR", required_unless_present = "check")]
     out: Option<PathBuf>,
 
@@ -74,7 +75,8 @@ pub struct Args {
     #[arg(long, value_name = "MIX", default_value = "pan-pc")]
     obfuscation: Mix,
 
-    /// Check an existing corpus instead of building one.
+    /// Check an existing corpus instead of building one; a corpus whose build did
+    /// not finish is refused.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["texts", "out", "seed", "sources", "suspicious", "target_mb", "synonyms", "reuse_pool", "obfuscation"])]
     check: Option<PathBuf>,
 
