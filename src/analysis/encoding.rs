@@ -1,6 +1,14 @@
 //! The encoding of a plain-text document, told by its first bytes: UTF-16 (by
-//! its byte-order mark or its NUL bytes), UTF-8, or binary data that is no
-//! text at all.
+//! its byte-order mark or its NUL bytes), UTF-8, a legacy encoding guessed from
+//! the bytes (windows-1250, KOI8-U, Shift_JIS…), or binary data that is no text
+//! at all.
+//!
+//! The legacy encodings are those of the WHATWG Encoding Standard, decoded by
+//! `encoding_rs`, and guessed by `chardetng`, a detector trained for exactly
+//! this (the unlabelled legacy text of the Web, as Firefox reads it): no
+//! hand-written tables of code pages or letter frequencies here.
+
+use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 
 /// Bytes at the start of a file examined to tell its encoding.
 pub const PROBE_BYTES: usize = 64 * 1024;
@@ -25,22 +33,20 @@ const MIN_UTF16_TEXT_PERCENT: usize = 97;
 const MIN_UTF16_SEPARATOR_PERCENT: usize = 1;
 
 /// A probe that is neither valid UTF-8 nor UTF-16 is binary when more than
-/// this percentage of its bytes are in invalid UTF-8 sequences. Random bytes
-/// have about 45 %; Latin-1 or Windows-1252 text a few percent (the densest in
-/// diacritics, such as Czech in Windows-1250, about 10 %), UTF-8 text with a
-/// few corrupt bytes less. Text in an 8-bit encoding of another script (such
-/// as Windows-1251), which would decode to little but replacement characters,
-/// is above it too.
-const MAX_INVALID_UTF8_PERCENT: usize = 25;
-
-/// ... or when more than this percentage of its bytes are C0 control bytes
-/// other than tab, line feed, form feed and carriage return (NUL included):
-/// random bytes have about 11 %, text none.
+/// this percentage of its bytes are C0 control bytes other than tab, line
+/// feed, form feed and carriage return (NUL included): random bytes have about
+/// 11 %, text none.
 const MAX_CONTROL_PERCENT: usize = 3;
 
-/// Probes shorter than this are not judged by those shares, which a few bytes
-/// cannot tell (a Latin-1 "café" is 25 % invalid UTF-8): they are read as
-/// UTF-8 with replacement characters.
+/// ... or when, decoded in the legacy encoding guessed for it, more than this
+/// percentage of its characters are replacement characters (bytes invalid in
+/// that encoding) or control characters other than tab, line feed, form feed
+/// and carriage return: random bytes have about 13 % (as windows-1252, the
+/// guess for them), and far more in a multi-byte encoding; text next to none.
+const MAX_UNDECODED_PERCENT: usize = 10;
+
+/// Probes shorter than this are not judged binary by those shares, which a few
+/// bytes cannot tell: they are read as text.
 const MIN_JUDGED_BYTES: usize = 64;
 
 /// Byte order of UTF-16 text.
@@ -59,6 +65,10 @@ pub enum Encoding {
     Utf8,
     /// UTF-16 of this byte order.
     Utf16(Endian),
+    /// A legacy encoding (windows-1250, KOI8-U, Shift_JIS…) guessed from the
+    /// bytes of a probe that is not UTF-8 ([`guess_legacy`]): a guess, which
+    /// the warning of the decoded file says.
+    Legacy(&'static encoding_rs::Encoding),
     /// Not text; why, e.g. "812 NUL bytes in the first 65536 bytes, looks binary".
     Binary(String),
 }
@@ -75,11 +85,10 @@ pub enum Encoding {
 ///   CJK text, say;
 /// * binary when more than 1 % of the probe's bytes are NUL; a few stray NULs
 ///   stay in the text as characters;
-/// * binary when the probe is not valid UTF-8 and too much of it is invalid
-///   UTF-8 or control bytes to be text in UTF-8 with a few bad bytes (such as
-///   Latin-1): random bytes ([`garbled`]);
-/// * UTF-8 otherwise (invalid sequences replaced). A probe that is valid UTF-8 with few NULs is never read
-///   as UTF-16 without a byte-order mark.
+/// * UTF-8 when the probe is valid UTF-8. A probe that is valid UTF-8 with few
+///   NULs is never read as UTF-16 without a byte-order mark;
+/// * otherwise as [`not_utf8`] tells: binary, UTF-8 with a few corrupt bytes,
+///   or a legacy encoding.
 pub fn sniff(bytes: &[u8]) -> Encoding {
     if let Some(endian) = byte_order_mark(bytes).or_else(|| nul_marked_utf16(bytes)) {
         return Encoding::Utf16(endian);
@@ -98,10 +107,30 @@ pub fn sniff(bytes: &[u8]) -> Encoding {
         let plural = if nuls == 1 { "" } else { "s" };
         return Encoding::Binary(format!("{nuls} NUL byte{plural} in the first {} bytes, looks binary", probe.len()));
     }
-    if !utf8 && let Some(reason) = garbled(probe, complete) {
+    if utf8 { Encoding::Utf8 } else { not_utf8(probe, complete) }
+}
+
+/// The encoding of `probe` (all of a file when `complete`), which is neither
+/// valid UTF-8 nor UTF-16 nor dense in NULs:
+///
+/// * binary when too many of its bytes are control bytes ([`control_dense`]);
+/// * UTF-8 (invalid sequences replaced) when it is UTF-8 with a few corrupt
+///   bytes ([`mostly_utf8`]);
+/// * binary when, decoded in the legacy encoding guessed for it, too much of
+///   it is undecodable ([`undecodable`]): random bytes;
+/// * that legacy encoding otherwise ([`guess_legacy`]).
+fn not_utf8(probe: &[u8], complete: bool) -> Encoding {
+    if let Some(reason) = control_dense(probe) {
         return Encoding::Binary(reason);
     }
-    Encoding::Utf8
+    if mostly_utf8(probe, complete) {
+        return Encoding::Utf8;
+    }
+    let legacy = guess_legacy(probe, complete);
+    match undecodable(probe, legacy) {
+        Some(reason) => Encoding::Binary(reason),
+        None => Encoding::Legacy(legacy),
+    }
 }
 
 /// The byte order of a UTF-16 byte-order mark at the start of `bytes`.
@@ -149,44 +178,89 @@ fn is_utf8(probe: &[u8], complete: bool) -> bool {
     }
 }
 
-/// Why `probe` (all of a file when `complete`), which is not valid UTF-8,
-/// looks binary, if it does: at least [`MIN_JUDGED_BYTES`] long, and more than
-/// [`MAX_INVALID_UTF8_PERCENT`] of its bytes invalid UTF-8 or more than
-/// [`MAX_CONTROL_PERCENT`] control bytes.
-fn garbled(probe: &[u8], complete: bool) -> Option<String> {
+/// Why `probe` looks binary by its control bytes, if it does: at least
+/// [`MIN_JUDGED_BYTES`] long and more than [`MAX_CONTROL_PERCENT`] of its
+/// bytes C0 controls other than tab, line feed, form feed and carriage return.
+fn control_dense(probe: &[u8]) -> Option<String> {
     if probe.len() < MIN_JUDGED_BYTES {
         return None;
     }
-    let invalid = invalid_utf8_bytes(probe, complete);
-    let controls = probe.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r')).count();
-    let over = |count: usize, max_percent: usize| count * 100 > probe.len() * max_percent;
-    (over(invalid, MAX_INVALID_UTF8_PERCENT) || over(controls, MAX_CONTROL_PERCENT)).then(|| {
-        let percent = |count: usize| count * 100 / probe.len();
+    let controls = probe.iter().filter(|&&b| b < 0x20 && !is_text_control(char::from(b))).count();
+    (controls * 100 > probe.len() * MAX_CONTROL_PERCENT).then(|| {
         format!(
-            "{} % of the first {} bytes are invalid UTF-8 and {} % control bytes (nor UTF-16 text), \
-             looks binary",
-            percent(invalid),
-            probe.len(),
-            percent(controls)
+            "{} % of the first {} bytes are control bytes (nor UTF-8 or UTF-16 text), looks binary",
+            controls * 100 / probe.len(),
+            probe.len()
         )
     })
 }
 
-/// The bytes of `bytes` in invalid UTF-8 sequences; when they are not the
-/// `complete` file, a sequence that their end cuts short is not one.
-fn invalid_utf8_bytes(mut bytes: &[u8], complete: bool) -> usize {
-    let mut invalid = 0;
-    loop {
-        let Err(error) = std::str::from_utf8(bytes) else { return invalid };
-        let rest = bytes.len() - error.valid_up_to();
-        match error.error_len() {
-            Some(len) => {
-                invalid += len;
-                bytes = &bytes[error.valid_up_to() + len..];
-            }
-            None => return invalid + if complete { rest } else { 0 },
-        }
+/// Whether `c` is one of the control characters of text: tab, line feed, form
+/// feed, carriage return.
+fn is_text_control(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\x0c' | '\r')
+}
+
+/// Whether `probe` (all of a file when `complete`), which is not valid UTF-8,
+/// is UTF-8 with a few corrupt bytes: its valid non-ASCII characters outnumber
+/// its invalid sequences (when it is not the `complete` file, a sequence its
+/// end cuts short is not one). Text in a legacy encoding is nearly all invalid
+/// sequences and has next to no valid ones.
+fn mostly_utf8(probe: &[u8], complete: bool) -> bool {
+    let (mut valid, mut invalid) = (0usize, 0usize);
+    let mut chunks = probe.utf8_chunks().peekable();
+    while let Some(chunk) = chunks.next() {
+        // Lead bytes: one per multi-byte character.
+        valid += chunk.valid().bytes().filter(|&b| b >= 0xC0).count();
+        let cut_short = !complete && chunks.peek().is_none() && is_cut_short(chunk.invalid());
+        invalid += usize::from(!chunk.invalid().is_empty() && !cut_short);
     }
+    valid > invalid
+}
+
+/// Whether `bytes` are the start of a UTF-8 sequence that ends too soon.
+fn is_cut_short(bytes: &[u8]) -> bool {
+    !bytes.is_empty() && std::str::from_utf8(bytes).is_err_and(|error| error.error_len().is_none())
+}
+
+/// The legacy encoding `chardetng` guesses for `probe` (all of a file when
+/// `complete`): never UTF-8 (the probe is not) nor ISO-2022-JP (7-bit, and so
+/// valid UTF-8), and without a top-level domain to hint at the language (as
+/// for `.com`).
+fn guess_legacy(probe: &[u8], complete: bool) -> &'static encoding_rs::Encoding {
+    let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+    detector.feed(probe, complete);
+    detector.guess(None, Utf8Detection::Deny)
+}
+
+/// Why `probe`, decoded in the legacy `encoding` guessed for it, looks binary,
+/// if it does: at least [`MIN_JUDGED_BYTES`] long and more than
+/// [`MAX_UNDECODED_PERCENT`] of its characters replacement characters or
+/// control characters other than tab, line feed, form feed and carriage return.
+fn undecodable(probe: &[u8], encoding: &'static encoding_rs::Encoding) -> Option<String> {
+    if probe.len() < MIN_JUDGED_BYTES {
+        return None;
+    }
+    let (text, _) = encoding.decode_without_bom_handling(probe);
+    let undecoded = |c: &char| *c == char::REPLACEMENT_CHARACTER || c.is_control() && !is_text_control(*c);
+    let (chars, undecoded) = (text.chars().count(), text.chars().filter(undecoded).count());
+    (undecoded * 100 > chars * MAX_UNDECODED_PERCENT).then(|| {
+        format!(
+            "{} % of the first {} bytes' characters in {}, the likeliest legacy encoding, are replacement or \
+             control characters (nor UTF-8 or UTF-16 text), looks binary",
+            undecoded * 100 / chars,
+            probe.len(),
+            encoding.name()
+        )
+    })
+}
+
+/// The text of `bytes` decoded in the legacy `encoding` (a byte-order mark, if
+/// any, decoded as the encoding's characters), and whether some bytes were
+/// invalid in it (each sequence replaced by a replacement character).
+pub fn decode_legacy(bytes: &[u8], encoding: &'static encoding_rs::Encoding) -> (String, bool) {
+    let (text, had_errors) = encoding.decode_without_bom_handling(bytes);
+    (text.into_owned(), had_errors)
 }
 
 /// The byte order in which `probe` (all of a file when `complete`) is
@@ -440,24 +514,151 @@ mod tests {
         // UTF-8: a two-byte character cut in half by the probe's end.
         let probe = &"ж".repeat(10).into_bytes()[..7];
         assert!(is_utf8(probe, false) && !is_utf8(probe, true));
-        assert_eq!((invalid_utf8_bytes(probe, false), invalid_utf8_bytes(probe, true)), (0, 1));
+        // ... is not an invalid sequence: two valid characters outnumber one.
+        let probe = b"\xd0\xb6\xd0\xb6\xff\xd0";
+        assert!(mostly_utf8(probe, false) && !mostly_utf8(probe, true));
+        assert!(is_cut_short(b"\xe2\x80") && !is_cut_short(b"\xff") && !is_cut_short(b""));
+    }
+
+    /// Czech with many diacritics: windows-1250 has them all (š, ť and ž at
+    /// other bytes than ISO-8859-2's).
+    const CZECH: &str = "Příliš žluťoučký kůň úpěl ďábelské ódy. Tato diplomová práce se zabývá šířením \
+        informací v síti a jejich ověřováním. V první kapitole shrnuji dosavadní výzkum, ve druhé popisuji \
+        použité metody a ve třetí výsledky měření. Čtenář zde najde také přehled nejčastějších chyb, kterých \
+        se studenti dopouštějí při psaní odborného textu, a doporučení, jak se jim vyhnout.\n";
+    const FRENCH: &str = "L'été dernier, nous sommes allés à la plage près de Nîmes ; c'était très agréable, \
+        même sous la pluie. Le garçon a mangé une crème brûlée au café, puis il a lu un roman français à \
+        l'ombre d'un château. Où êtes-vous né ? À Besançon, répondit-elle, où l'hiver est long et la forêt \
+        épaisse.\n";
+    /// Russian in letters both windows-1251 and KOI8-R have (no dash).
+    const RUSSIAN_PROSE: &str = "Съешь же ещё этих мягких французских булок, да выпей чаю. Широкая \
+        электрификация южных губерний даст мощный толчок подъёму сельского хозяйства. В этой работе \
+        рассматриваются методы обнаружения заимствований в научных текстах на русском языке. Первая глава \
+        посвящена обзору литературы, вторая описанию алгоритма, третья результатам экспериментов.\n";
+    const JAPANESE_PROSE: &str = "いろはにほへと、ちりぬるを。色は匂へど散りぬるを、我が世誰ぞ常ならむ。\
+        今日は良い天気ですね。本論文では、学術文書における剽窃の検出方法について述べる。第一章では先行研究を\
+        概観し、第二章では提案手法を説明し、第三章では実験結果を報告する。\n";
+    const CHINESE_PROSE: &str = "我能吞下玻璃而不伤身体。本文研究学术论文中抄袭检测的方法。第一章综述已有的\
+        研究，第二章介绍所提出的算法，第三章报告实验结果。我们发现，这种方法在多种语言的文本上都能取得良好的效果。\n";
+    const TRADITIONAL_CHINESE: &str = "我能吞下玻璃而不傷身體。本文研究學術論文中抄襲檢測的方法。第一章綜述已有的\
+        研究，第二章介紹所提出的演算法，第三章報告實驗結果。我們發現，這種方法在多種語言的文本上都能取得良好的效果。\n";
+    const KOREAN_PROSE: &str = "다람쥐 헌 쳇바퀴에 타고파. 키스의 고유조건은 입술끼리 만나야 하고 특별한 기술은 \
+        필요치 않다. 이 논문은 학술 문서에서 표절을 탐지하는 방법을 다룬다. 제1장에서는 선행 연구를 검토하고, \
+        제2장에서는 제안하는 방법을 설명하며, 제3장에서는 실험 결과를 보고한다.\n";
+
+    /// `text` in the legacy `encoding`, every character of it there.
+    fn encoded(text: &str, encoding: &'static encoding_rs::Encoding) -> Vec<u8> {
+        let (bytes, _, unmappable) = encoding.encode(text);
+        assert!(!unmappable, "{} has every character of {text}", encoding.name());
+        bytes.into_owned()
     }
 
     #[test]
-    fn random_bytes_are_binary_but_latin1_text_is_utf8() {
-        let random: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
-        match sniff(&random) {
-            Encoding::Binary(reason) => assert!(reason.ends_with("(nor UTF-16 text), looks binary"), "{reason}"),
-            other => panic!("{other:?}"),
+    fn legacy_text_is_decoded_in_the_encoding_guessed_for_it() {
+        use encoding_rs::{BIG5, EUC_JP, EUC_KR, GBK, ISO_8859_2, KOI8_R, KOI8_U, SHIFT_JIS};
+        use encoding_rs::{WINDOWS_1250, WINDOWS_1251, WINDOWS_1252};
+        // KOI8-R is guessed as KOI8-U, which decodes its letters alike.
+        let cases = [
+            (CZECH, WINDOWS_1250, WINDOWS_1250),
+            (CZECH, ISO_8859_2, ISO_8859_2),
+            (FRENCH, WINDOWS_1252, WINDOWS_1252),
+            (RUSSIAN_PROSE, WINDOWS_1251, WINDOWS_1251),
+            (RUSSIAN_PROSE, KOI8_R, KOI8_U),
+            (JAPANESE_PROSE, SHIFT_JIS, SHIFT_JIS),
+            (JAPANESE_PROSE, EUC_JP, EUC_JP),
+            (CHINESE_PROSE, GBK, GBK),
+            (TRADITIONAL_CHINESE, BIG5, BIG5),
+            (KOREAN_PROSE, EUC_KR, EUC_KR),
+        ];
+        for (text, encoding, guessed) in cases {
+            let bytes = encoded(text, encoding);
+            assert!(bytes.len() >= 180, "{}: enough bytes for the detector to be sure", encoding.name());
+            assert_eq!(sniff(&bytes), Encoding::Legacy(guessed), "{}", encoding.name());
+            assert_eq!(decode_legacy(&bytes, guessed), (text.to_string(), false), "{}", encoding.name());
         }
-        let latin1: Vec<u8> = "Příliš žluťoučký kůň úpěl ďábelské ódy. Café crème à la française.\n"
-            .repeat(100)
-            .chars()
-            .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
-            .collect();
-        assert_eq!(sniff(&latin1), Encoding::Utf8);
-        // Too short to judge by shares: read with replacement characters.
-        assert_eq!(sniff(b"\xe9t\xe9 \x01\x02"), Encoding::Utf8);
+    }
+
+    #[test]
+    fn latin1_text_is_decoded_as_windows_1252_whatever_its_length() {
+        let latin1: Vec<u8> = FRENCH.chars().map(|c| u8::try_from(u32::from(c)).unwrap()).collect();
+        assert_eq!(sniff(&latin1), Encoding::Legacy(encoding_rs::WINDOWS_1252));
+        assert_eq!(decode_legacy(&latin1, encoding_rs::WINDOWS_1252).0, FRENCH);
+        // Too short to be judged binary, not too short to be guessed.
+        assert_eq!(sniff(b"caf\xe9 au lait"), Encoding::Legacy(encoding_rs::WINDOWS_1252));
+        assert_eq!(sniff(b"\xe9t\xe9 \x01\x02"), Encoding::Legacy(encoding_rs::WINDOWS_1252));
+    }
+
+    #[test]
+    fn utf8_with_a_few_corrupt_bytes_stays_utf8() {
+        let mut bytes = CZECH.as_bytes().to_vec();
+        bytes.insert(CZECH.find(" kůň").unwrap(), 0xFF);
+        bytes.insert(CZECH.find(" Tato").unwrap(), 0x9A); // windows-1250's š
+        assert_eq!(sniff(&bytes), Encoding::Utf8);
+        let lossy = String::from_utf8_lossy(&bytes);
+        assert_eq!(lossy.matches(char::REPLACEMENT_CHARACTER).count(), 2);
+        assert_eq!(lossy.replace(char::REPLACEMENT_CHARACTER, ""), CZECH);
+        // Stray windows-1252 quotes in ASCII text: windows-1252, not replaced.
+        let quoted = b"The staff wouldn\x92t need it: \x93prior\x94 knowledge is enough for Google\x92s PageRank.";
+        assert_eq!(sniff(quoted), Encoding::Legacy(encoding_rs::WINDOWS_1252));
+    }
+
+    /// `len` random bytes from a generator seeded with `seed`.
+    fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        (0..len).map(|_| rng.random::<u8>()).collect()
+    }
+
+    /// Asserts that random `bytes` are binary, and still are with their NULs
+    /// made other control bytes, by a rule for bytes neither UTF-8 nor UTF-16.
+    fn assert_binary(mut bytes: Vec<u8>, what: &str) {
+        if byte_order_mark(&bytes).is_some() {
+            bytes[0] = b'x';
+        }
+        assert!(matches!(sniff(&bytes), Encoding::Binary(_)), "{what}: {:?}", sniff(&bytes));
+        bytes.iter_mut().filter(|b| **b == 0).for_each(|b| *b = 1);
+        match sniff(&bytes) {
+            Encoding::Binary(reason) => {
+                assert!(reason.ends_with("(nor UTF-8 or UTF-16 text), looks binary"), "{what}: {reason}")
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn random_bytes_are_binary_whatever_their_seed_and_size() {
+        for seed in 0..16 {
+            for len in [64, 100, 256, 1000, 4096, 65_536, 200_000] {
+                assert_binary(random_bytes(seed, len), &format!("seed {seed}, {len} bytes"));
+            }
+        }
+        let weyl: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        assert_binary(weyl, "Weyl sequence");
+    }
+
+    #[test]
+    fn bytes_from_dev_urandom_are_binary() {
+        use std::io::Read;
+        let mut urandom = std::fs::File::open("/dev/urandom").unwrap();
+        for len in [64, 256, 1000, 4096, 65_536, 100_000] {
+            for round in 0..4 {
+                let mut bytes = vec![0; len];
+                urandom.read_exact(&mut bytes).unwrap();
+                let what = format!("{len} bytes, round {round}: {:?}", &bytes[..16]);
+                assert_binary(bytes, &what);
+            }
+        }
+    }
+
+    #[test]
+    fn undecodable_legacy_text_is_binary() {
+        // Shift_JIS lead bytes followed by bytes no character ends with.
+        let bytes = b"\x81\x7f\x85 ".repeat(40);
+        assert_eq!(control_dense(&bytes), None);
+        let reason = undecodable(&bytes, encoding_rs::SHIFT_JIS).unwrap();
+        assert!(reason.contains(" % of the first 160 bytes' characters in Shift_JIS, the likeliest"), "{reason}");
+        assert_eq!(undecodable(&encoded(JAPANESE_PROSE, encoding_rs::SHIFT_JIS), encoding_rs::SHIFT_JIS), None);
+        assert_eq!(undecodable(&bytes[..MIN_JUDGED_BYTES - 1], encoding_rs::SHIFT_JIS), None, "too short to judge");
     }
 
     #[test]
@@ -465,7 +666,7 @@ mod tests {
         let mut bytes = b"\x01\x02\x03\x04 some text ".repeat(20);
         bytes.push(0xFF);
         assert!(
-            matches!(sniff(&bytes), Encoding::Binary(reason) if reason.starts_with("0 % of the first 301 bytes are invalid UTF-8 and 26 % control bytes"))
+            matches!(sniff(&bytes), Encoding::Binary(reason) if reason == "26 % of the first 301 bytes are control bytes (nor UTF-8 or UTF-16 text), looks binary")
         );
         bytes.pop();
         assert_eq!(sniff(&bytes), Encoding::Utf8, "valid UTF-8 is text, controls and all");

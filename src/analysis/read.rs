@@ -1,6 +1,7 @@
 //! Reading documents: listing a directory's documents (the one listing rule of
 //! `detect` and the archive) and turning their bytes into text: plain text
-//! decoded (UTF-8, or UTF-16 by its byte-order mark or its NUL bytes), PDF,
+//! decoded (UTF-8, UTF-16 by its byte-order mark or its NUL bytes, or a legacy
+//! encoding guessed from its bytes), PDF,
 //! DOCX, ODT and HTML extracted ([`crate::analysis::extract`]), the format told
 //! by content.
 
@@ -356,8 +357,9 @@ impl<'a> TextReader<'a> {
     ///
     /// * `%PDF-` and a ZIP container (DOCX, ODT) are extracted, whatever the
     ///   name ([`extract::extract`]); a file that cannot be is skipped;
-    /// * a `*.txt` is plain text (UTF-8, or UTF-16 by its byte-order mark or
-    ///   its NUL bytes, or skipped as binary), markup and all;
+    /// * a `*.txt` is plain text (UTF-8, UTF-16 by its byte-order mark or its
+    ///   NUL bytes, a legacy encoding guessed from its bytes, or skipped as
+    ///   binary: [`encoding::sniff`]), markup and all;
     /// * a `*.html` or `*.htm` is decoded as plain text is, then parsed as HTML;
     /// * a `*.pdf`, `*.docx` or `*.odt` that holds none of these is parsed as
     ///   HTML when it opens like a page (a saved error page), and skipped
@@ -429,7 +431,7 @@ pub enum TextOrigin {
     /// The file's bytes as they are, valid UTF-8: the bytes of any range of
     /// characters can be read again alone ([`TextReader::load_piece`]).
     FileBytes,
-    /// Decoded (UTF-16, UTF-8 with invalid bytes), parsed (HTML), extracted
+    /// Decoded (UTF-16, UTF-8 with invalid bytes, a legacy encoding), parsed (HTML), extracted
     /// (PDF, DOCX, ODT), or not known.
     #[default]
     Other,
@@ -461,7 +463,9 @@ fn parse_html(decoded: Loaded) -> Loaded {
 /// `utf-16` codec does, so offsets count the characters PAN's scripts count),
 /// with a warning when some code units are invalid; UTF-8, invalid sequences
 /// replaced (offsets then count the replacement characters) with a warning;
-/// or binary, skipped.
+/// a legacy encoding guessed from its bytes, all of the file decoded in it
+/// with a warning naming the guess (offsets count the decoded characters); or
+/// binary, skipped.
 ///
 /// A text longer than 32-bit character offsets allow is skipped.
 fn decode_text(file: &DocumentFile, bytes: Vec<u8>) -> (Loaded, TextOrigin) {
@@ -475,6 +479,12 @@ fn decode_text(file: &DocumentFile, bytes: Vec<u8>) -> (Loaded, TextOrigin) {
             let message = (invalid > 0)
                 .then(|| format!("UTF-16 with {invalid} invalid code units; decoded with replacement characters"));
             (Loaded::Text(text, message.map(warning)), TextOrigin::Other)
+        }
+        Encoding::Legacy(legacy) => {
+            let (text, invalid) = encoding::decode_legacy(&bytes, legacy);
+            let replaced = if invalid { "; bytes invalid in it replaced with replacement characters" } else { "" };
+            let message = format!("not UTF-8: decoded as {} (guessed from its bytes){replaced}", legacy.name());
+            (Loaded::Text(text, Some(warning(message))), TextOrigin::Other)
         }
         Encoding::Binary(reason) => (Loaded::Skipped(warning(format!("{reason}; skipped"))), TextOrigin::Other),
         Encoding::Utf8 => match String::from_utf8(bytes) {
@@ -584,13 +594,15 @@ mod tests {
             fs::write(&path, bytes).unwrap();
             DocumentFile { name: name.into(), path, bytes: bytes.len() as u64 }
         };
-        match TextReader::default().load(&file("latin1.txt", b"caf\xe9 au lait")) {
+        let mut utf8 = "Café au lait, crème brûlée: ".as_bytes().to_vec();
+        utf8.extend(b"corrupt \xff and \xe9 bytes");
+        match TextReader::default().load(&file("corrupt.txt", &utf8)) {
             Loaded::Text(text, Some(warning)) => {
-                assert_eq!(text, "caf\u{fffd} au lait");
+                assert_eq!(text, "Café au lait, crème brûlée: corrupt \u{fffd} and \u{fffd} bytes");
                 assert!(
                     warning
                         .to_string()
-                        .ends_with("latin1.txt: not valid UTF-8 at byte 3; decoded with replacement characters")
+                        .ends_with("corrupt.txt: not valid UTF-8 at byte 40; decoded with replacement characters")
                 );
             }
             other => panic!("unexpected {other:?}"),
@@ -603,6 +615,38 @@ mod tests {
         assert!(
             matches!(TextReader::default().load(&file("empty.txt", b"")), Loaded::Text(text, None) if text.is_empty())
         );
+    }
+
+    #[test]
+    fn legacy_text_is_decoded_whole_in_the_guessed_encoding_with_a_warning() {
+        let czech = "Příliš žluťoučký kůň úpěl ďábelské ódy. Čeština má spoustu háčků a čárek; šíří se i mimo \
+            Česko. Řeřicha, šťovík a žížala jsou slova, která cizinci vyslovují těžko.\n"
+            .repeat(2000);
+        let (bytes, _, _) = encoding_rs::WINDOWS_1250.encode(&czech);
+        assert!(bytes.len() > encoding::PROBE_BYTES, "the whole file decoded, not only its probe");
+        match decoded(&bytes) {
+            Loaded::Text(text, Some(warning)) => {
+                assert_eq!(text, czech);
+                assert_eq!(warning.message, "not UTF-8: decoded as windows-1250 (guessed from its bytes)");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode("本論文では、学術文書における剽窃の検出方法について述べる。");
+        // A lead byte without its trail byte after the probe, which the guess
+        // was made from.
+        let mut bytes = bytes.repeat(encoding::PROBE_BYTES / bytes.len() + 1);
+        bytes.extend(b"\x81\x7f end");
+        match decoded(&bytes) {
+            Loaded::Text(text, Some(warning)) => {
+                assert!(text.ends_with("述べる。\u{fffd}\x7f end"), "{text}");
+                assert_eq!(
+                    warning.message,
+                    "not UTF-8: decoded as Shift_JIS (guessed from its bytes); bytes invalid in it replaced with \
+                     replacement characters"
+                );
+            }
+            other => panic!("unexpected {other:?}"),
+        }
     }
 
     fn decoded(bytes: &[u8]) -> Loaded {
@@ -620,6 +664,8 @@ mod tests {
         };
         assert_eq!(origin("a.txt", "plain text, čeština".as_bytes()), TextOrigin::FileBytes);
         assert_eq!(origin("a.txt", b"invalid \xff byte"), TextOrigin::Other);
+        assert_eq!(origin("a.txt", "p\u{159}\u{ed}li\u{161} ".repeat(9).as_bytes()), TextOrigin::FileBytes);
+        assert_eq!(origin("a.txt", &b"p\xf8\xedli\x9a ".repeat(9)), TextOrigin::Other);
         assert_eq!(origin("a.txt", &[0xFF, 0xFE, b'a', 0]), TextOrigin::Other);
         assert_eq!(origin("a.html", b"<p>page</p>"), TextOrigin::Other);
     }

@@ -20,8 +20,8 @@ pub struct TabooTexts {
 }
 
 impl TabooTexts {
-    /// Reads the files at `paths` as documents are read (UTF-8 or UTF-16 text,
-    /// or PDF, DOCX, ODT and HTML extracted); a file that cannot be read, is
+    /// Reads the files at `paths` as documents are read (UTF-8, UTF-16 or legacy
+    /// text, or PDF, DOCX, ODT and HTML extracted); a file that cannot be read, is
     /// binary or cannot be extracted is an error naming it.
     pub fn load(paths: &[PathBuf]) -> Result<Self, Error> {
         let texts = paths.iter().map(|path| load_one(path)).collect::<Result<_, _>>()?;

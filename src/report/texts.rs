@@ -3,7 +3,7 @@
 //! checked (`text[offset..offset + length]` in Python is the passage).
 //!
 //! The text of `NAME` goes to `STEM.txt` ([`output_stem`]): `thesis.pdf.txt`
-//! for `thesis.pdf`, and `a.txt` for `a.txt` (UTF-16 decoded to UTF-8). As for
+//! for `thesis.pdf`, and `a.txt` for `a.txt` (UTF-16 or a legacy encoding decoded to UTF-8). As for
 //! reports, nothing is destroyed: an existing file is replaced only by its own
 //! text again (a rerun leaves it as it is), and any other existing file, or two
 //! inputs that would share an output, stop the run before anything is written.
