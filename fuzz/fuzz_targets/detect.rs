@@ -1,10 +1,11 @@
 //! The whole detect pipeline on a pair of texts, with both presets.
 //!
 //! The input is the source text, a form feed (0x0C), then the suspicious text
-//! (no form feed: both texts are the input, the source empty); invalid UTF-8
-//! is decoded with replacement characters, as the library decodes files;
-//! texts the library would not read as plain text (a NUL byte early on, a PDF
-//! or ZIP signature) are left out. The two texts are written as `src/a.txt`
+//! (no form feed: both texts are the input, the source empty), each decoded as
+//! the library decodes a plain-text file (UTF-8, invalid sequences replaced;
+//! UTF-16; a legacy encoding guessed from its bytes); texts the library would
+//! not read as plain text (binary, a PDF or ZIP signature) are left out. The
+//! two texts are written as `src/a.txt`
 //! and `susp/b.txt` of a temporary directory (in /dev/shm when there is one)
 //! and `detect` runs over them.
 //!
@@ -28,6 +29,7 @@ use pan_detect::detect::params::{DetectParams, Preset};
 use pan_detect::progress::Silent;
 use pan_detect::report::{Detection, DetectionSink};
 use pan_detect::analysis::extract::Container;
+use pan_detect::analysis::read::{DocumentFile, Loaded, TextReader};
 use pan_detect::analysis::span::{CharRange, char_slice};
 
 /// A detection, owned: suspicious range, source document, source range.
@@ -89,6 +91,21 @@ fn check(preset: Preset, source: &str, suspicious: &str) {
     }
 }
 
+/// The text of a plain-text document holding `bytes`, decoded as the library
+/// decodes it; `None` when the library would not read it as plain text: a PDF
+/// or ZIP signature makes it a container to extract, whatever its name (the
+/// `extract` target covers those), or it is skipped as binary.
+fn plain_text(bytes: &[u8]) -> Option<String> {
+    if Container::of(bytes).is_some() {
+        return None;
+    }
+    let file = DocumentFile { name: "b.txt".into(), path: PathBuf::from("b.txt"), bytes: bytes.len() as u64 };
+    match TextReader::default().decode(&file, bytes.to_vec()) {
+        Loaded::Text(text, _) => Some(text),
+        Loaded::Skipped(_) => None,
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let (source, suspicious) = match data.iter().position(|&b| b == 0x0C) {
         Some(at) => (&data[..at], &data[at + 1..]),
@@ -97,15 +114,9 @@ fuzz_target!(|data: &[u8]| {
     let dirs = dirs();
     fs::write(dirs.sources.join("a.txt"), source).expect("temporary file");
     fs::write(dirs.suspicious.join("b.txt"), suspicious).expect("temporary file");
-    // A NUL byte in the first 8 KiB makes the library skip the file as binary,
-    // and a PDF or ZIP signature makes it a container to extract, whatever its
-    // name (the `extract` target covers those): neither is plain text.
-    let readable =
-        |bytes: &[u8]| !bytes[..bytes.len().min(8192)].contains(&0) && Container::of(bytes).is_none();
-    if !readable(source) || !readable(suspicious) {
+    let (Some(source), Some(suspicious)) = (plain_text(source), plain_text(suspicious)) else {
         return;
-    }
-    let (source, suspicious) = (String::from_utf8_lossy(source), String::from_utf8_lossy(suspicious));
+    };
     check(Preset::Pan09, &source, &suspicious);
     check(Preset::Best, &source, &suspicious);
 });
