@@ -173,6 +173,9 @@ fn bad_input_stops_with_one_line() {
     let empty = dir.path().join("empty");
     fs::create_dir(&empty).unwrap();
     fails_with(run(&["extract", "--docs", s(&empty)]), "empty: no *.txt files");
+    let reports = dir.path().join("new/reports");
+    fails_with(run(&["extract", "--docs", s(&empty), "--format", "pan-xml", "--out", s(&reports)]), "no *.txt files");
+    assert!(!dir.path().join("new").exists(), "a run that stops leaves no output directory it made");
     fails_with(run(&["extract", "--docs", s(&docs), "--sigma", "nan"]), "--sigma NaN: not a finite number");
     fails_with(run(&["extract", "--docs", s(&docs), "--format", "pan-xml"]), "needs --out DIR");
     fails_with(run(&["extract", "--docs", s(&docs), "--out", s(&docs.join("groups.txt"))]), "among the documents");

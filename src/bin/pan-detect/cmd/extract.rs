@@ -13,6 +13,7 @@ use pan_detect::detect::params::{DetectParams, Preset};
 use pan_detect::extraction::{
     ExtractOptions, Extraction, GroupFormat, check_groups_file, extract_dir, extract_index, write_groups_file,
 };
+use pan_detect::report::output::NewDirectories;
 use pan_detect::report::{DetectionSink, PanXmlDirectory};
 
 use super::args::{Overlap, PresetArg, StrictArg, ThreadsArg};
@@ -128,12 +129,22 @@ impl Output {
     }
 }
 
-/// Runs `pan-detect extract`.
+/// Runs `pan-detect extract`; a run that stops removes the output
+/// directories it made and left empty.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let new_directories = args.out.as_deref().map(NewDirectories::of);
+    let ran = extract(&args);
+    if let (Err(_), Some(new_directories)) = (&ran, new_directories) {
+        new_directories.remove_empty();
+    }
+    ran
+}
+
+fn extract(args: &Args) -> anyhow::Result<ExitCode> {
     args.threads.configure()?;
     let options = ExtractOptions { sigma: args.sigma, overlap: args.overlap.map(Into::into) };
     options.validate()?;
-    let output = Output::create(&args)?;
+    let output = Output::create(args)?;
     let progress = TerminalProgress::new(args.quiet);
     let extraction = match (&args.docs, &args.index) {
         (Some(docs), _) => {
