@@ -83,8 +83,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Inserts `detect` when the first argument is a flag other than help/version, so
-/// that the command every user meets first needs no subcommand.
 /// Parses the command line, in every subcommand taking a negative number as
 /// a value, so that `--threads -1` is refused as an invalid value of
 /// `--threads` rather than as an unknown argument `-1`. Exits on an error.
@@ -93,10 +91,13 @@ fn parse(args: Vec<OsString>) -> Cli {
     Cli::from_arg_matches(&command.get_matches_from(args)).unwrap_or_else(|error| error.exit())
 }
 
+/// `command` and its subcommands, recursively, taking negative numbers as values.
 fn allow_negative_numbers(command: clap::Command) -> clap::Command {
     command.allow_negative_numbers(true).mut_subcommands(allow_negative_numbers)
 }
 
+/// Inserts `detect` when the first argument is a flag other than help/version, so
+/// that the command every user meets first needs no subcommand.
 fn with_default_subcommand(mut args: Vec<OsString>) -> Vec<OsString> {
     let first = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
     let is_global_flag = matches!(first, "-h" | "--help" | "-V" | "--version");

@@ -39,7 +39,7 @@ pub struct Args {
     /// Keep only chunks found in at least μ + K·σ documents (μ, σ: mean and
     /// standard deviation of the document frequency of all the collection's
     /// chunks), and in at least 2 [default: every chunk in 2 documents or more].
-    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    #[arg(long, value_name = "K")]
     sigma: Option<f64>,
     /// Passages of a document that overlap among its pairs with later
     /// documents: keep all (the groups join them), or keep the largest, or
