@@ -96,11 +96,7 @@ impl SourceDocuments for SharingDocuments<'_> {
     }
 
     fn chars(&self, doc: u32) -> Option<u32> {
-        // Indexes before format version 3 did not count them.
-        match self.records[doc as usize].chars {
-            0 => self.text(doc).map(|text| text.chars().count() as u32),
-            chars => Some(chars),
-        }
+        self.records[doc as usize].chars_or_count(|| self.text(doc))
     }
 
     fn text(&self, doc: u32) -> Option<String> {

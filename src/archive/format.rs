@@ -715,6 +715,16 @@ impl DocRecord {
         self.chunk_count.saturating_sub(self.structure_chunks)
     }
 
+    /// Characters of the decoded text: as counted when it was indexed, or, in an
+    /// index before format version 3, which did not count them, those of
+    /// `text()` (`None` when it cannot be read again).
+    pub fn chars_or_count(&self, text: impl FnOnce() -> Option<String>) -> Option<u32> {
+        match self.chars {
+            0 => text().map(|text| text.chars().count() as u32),
+            chars => Some(chars),
+        }
+    }
+
     /// The record's 72 bytes. Bytes 4 to 8 are zero (with bytes 0 to 4 they
     /// held the position of the document's chunk list before format version 8).
     pub fn encode(&self) -> [u8; DOC_RECORD_BYTES] {

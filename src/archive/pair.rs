@@ -191,11 +191,7 @@ impl SourceDocuments for PairSource<'_> {
     }
 
     fn chars(&self, doc: u32) -> Option<u32> {
-        // Indexes before format version 3 did not count them.
-        match self.record.chars {
-            0 => self.text(doc).map(|text| text.chars().count() as u32),
-            chars => Some(chars),
-        }
+        self.record.chars_or_count(|| self.text(doc))
     }
 
     fn text(&self, _doc: u32) -> Option<String> {
