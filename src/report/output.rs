@@ -142,7 +142,7 @@ pub fn sync_filesystem(dir: &Path) -> io::Result<()> {
 
 /// The directories of an output path that do not exist yet, deepest first:
 /// those a run will make. A run that fails removes the ones it left empty
-/// ([`NewDirectories::remove_empty`]), so that it leaves no trace.
+/// ([`NewDirectories::removed_on_failure`]), so that it leaves no trace.
 #[derive(Debug, Clone, Default)]
 pub struct NewDirectories {
     missing: Vec<PathBuf>,
@@ -150,7 +150,7 @@ pub struct NewDirectories {
 
 impl NewDirectories {
     /// Notes which of `dir` and its ancestors do not exist yet.
-    pub fn of(dir: &Path) -> NewDirectories {
+    fn of(dir: &Path) -> NewDirectories {
         let missing = dir
             .ancestors()
             .take_while(|path| !path.as_os_str().is_empty() && fs::symlink_metadata(path).is_err())
@@ -161,12 +161,23 @@ impl NewDirectories {
 
     /// Removes the noted directories, deepest first, as long as they are
     /// empty: a directory holding anything stays, and so do its ancestors.
-    pub fn remove_empty(&self) {
+    fn remove_empty(&self) {
         for dir in &self.missing {
             if fs::remove_dir(dir).is_err() {
                 break;
             }
         }
+    }
+
+    /// Runs `run`, which writes into `dir`; when it fails, removes the
+    /// directories of `dir` that did not exist before and that it left empty.
+    pub fn removed_on_failure<T, E>(dir: &Path, run: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        let new = NewDirectories::of(dir);
+        let ran = run();
+        if ran.is_err() {
+            new.remove_empty();
+        }
+        ran
     }
 }
 
@@ -237,5 +248,15 @@ mod tests {
         fs::create_dir_all(&out).unwrap();
         NewDirectories::of(&out).remove_empty();
         assert!(out.exists(), "a directory that was there before stays");
+
+        let made = root.path().join("d/e");
+        let run = |ok: bool| {
+            fs::create_dir_all(&made).unwrap();
+            if ok { Ok(()) } else { Err(()) }
+        };
+        assert!(NewDirectories::removed_on_failure(&made, || run(true)).is_ok() && made.exists());
+        fs::remove_dir_all(root.path().join("d")).unwrap();
+        assert!(NewDirectories::removed_on_failure(&made, || run(false)).is_err());
+        assert!(!root.path().join("d").exists(), "a failed run's new directories are removed");
     }
 }

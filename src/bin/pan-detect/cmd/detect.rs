@@ -404,12 +404,7 @@ fn set<T: Copy>(slot: &mut T, value: Option<T>) {
 /// Runs `pan-detect detect`; a run that fails removes the output
 /// directories it made and left empty.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let new_directories = NewDirectories::of(&args.out);
-    let ran = detect_into_out(&args);
-    if ran.is_err() {
-        new_directories.remove_empty();
-    }
-    ran
+    NewDirectories::removed_on_failure(&args.out, || detect_into_out(&args))
 }
 
 fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {

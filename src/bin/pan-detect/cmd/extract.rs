@@ -132,12 +132,10 @@ impl Output {
 /// Runs `pan-detect extract`; a run that stops removes the output
 /// directories it made and left empty.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let new_directories = args.out.as_deref().map(NewDirectories::of);
-    let ran = extract(&args);
-    if let (Err(_), Some(new_directories)) = (&ran, new_directories) {
-        new_directories.remove_empty();
+    match &args.out {
+        Some(out) => NewDirectories::removed_on_failure(out, || extract(&args)),
+        None => extract(&args),
     }
-    ran
 }
 
 fn extract(args: &Args) -> anyhow::Result<ExitCode> {
