@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::multipart::{MultipartError, MultipartRejection};
 use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, FromRequest, MatchedPath, Multipart, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
@@ -71,17 +72,19 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<QueryRejection> for ApiError {
-    fn from(rejection: QueryRejection) -> ApiError {
-        ApiError::new(rejection.status(), rejection.body_text())
-    }
+/// A rejection of axum's extractors answered as JSON, with its status and
+/// message, as every error of the API is.
+macro_rules! api_error_from_rejections {
+    ($($rejection:ty),+) => {$(
+        impl From<$rejection> for ApiError {
+            fn from(rejection: $rejection) -> ApiError {
+                ApiError::new(rejection.status(), rejection.body_text())
+            }
+        }
+    )+};
 }
 
-impl From<PathRejection> for ApiError {
-    fn from(rejection: PathRejection) -> ApiError {
-        ApiError::new(rejection.status(), rejection.body_text())
-    }
-}
+api_error_from_rejections!(BytesRejection, MultipartError, MultipartRejection, PathRejection, QueryRejection);
 
 /// The answer to a path no route takes.
 async fn no_route(method: Method, uri: Uri) -> ApiError {
@@ -263,15 +266,14 @@ async fn upload(state: &Arc<AppState>, name: Option<String>, request: Request) -
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/form-data"));
     if !multipart {
-        let bytes = Bytes::from_request(request, state).await.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+        let bytes = Bytes::from_request(request, state).await?;
         return Ok((name.unwrap_or_else(|| "upload.txt".into()), bytes));
     }
-    let mut form =
-        Multipart::from_request(request, state).await.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
-    while let Some(field) = form.next_field().await.map_err(|e| ApiError::new(e.status(), e.body_text()))? {
+    let mut form = Multipart::from_request(request, state).await?;
+    while let Some(field) = form.next_field().await? {
         if field.name() == Some("file") {
             let file_name = field.file_name().map(str::to_string);
-            let bytes = field.bytes().await.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+            let bytes = field.bytes().await?;
             return Ok((name.or(file_name).unwrap_or_else(|| "upload.txt".into()), bytes));
         }
     }
@@ -316,7 +318,7 @@ async fn put_document(
     authorize(&state, &headers, Access::Write)?;
     let Path(name) = name?;
     let path = writable_path(&state, &name)?;
-    let bytes = body.map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+    let bytes = body?;
     // Refused before it reaches the archive: what the index could not read.
     let (checked_name, checked_bytes) = (name.clone(), bytes.clone());
     tokio::task::spawn_blocking(move || document_text(&checked_name, checked_bytes))
