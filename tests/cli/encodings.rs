@@ -70,17 +70,11 @@ fn text_decodes_legacy_encodings_to_the_original_and_skips_random_bytes() {
     );
 }
 
-/// `len` bytes of a xorshift generator: random bytes, NULs and controls among them.
+/// `len` random bytes (seeded): NULs and controls among them.
 fn random_bytes(len: usize) -> Vec<u8> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 24) as u8
-        })
-        .collect()
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    (0..len).map(|_| rng.random::<u8>()).collect()
 }
 
 #[test]

@@ -68,28 +68,25 @@ fn flag_values_out_of_range_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (src, susp) = small_corpus(dir.path());
     let out = dir.path().join("out").display().to_string();
-    let base =
-        ["--source-dir", src.as_str(), "--suspicious-dir", susp.as_str(), "--out", out.as_str(), "--preset", "pan09"];
-    for (flag, value, needle) in [
-        ("--hash-bits", "20", "--hash-bits 20 is out of range (expected 24..=64)"),
-        ("--chunk-words", "0", "--chunk-words 0 is out of range"),
-        ("--depth", "0", "--depth 0 is out of range"),
-        ("--threads", "0", "--threads 0 is out of range"),
-    ] {
-        let mut args = base.to_vec();
-        args.extend([flag, value]);
-        assert_one_line_error(&run(&args), needle);
-    }
-    // best's values that would silently find nothing, or mean nothing.
     let best = ["--source-dir", src.as_str(), "--suspicious-dir", susp.as_str(), "--out", out.as_str()];
-    for (flag, value, needle) in [
-        ("--candidate-max-postings", "0", "--candidate-max-postings 0 is out of range (expected 1..="),
-        ("--candidate-hits-per-chunk", "0", "--candidate-hits-per-chunk 0 is out of range (expected 1..="),
-        ("--merge-gap-ratio", "nan", "--merge-gap-ratio NaN is out of range (expected a finite number of at least 0)"),
-        ("--merge-gap-ratio", "-1", "--merge-gap-ratio -1 is out of range"),
+    let base = [&best[..], &["--preset", "pan09"]].concat();
+    // pan09's values out of range, and best's that would silently find nothing, or mean nothing.
+    for (flags, flag, value, needle) in [
+        (&base[..], "--hash-bits", "20", "--hash-bits 20 is out of range (expected 24..=64)"),
+        (&base[..], "--chunk-words", "0", "--chunk-words 0 is out of range"),
+        (&base[..], "--depth", "0", "--depth 0 is out of range"),
+        (&base[..], "--threads", "0", "--threads 0 is out of range"),
+        (&best[..], "--candidate-max-postings", "0", "--candidate-max-postings 0 is out of range (expected 1..="),
+        (&best[..], "--candidate-hits-per-chunk", "0", "--candidate-hits-per-chunk 0 is out of range (expected 1..="),
+        (
+            &best[..],
+            "--merge-gap-ratio",
+            "nan",
+            "--merge-gap-ratio NaN is out of range (expected a finite number of at least 0)",
+        ),
+        (&best[..], "--merge-gap-ratio", "-1", "--merge-gap-ratio -1 is out of range"),
     ] {
-        let mut args = best.to_vec();
-        args.extend([flag, value]);
+        let args = [flags, &[flag, value][..]].concat();
         assert_one_line_error(&run(&args), needle);
     }
     let mut args = base.to_vec();
