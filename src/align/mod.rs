@@ -47,8 +47,8 @@ use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
 use stock::StockPhrases;
 use summary::{
-    SummaryCriteria, condense_their_sources, replace_pieces, retold_whole, summaries, summaries_from_pieces,
-    summary_source,
+    SummaryCriteria, condense_their_sources, is_copy_of_stretch, replace_pieces, retold_whole, summaries,
+    summaries_from_pieces, summary_grows_pieces, summary_source,
 };
 use verbatim::{
     Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, is_mostly_verbatim, verbatim_chains, verbatim_core,
@@ -262,7 +262,9 @@ impl<'a> Aligner<'a> {
             passages_from_seeds(params, &pair, &mut self.seeds, out, &mut self.held);
         }
         let is_verbatim = |p: &AlignedPassage| is_mostly_verbatim(suspicious, source, &self.chains, p);
-        if params.summary_seed_similarity > 0.0 && (out.is_empty() || condense_their_sources(out, is_verbatim)) {
+        let condensing = out.is_empty() || condense_their_sources(out, is_verbatim);
+        let may_be_pieces = condensing || !out.iter().any(|p| is_copy_of_stretch(p, is_verbatim));
+        if params.summary_seed_similarity > 0.0 && may_be_pieces {
             let low = params.summary_seed_similarity as f32;
             self.seeds.clear();
             seeds(suspicious, source, &self.idf, low, low, &mut self.scratch, &mut self.seeds);
@@ -270,7 +272,9 @@ impl<'a> Aligner<'a> {
             // each pass for a summary of it are a shared topic instead. A
             // short text with none may retell the source whole.
             match summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS.under(params))[..] {
-                [(this, source)] => replace_pieces(AlignedPassage { suspicious: this, source, exact: false }, out),
+                [(this, source)] if condensing || summary_grows_pieces(&pair, &self.seeds, this, out) => {
+                    replace_pieces(AlignedPassage { suspicious: this, source, exact: false }, out)
+                }
                 [] if out.is_empty() => out.extend(retold_whole(&pair, &self.seeds)),
                 _ => {}
             }
