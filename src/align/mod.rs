@@ -432,7 +432,7 @@ fn may_be_summary_pieces(
 
 /// How far the next passage's source side may start ahead of the last one's,
 /// as a share of how far its suspicious side starts ahead, for the two to be
-/// one passage ([`merge_continuations`]): on one diagonal, give or take half.
+/// one passage (`merge_continuations`): on one diagonal, give or take half.
 pub const CONTINUATION_ADVANCE: std::ops::RangeInclusive<f32> = 0.5..=1.5;
 
 /// Merges neighbouring passages of a pair with a verbatim run where the next
@@ -477,7 +477,7 @@ fn continues(last: &AlignedPassage, next: &AlignedPassage) -> bool {
 
 /// Ends of a passage beyond its verbatim core whose sentences on the two
 /// sides are less alike than this (tf-idf cosine) are cut off
-/// ([`without_unmatched_ends`]).
+/// (`without_unmatched_ends`).
 pub const MIN_END_COSINE: f32 = 0.25;
 
 /// A passage whose source side is at least this many times as long as its

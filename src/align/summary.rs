@@ -16,7 +16,7 @@
 //! takes its particulars from all over its source, a copy from one stretch, so
 //! when one stretch of the source no more than [`COPIED_STRETCH_RATIO`] times
 //! the suspicious side's length holds all the particulars the whole source
-//! gives ([`copied_stretch`]), that stretch is the source side instead.
+//! gives (`copied_stretch`), that stretch is the source side instead.
 //!
 //! Summary sentences share fewer words with any one source sentence than
 //! copies do, so a second search with lower seed thresholds
@@ -335,7 +335,7 @@ fn summary_of(pair: &Pair<'_>, seeds: &[Seed], criteria: SummaryCriteria) -> Opt
 }
 
 /// The source side of a summary whose suspicious side is `this` (any
-/// characters; the sentences they reach count): [`source_side`].
+/// characters; the sentences they reach count): `source_side`.
 pub fn summary_source(pair: &Pair<'_>, this: CharRange) -> CharRange {
     match super::sentences_reached(pair.suspicious, this) {
         Some(sentences) => source_side(pair, sentences, this.len()),

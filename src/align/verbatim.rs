@@ -215,7 +215,7 @@ pub fn is_mostly_verbatim(
     hull_if_mostly_verbatim(passage, &copy_in(passage, &chains)).is_some()
 }
 
-/// The hull of the verbatim copy inside `passage` ([`copy_in`]), when it
+/// The hull of the verbatim copy inside `passage` (`copy_in`), when it
 /// holds at least [`MIN_STANDALONE_WORDS`] words: the core that the rest of
 /// the passage extends.
 pub fn verbatim_core(
@@ -235,7 +235,7 @@ pub fn verbatim_core(
 pub const SEPARATE_COPIES_GAP: u32 = 300;
 /// ... whose text between them in the suspicious document shares less than
 /// this share of its distinct words with the text between them in the source
-/// are separate copies ([`separate_copies`]). Between the verbatim runs of
+/// are separate copies (`separate_copies`). Between the verbatim runs of
 /// one obfuscated case dev-en's gaps share 0.26 or more (a twentieth under
 /// 0.51); pan13-ta-train's are either like those or under 0.1, where another
 /// source's case lies between two copies of one source.

@@ -62,7 +62,7 @@ pub enum ChunkHash {
     /// MD5, as in the papers (and in the archive, whose hashes must stay stable).
     #[default]
     Md5,
-    /// XXH3-64 of each word once, combined per chunk ([`combine`]): no
+    /// XXH3-64 of each word once, combined per chunk (`combine`): no
     /// sorting, joining or hashing per chunk. The `best` preset's candidate
     /// chunks use it, since their hashes are never compared with anyone
     /// else's.

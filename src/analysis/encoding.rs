@@ -66,7 +66,7 @@ pub enum Encoding {
     /// UTF-16 of this byte order.
     Utf16(Endian),
     /// A legacy encoding (windows-1250, KOI8-U, Shift_JIS…) guessed from the
-    /// bytes of a probe that is not UTF-8 ([`guess_legacy`]): a guess, which
+    /// bytes of a probe that is not UTF-8 (`guess_legacy`): a guess, which
     /// the warning of the decoded file says.
     Legacy(&'static encoding_rs::Encoding),
     /// Not text; why, e.g. "812 NUL bytes in the first 65536 bytes, looks binary".
@@ -81,13 +81,13 @@ pub enum Encoding {
 ///   script block, such as Latin);
 /// * a probe that UTF-8 cannot read as text (more than 1 % NUL, or invalid
 ///   UTF-8) is UTF-16 without a byte-order mark when it is plausible UTF-16
-///   text in exactly one byte order ([`plausible_utf16`]): Cyrillic, Greek or
+///   text in exactly one byte order (`plausible_utf16`): Cyrillic, Greek or
 ///   CJK text, say;
 /// * binary when more than 1 % of the probe's bytes are NUL; a few stray NULs
 ///   stay in the text as characters;
 /// * UTF-8 when the probe is valid UTF-8. A probe that is valid UTF-8 with few
 ///   NULs is never read as UTF-16 without a byte-order mark;
-/// * otherwise as [`not_utf8`] tells: binary, UTF-8 with a few corrupt bytes,
+/// * otherwise as `not_utf8` tells: binary, UTF-8 with a few corrupt bytes,
 ///   or a legacy encoding.
 pub fn sniff(bytes: &[u8]) -> Encoding {
     if let Some(endian) = byte_order_mark(bytes).or_else(|| nul_marked_utf16(bytes)) {

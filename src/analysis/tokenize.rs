@@ -166,7 +166,7 @@ impl Tokenize for AnyTokenizer {
     }
 }
 
-/// What [`Tokens::push_derived`] makes of a word.
+/// What `Tokens::push_derived` makes of a word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Derived<'w> {
     /// The word's first this many bytes (at a character boundary).
@@ -619,7 +619,7 @@ impl Tokenize for Tokenizer {
 /// written without spaces, where a word segmenter would need a dictionary.
 ///
 /// A token is every run of `n` consecutive word characters (letters, and
-/// digits unless `--no-digits`), folded as words are ([`fold_char`]); the
+/// digits unless `--no-digits`), folded as words are (`fold_char`); the
 /// characters between them (white space, punctuation, symbols) are skipped, so
 /// a run may span them and a changed comma or line break changes no token.
 /// The stride is one character: a token starts at every word character, so

@@ -19,7 +19,7 @@
 //! with the index's settings ([`ArchiveIndex::document_chunks`]); `None` when
 //! the text can no longer be read as it was indexed (changed or deleted
 //! since). A generation being written reads the chunk lists of the documents
-//! it analysed from its scratch files instead ([`ScratchChunkLists`]).
+//! it analysed from its scratch files instead (`ScratchChunkLists`).
 //! Lookups go through every segment's postings and keep the live ones
 //! ([`ArchiveIndex::documents_with`]). `check` and `similar` do not verify by
 //! default, to answer within a second on an index of gigabytes; a flipped bit

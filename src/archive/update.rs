@@ -19,9 +19,9 @@
 //!    rewritten. A deleted or changed document's old postings stay in their
 //!    segment as tombstones: its record no longer names that segment, so
 //!    lookups skip them ([`ArchiveIndex::documents_with`]).
-//! 5. The merge policy ([`SegmentPlan`]) may merge segments into the new one:
+//! 5. The merge policy (`SegmentPlan`) may merge segments into the new one:
 //!    a segment more than half of whose chunks are dead, and segments of the
-//!    new one's size tier once there are [`MERGE_FACTOR`] of them. Merging
+//!    new one's size tier once there are `MERGE_FACTOR` of them. Merging
 //!    copies the live postings, dropping the tombstones. `index merge` ([`merge`]) merges every segment
 //!    into one, as a generation of its own with the same documents.
 //! 6. The similarity table is copied from the live generation into the new

@@ -615,7 +615,7 @@ fn drop_punctuation<R: Rng + ?Sized>(word: &str, probability: f64, rng: &mut R) 
     word.chars().filter(|&c| !(is_punctuation(c) && rng.random_bool(probability))).collect()
 }
 
-/// `word` with one of its [`CONFUSABLES`] (drawn uniformly among the places
+/// `word` with one of its `CONFUSABLES` (drawn uniformly among the places
 /// where one occurs) misread; `None` when it has none.
 pub fn misread<R: Rng + ?Sized>(word: &str, rng: &mut R) -> Option<String> {
     let sites: Vec<(usize, &str, &str)> = word

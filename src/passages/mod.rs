@@ -129,7 +129,7 @@ struct AlignState<'a> {
 
 /// Least content chunks a source must share with the suspicious document in
 /// one valid interval (gaps as for candidates) for pair chunks to be cut
-/// there, in the interval's windows ([`WINDOW_MARGIN_CHARS`] around it). On
+/// there, in the interval's windows (`WINDOW_MARGIN_CHARS` around it). On
 /// pan13-ta-train's full search, one chunk instead of 2 finds 0.0013 more,
 /// but a suspicious document of the 500 MB benchmark then has some 200 such
 /// places, most of them chance; 3 finds 0.0019 less. Two chunks anywhere in
@@ -174,7 +174,7 @@ pub const MAX_SHORT_SOURCE_DOCUMENT_CHARS: u32 = 100_000;
 /// copies repeat are no longer rare in the pair, and a short copy among
 /// them was lost on the fixture corpus (one source copied six times). More
 /// than this many of its content chunks shared twice or more tell it
-/// ([`copied_repeatedly`]). With none allowed pan13-ta-train gained 0.0043
+/// (`copied_repeatedly`). With none allowed pan13-ta-train gained 0.0043
 /// less (a summary repeats some chunks of its source); with 9 the King James
 /// Bible corpus lost 0.0018 more.
 pub const MAX_REPEATED_SOURCE_CHUNKS: usize = 5;
@@ -394,7 +394,7 @@ const WINDOW_MARGIN_CHARS: u32 = 2000;
 
 /// The largest gap between the shared candidate chunks of a region in the
 /// suspicious document `text` (read only up to the limit). A document no longer than
-/// [`WINDOW_MARGIN_CHARS`] is aligned whole whichever of its chunks a region
+/// `WINDOW_MARGIN_CHARS` is aligned whole whichever of its chunks a region
 /// holds, so the gap cannot tell where a copy is, and a short answer that
 /// rewrites its source shares few chunks far apart: it has no limit there.
 /// Clough's answers in full search (as an archive's `check` sees them): AUC
