@@ -262,9 +262,10 @@ impl<'a> Aligner<'a> {
             passages_from_seeds(params, &pair, &mut self.seeds, out, &mut self.held);
         }
         let is_verbatim = |p: &AlignedPassage| is_mostly_verbatim(suspicious, source, &self.chains, p);
-        let condensing = out.is_empty() || condense_their_sources(out, is_verbatim);
-        let may_be_pieces = condensing || !out.iter().any(|p| is_copy_of_stretch(p, is_verbatim));
-        if params.summary_seed_similarity > 0.0 && may_be_pieces {
+        // No summary takes a copy in; with none, the one summary found replaces
+        // passages that condense their source, and others it must grow.
+        if params.summary_seed_similarity > 0.0 && !out.iter().any(|p| is_copy_of_stretch(p, is_verbatim)) {
+            let condensing = out.is_empty() || condense_their_sources(out, is_verbatim);
             let low = params.summary_seed_similarity as f32;
             self.seeds.clear();
             seeds(suspicious, source, &self.idf, low, low, &mut self.scratch, &mut self.seeds);

@@ -204,12 +204,18 @@ pub fn summary_grows_pieces(pair: &Pair<'_>, seeds: &[Seed], summary: CharRange,
             let fragment = Fragment { suspicious: sentences, source: whole_source, seeds: 0, structural: 0 };
             pair.cosine(&fragment) >= MIN_ADDED_COSINE
         });
-    let in_summary: Vec<(u32, u32)> = seeds
-        .iter()
-        .filter(|s| summary.overlaps(&pair.suspicious.sentences[s.suspicious as usize].range))
-        .map(|s| (s.suspicious, s.source))
-        .collect();
-    resembles_source && kendall_tau(&in_summary) >= MIN_RETELLING_ORDER
+    resembles_source && retells_in_order(pair, seeds, summary)
+}
+
+/// Whether the seeds in the sentences of `summary` follow the source's order
+/// ([`MIN_RETELLING_ORDER`]).
+fn retells_in_order(pair: &Pair<'_>, seeds: &[Seed], summary: CharRange) -> bool {
+    let Some((first, last)) = super::sentences_reached(pair.suspicious, summary) else {
+        return false;
+    };
+    let in_summary: Vec<(u32, u32)> =
+        seeds.iter().filter(|s| (first..=last).contains(&s.suspicious)).map(|s| (s.suspicious, s.source)).collect();
+    kendall_tau(&in_summary) >= MIN_RETELLING_ORDER
 }
 
 /// Kendall's tau (tau-a over the untied pairs) of the points `(x, y)`: the
@@ -508,8 +514,7 @@ mod tests {
     fn seeds_spread_over_the_source_from_neighbouring_sentences_are_a_summary() {
         let (a, b) = documents();
         assert_eq!((a.len(), b.len()), (4, 22));
-        let mut idf = Idf::default();
-        idf.compute(&a, &b);
+        let idf = Idf::of(&a, &b);
         let pair = Pair::new(&a, &b, &idf);
         let mut seeds = vec![seed(2, 14), seed(0, 0), seed(3, 21), seed(1, 7)];
         let found = summaries(&pair, &mut seeds, SummaryCriteria::PASSAGE_SEEDS);
@@ -525,8 +530,7 @@ mod tests {
                     Photographs from that century show ice reaching the church above the valley. \
                     Scientists tie the retreat of the glacier to warming summers and thin snow.";
         let (a, b) = analysed(copy, &texts().1);
-        let mut idf = Idf::default();
-        idf.compute(&a, &b);
+        let idf = Idf::of(&a, &b);
         let pair = Pair::new(&a, &b, &idf);
         // Seeds scattered over the source, as a short source's topic words scatter them.
         let mut seeds = vec![seed(0, 0), seed(1, 7), seed(2, 14), seed(3, 21)];
@@ -542,8 +546,7 @@ mod tests {
                     Photographs from that century show ice reaching the church above the valley.";
         let source = texts().1;
         let (a, b) = analysed(copy, &source);
-        let mut idf = Idf::default();
-        idf.compute(&a, &b);
+        let idf = Idf::of(&a, &b);
         let pair = Pair::new(&a, &b, &idf);
         // A piece on its stretch and a piece of the same text aligned again, far off.
         let mut pieces =
@@ -552,7 +555,7 @@ mod tests {
         assert_eq!(pieces, [piece(a.span(), b.sentences[1].range.cover(&b.sentences[3].range))]);
         // The summary takes its particulars from all over the source.
         let (a, b) = documents();
-        idf.compute(&a, &b);
+        let idf = Idf::of(&a, &b);
         let pair = Pair::new(&a, &b, &idf);
         assert_eq!(summary_source(&pair, a.span()), b.span());
     }
@@ -560,8 +563,7 @@ mod tests {
     #[test]
     fn a_summary_around_a_piece_grows_it_when_it_adds_sentences_like_the_source_and_retells_in_order() {
         let (a, b) = documents();
-        let mut idf = Idf::default();
-        idf.compute(&a, &b);
+        let idf = Idf::of(&a, &b);
         let pair = Pair::new(&a, &b, &idf);
         // The alignment found the summary's second sentence alone, against one source sentence.
         let pieces = [piece(a.sentences[1].range, b.sentences[7].range)];
@@ -623,8 +625,7 @@ mod tests {
         let full_search = AlignParams::default();
         let summarised = |summary: &str, criteria: SummaryCriteria| {
             let (a, b) = analysed(summary, &texts().1);
-            let mut idf = Idf::default();
-            idf.compute(&a, &b);
+            let idf = Idf::of(&a, &b);
             let pair = Pair::new(&a, &b, &idf);
             let mut seeds = vec![seed(0, 0), seed(1, 7), seed(2, 14), seed(3, 21)];
             summaries(&pair, &mut seeds, criteria).len()
@@ -647,8 +648,7 @@ mod tests {
     /// a seed in each of its sentences.
     fn retold(answer: &str) -> Option<AlignedPassage> {
         let (a, b) = analysed(answer, &texts().1);
-        let mut idf = Idf::default();
-        idf.compute(&a, &b);
+        let idf = Idf::of(&a, &b);
         let pair = Pair::new(&a, &b, &idf);
         let seeds: Vec<Seed> = (0..a.len() as u32).map(|i| seed(i, 7 * i)).collect();
         retold_whole(&pair, &seeds)
@@ -675,8 +675,7 @@ mod tests {
     #[test]
     fn too_few_sentences_or_a_diagonal_are_no_summary() {
         let (a, b) = documents();
-        let mut idf = Idf::default();
-        idf.compute(&a, &b);
+        let idf = Idf::of(&a, &b);
         let pair = Pair::new(&a, &b, &idf);
         assert!(
             summaries(&pair, &mut [seed(0, 0), seed(1, 7)], SummaryCriteria::PASSAGE_SEEDS).is_empty(),
