@@ -628,8 +628,7 @@ pub(crate) mod tests {
         let (mut a, mut b) = (Sentences::default(), Sentences::default());
         aligner.analyse(suspicious, &mut a);
         aligner.analyse(source, &mut b);
-        let mut idf = Idf::default();
-        idf.compute(&a, &b);
+        let idf = Idf::of(&a, &b);
         (a, b, idf)
     }
 

@@ -42,6 +42,15 @@ pub struct Idf {
 }
 
 impl Idf {
+    /// The idf of `suspicious` and `source` ([`compute`](Self::compute)), in
+    /// a value of its own: the aligner keeps one and computes it again per pair.
+    #[cfg(test)]
+    pub fn of(suspicious: &Sentences, source: &Sentences) -> Idf {
+        let mut idf = Idf::default();
+        idf.compute(suspicious, source);
+        idf
+    }
+
     /// Computes idf = ln(N / df) over the N sentences of both documents
     /// (`suspicious` and `source`), and numbers their terms.
     pub fn compute(&mut self, suspicious: &Sentences, source: &Sentences) {
@@ -246,8 +255,7 @@ mod tests {
             "A strange signal was recorded at night by the big telescope. The harbour is quiet. \
              Bakers sell bread before dawn.",
         );
-        let mut idf = Idf::default();
-        idf.compute(&suspicious, &source);
+        let idf = Idf::of(&suspicious, &source);
         let mut found = Vec::new();
         seeds(&suspicious, &source, &idf, 0.33, 0.33, &mut SeedScratch::default(), &mut found);
         // Sentence 1 shares telescope, record, strange, signal, night with source
@@ -320,8 +328,7 @@ mod tests {
                 sentences.iter().map(|s| s.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" ") + ".\n").collect()
             };
             let (a, b) = (sentences(&text(&suspicious)), sentences(&text(&source)));
-            let mut idf = Idf::default();
-            idf.compute(&a, &b);
+            let idf = Idf::of(&a, &b);
             let mut found = Vec::new();
             seeds(&a, &b, &idf, min, min, &mut SeedScratch::default(), &mut found);
             let found: Vec<(u32, u32)> = found.iter().map(|s| (s.suspicious, s.source)).collect();

@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::{detect, read_report, run};
+use crate::{detect, detect_dirs, read_report, run};
 use pan_detect::report::pan_xml::PanDocument;
 
 /// Runs detection on `corpus` into `out` with `flags` and returns the reports'
@@ -141,9 +141,7 @@ fn chars(text: &str) -> u64 {
 #[test]
 fn best_preset_finds_a_paraphrase_to_its_sentence_boundaries() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
     let suspicious_before = SUSPICIOUS_TEXT[..3].join(" ") + " ";
     let suspicious = format!("{suspicious_before}{PARAPHRASE}\n\n{}", SUSPICIOUS_TEXT[3..].join(" "));
     let source_before = SOURCE_TEXT[..2].join(" ") + "\n";
@@ -178,9 +176,7 @@ fn best_preset_finds_a_paraphrase_to_its_sentence_boundaries() {
 #[test]
 fn synonyms_file_joins_replaced_words() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
     // Every content word of the copy is replaced by its partner in the synonym list.
     let pairs = [
         ("hamilton", "hammond"),
@@ -403,9 +399,7 @@ fn report_candidates_keeps_every_candidate_source_though_they_overlap() {
 #[test]
 fn report_candidates_covers_the_source_in_characters() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
     let source = fs::read_to_string(crate::fixtures().join("texts").join("cs-01-mlyny-na-reke.txt")).unwrap();
     assert_ne!(chars(&source), source.len() as u64, "the test needs multi-byte text");
     fs::write(src.join("source.txt"), &source).unwrap();

@@ -4,7 +4,7 @@ use std::fs;
 
 use pan_detect::report::pan_xml::PanDocument;
 
-use crate::{detect, path_str, prose, read_report, report_passages};
+use crate::{detect, detect_dirs, path_str, prose, read_report, report_passages};
 
 fn char_len(text: &str) -> u64 {
     text.chars().count() as u64
@@ -19,9 +19,7 @@ struct Case {
 #[test]
 fn verbatim_passage_is_found_with_exact_character_boundaries() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
 
     let source_before = prose(1, 300);
     let passage = prose(2, 120).trim_end().to_string();
@@ -62,9 +60,7 @@ fn verbatim_passage_is_found_with_exact_character_boundaries() {
 #[test]
 fn too_short_a_copy_is_not_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
     // 23 words make 19 chunks: one short of the 20 a valid interval needs.
     let passage = prose(2, 23);
     fs::write(src.join("s.txt"), format!("{}{passage}{}", prose(1, 100), prose(3, 100))).unwrap();
@@ -84,9 +80,7 @@ fn too_short_a_copy_is_not_reported() {
 #[test]
 fn summary_line_counts_documents_and_passages() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
     let passage = prose(9, 60);
     fs::write(src.join("s.txt"), format!("{}{passage}", prose(1, 50))).unwrap();
     fs::write(susp.join("t.txt"), format!("{passage}{}", prose(2, 50))).unwrap();
@@ -274,9 +268,7 @@ fn pairs_aligned(stderr: &str) -> usize {
 #[test]
 fn a_real_copy_is_found_when_a_thousand_pairs_share_boilerplate() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
     // Ten boilerplate paragraphs, each in a hundred sources; one source also
     // holds the passage that the suspicious document copies.
     let boilerplate: Vec<String> = (0..10).map(|b| prose(500 + b, 60)).collect();
@@ -311,9 +303,7 @@ fn a_real_copy_is_found_when_a_thousand_pairs_share_boilerplate() {
 #[test]
 fn taboo_text_is_never_reported_but_a_copy_beside_it_is() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
     let template = prose(900, 120);
     let copied = prose(77, 150);
     for doc in 0..5u64 {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use pan_detect::analysis::span::{CharRange, char_slice};
 
-use crate::{detect, path_str, prose, read_report, run};
+use crate::{detect, detect_dirs, path_str, prose, read_report, run};
 
 /// Czech prose with many diacritics, several sentences.
 const CZECH: &str = "Příliš žluťoučký kůň úpěl ďábelské ódy. Tato diplomová práce se zabývá šířením informací \
@@ -80,9 +80,7 @@ fn random_bytes(len: usize) -> Vec<u8> {
 #[test]
 fn a_windows_1250_copy_of_a_utf8_source_is_found_at_character_offsets() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
     let passage = prose(7, 80);
     // The source, UTF-8: its diacritics make byte offsets differ from characters.
     let source_prefix = prose(1, 60);
@@ -117,9 +115,7 @@ fn a_windows_1250_copy_of_a_utf8_source_is_found_at_character_offsets() {
 #[test]
 fn a_copy_between_a_file_with_stray_nuls_and_a_utf16_file_is_found_at_character_offsets() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = (dir.path().join("src"), dir.path().join("susp"), dir.path().join("out"));
-    fs::create_dir_all(&src).unwrap();
-    fs::create_dir_all(&susp).unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
     let passage = prose(7, 80);
     // The source: web-crawl debris with two NUL bytes before the passage.
     let source_prefix = format!("{}\0 more text \0", prose(1, 60));

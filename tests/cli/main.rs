@@ -49,6 +49,15 @@ pub fn detect(src: &Path, susp: &Path, out: &Path, extra: &[&str]) -> Output {
     run(&[&dirs[..], extra].concat())
 }
 
+/// The `src`, `susp` and `out` directories of a detect run in `dir`, the
+/// first two created.
+pub fn detect_dirs(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let (src, susp, out) = (dir.join("src"), dir.join("susp"), dir.join("out"));
+    fs::create_dir_all(&src).unwrap();
+    fs::create_dir_all(&susp).unwrap();
+    (src, susp, out)
+}
+
 pub fn path_str(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")
 }
