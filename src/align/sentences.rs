@@ -195,7 +195,7 @@ impl<'t> Cursor<'t> {
         }
     }
 
-    /// The character where the cursor is, not moving.
+    /// The character at `at`, where the cursor is, without moving.
     fn peek(&self, at: u32) -> Option<char> {
         match self {
             Cursor::Ascii(bytes) => bytes.get(at as usize).map(|&b| char::from(b)),
@@ -322,7 +322,7 @@ impl GluedStop {
             _ => self.stop_end = None,
         }
         if c.is_alphabetic() {
-            self.letters = if found.is_some() || self.capital.is_some() { 1 } else { self.letters + 1 };
+            self.letters += 1;
             self.small = c.is_lowercase();
         } else {
             (self.letters, self.small) = (0, false);
