@@ -33,7 +33,7 @@ use crate::analysis::span::{CharRange, ChunkRanges, union_len};
 use crate::analysis::taboo::{self, TabooChunks};
 use crate::detect::params::DetectParams;
 use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
-use crate::matching::overlap::{OverlapPolicy, Passage, resolve_overlaps};
+use crate::matching::overlap::{OverlapPolicy, Passage, Twins, resolve_overlaps};
 use crate::matching::search::Hit;
 use crate::passages::{PassageFinder, SourceDocuments, candidate_max_gap};
 use crate::report::model::{
@@ -266,7 +266,7 @@ impl<'a> Checker<'a> {
                 passages.push(passage);
             }
         }
-        resolve_overlaps(&mut passages, self.params.overlap);
+        resolve_overlaps(&mut passages, self.params.overlap, Twins::Kept);
 
         let shared = by_name.iter().map(|c| (c.doc, c.common)).collect::<Vec<_>>();
         let unread = by_name.iter().filter(|c| c.unread).map(|c| self.index.name(c.doc).to_string()).collect();

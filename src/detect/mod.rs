@@ -20,7 +20,7 @@ use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
-use crate::matching::overlap::{Passage, resolve_overlaps};
+use crate::matching::overlap::{Passage, Twins, resolve_overlaps};
 use crate::matching::search::{BatchLookup, FoundChunks, Hit, HitBudget};
 use crate::pairs::DocumentPairs;
 use crate::passages::{PassageFinder, SourceDocuments, add_where_the_document_copies};
@@ -671,11 +671,12 @@ pub(crate) fn report_parts(
     sink: &dyn DetectionSink,
 ) -> Result<u64, Error> {
     let mut passages = parts::join_across_cuts(found.passages);
-    resolve_overlaps(&mut passages, setup.params.overlap);
+    let twins = if setup.pairs.is_some() { Twins::Dropped } else { Twins::Kept };
+    resolve_overlaps(&mut passages, setup.params.overlap, twins);
     let mut held = parts::join_across_cuts(found.held);
     let piece_gap = setup.params.align.map_or(0, |align| align.merge_gap_chars);
     if add_where_the_document_copies(&mut passages, &mut held, found.chars, piece_gap) {
-        resolve_overlaps(&mut passages, setup.params.overlap);
+        resolve_overlaps(&mut passages, setup.params.overlap, twins);
     }
     report_passages(file, &passages, names, sink)
 }

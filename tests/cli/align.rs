@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::{detect, detect_dirs, read_report, run};
+use crate::{detect, detect_dirs, path_str, prose, read_report, report_passages, run};
 use pan_detect::report::pan_xml::PanDocument;
 
 /// Runs detection on `corpus` into `out` with `flags` and returns the reports'
@@ -456,4 +456,34 @@ fn one_shared_chunk_finds_a_copy_of_a_short_source_but_not_of_a_long_one() {
     assert!(chars(&fs::read_to_string(src.join("source.txt")).unwrap()) > 10_000);
     let out = dir.path().join("long-out");
     assert!(suspicious_report(&src, &susp, &out, &["--quiet"]).features.is_empty());
+}
+
+#[test]
+fn a_copy_two_sources_hold_alike_is_reported_against_both_in_full_search_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
+    // Whole sentences (`prose` ends one every 11 words), so that both sources'
+    // passages hold the same text.
+    let shared = prose(9, 121);
+    fs::write(src.join("a.txt"), format!("{}{shared}{}", prose(1, 297), prose(2, 297))).unwrap();
+    fs::write(src.join("b.txt"), format!("{}{shared}{}", prose(3, 198), prose(4, 253))).unwrap();
+    let before = prose(5, 198);
+    fs::write(susp.join("suspicious.txt"), format!("{before}{shared}{}", prose(6, 198))).unwrap();
+    let copy = (chars(&before), chars(&before) + chars(shared.trim_end()));
+
+    let output = detect(&src, &susp, &out, &["--quiet"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let found = report_passages(&out.join("suspicious.xml"));
+    let sources: Vec<(u64, u64, &str)> = found.iter().map(|p| (p.0, p.1, p.2.as_str())).collect();
+    assert_eq!(sources, [(copy.0, copy.1, "a.txt"), (copy.0, copy.1, "b.txt")], "{found:?}");
+
+    // PAN's protocol scores each listed pair by its truth: one source keeps it.
+    let pairs = dir.path().join("pairs");
+    fs::write(&pairs, "suspicious.txt a.txt\nsuspicious.txt b.txt\n").unwrap();
+    let listed = dir.path().join("listed");
+    let output = detect(&src, &susp, &listed, &["--quiet", "--pairs", path_str(&pairs)]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let found = report_passages(&listed.join("suspicious.xml"));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].0, found[0].1), copy);
 }
