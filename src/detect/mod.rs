@@ -671,7 +671,7 @@ pub(crate) fn report_parts(
     sink: &dyn DetectionSink,
 ) -> Result<u64, Error> {
     let mut passages = parts::join_across_cuts(found.passages);
-    let twins = if setup.pairs.is_some() { Twins::Dropped } else { Twins::Kept };
+    let twins = Twins::when_pairs_given(setup.pairs.is_some());
     resolve_overlaps(&mut passages, setup.params.overlap, twins);
     let mut held = parts::join_across_cuts(found.held);
     let piece_gap = setup.params.align.map_or(0, |align| align.merge_gap_chars);

@@ -39,6 +39,14 @@ pub enum Twins {
     Dropped,
 }
 
+impl Twins {
+    /// What becomes of twins in full search, or with the pairs given (PAN's
+    /// protocol).
+    pub fn when_pairs_given(given: bool) -> Twins {
+        if given { Twins::Dropped } else { Twins::Kept }
+    }
+}
+
 /// A detected passage: a range of the suspicious document and the range of a
 /// source document it was copied from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -311,7 +311,7 @@ impl<'a> PassageFinder<'a> {
             && !held.is_empty()
             && add_where_the_document_copies(passages, held, doc.text.chars().count(), align.merge_gap_chars)
         {
-            resolve_overlaps(passages, params.overlap, twins_of(listed));
+            resolve_overlaps(passages, params.overlap, Twins::when_pairs_given(listed.is_some()));
         }
         (passages, aligned_pairs)
     }
@@ -352,7 +352,7 @@ impl<'a> PassageFinder<'a> {
         };
         // Candidates reported whole all overlap: each is kept.
         if !aligner.as_ref().is_some_and(|align| align.params.report_candidates) {
-            resolve_overlaps(passages, params.overlap, twins_of(listed));
+            resolve_overlaps(passages, params.overlap, Twins::when_pairs_given(listed.is_some()));
         }
         aligned_pairs
     }
@@ -385,12 +385,6 @@ fn valid_interval_passages(
             Some(Passage { suspicious, source_doc, source, exact: false, likeness: Passage::UNMEASURED })
         }));
     });
-}
-
-/// Whether passages of two sources that both hold the text are kept: in
-/// full search, not with `listed` pairs ([`Twins`]).
-pub fn twins_of(listed: Option<&[u32]>) -> Twins {
-    if listed.is_some() { Twins::Dropped } else { Twins::Kept }
 }
 
 /// Characters added on each side of the region where a candidate pair shares
