@@ -35,6 +35,8 @@ pub struct Fragment {
     pub source: (u32, u32),
     /// Seeds inside.
     pub seeds: u32,
+    /// Seeds inside counted once per hard-wrapped line ([`Pair::seed_lines`]).
+    pub seed_lines: u32,
     /// Seeds inside found by shared structure chunks.
     pub structural: u32,
 }
@@ -230,6 +232,14 @@ impl<'a> Pair<'a> {
         terms
     }
 
+    /// `seeds` counted once per hard-wrapped line of the longer sentence of
+    /// each ([`crate::align::sentences::Sentence::lines`]): as many seeds as
+    /// the lines could have made apart.
+    pub fn seed_lines(&self, seeds: &[Seed]) -> u32 {
+        let lines = |s: &Sentences, i: u32| s.sentences[i as usize].lines;
+        seeds.iter().map(|seed| lines(self.suspicious, seed.suspicious).max(lines(self.source, seed.source))).sum()
+    }
+
     /// Distinct terms that sentence `suspicious` of the suspicious document
     /// and sentence `source` of the source document share (both runs of terms
     /// are sorted by hash).
@@ -308,7 +318,7 @@ fn cluster_validated(
     }
     for (start, end) in chains {
         let part = &mut seeds[start..end];
-        let fragment = fragment_of(part);
+        let fragment = Fragment { seed_lines: pair.seed_lines(part), ..fragment_of(part) };
         let cosine = pair.cosine(&fragment);
         if cosine >= params.min_cosine || fragment.structurally_supported(cosine) {
             out.push(fragment);
@@ -450,6 +460,7 @@ fn fragment_of(seeds: &[Seed]) -> Fragment {
         suspicious: bounds(Side::Suspicious),
         source: bounds(Side::Source),
         seeds: seeds.len() as u32,
+        seed_lines: seeds.len() as u32,
         structural: seeds.iter().filter(|s| s.structural).count() as u32,
     }
 }
@@ -545,6 +556,7 @@ fn merge_neighbours(pair: &Pair<'_>, fragments: &mut Vec<Fragment>, params: &Ext
             suspicious: (a.suspicious.0.min(b.suspicious.0), a.suspicious.1.max(b.suspicious.1)),
             source: (a.source.0.min(b.source.0), a.source.1.max(b.source.1)),
             seeds: a.seeds + b.seeds,
+            seed_lines: a.seed_lines + b.seed_lines,
             structural: a.structural + b.structural,
         };
         let cosine = pair.cosine(&merged);
@@ -636,14 +648,35 @@ pub(crate) mod tests {
     fn measure_whole(suspicious: &str, source: &str, measure: impl Fn(&Pair<'_>, &Fragment) -> f32) -> f32 {
         let (a, b, idf) = analysed(suspicious, source);
         let pair = Pair::new(&a, &b, &idf);
-        let whole =
-            Fragment { suspicious: (0, a.len() as u32 - 1), source: (0, b.len() as u32 - 1), seeds: 1, structural: 0 };
+        let whole = Fragment {
+            suspicious: (0, a.len() as u32 - 1),
+            source: (0, b.len() as u32 - 1),
+            seeds: 1,
+            seed_lines: 1,
+            structural: 0,
+        };
         measure(&pair, &whole)
     }
 
     /// Content share of two texts aligned whole.
     fn content_share_of(suspicious: &str, source: &str) -> f32 {
         measure_whole(suspicious, source, |pair, whole| pair.content_share(whole))
+    }
+
+    #[test]
+    fn a_seed_counts_once_per_hard_wrapped_line_of_its_longer_sentence() {
+        let (a, b, idf) = analysed(
+            "Security updates are published\nin their own repository for every release.\n\
+             Package maintainers fix bugs there.",
+            "Security updates are published in their own repository for every release. \
+             Package maintainers\nmay fix\nserious bugs there.",
+        );
+        let pair = Pair::new(&a, &b, &idf);
+        let seed = |suspicious, source| Seed { suspicious, source, structural: false };
+        assert_eq!((a.len(), b.len()), (2, 2));
+        assert_eq!(pair.seed_lines(&[seed(0, 0)]), 2);
+        assert_eq!(pair.seed_lines(&[seed(1, 1)]), 3);
+        assert_eq!(pair.seed_lines(&[seed(0, 0), seed(1, 1)]), 5);
     }
 
     #[test]
@@ -663,7 +696,7 @@ pub(crate) mod tests {
         let rare_share = |suspicious: &str, source: &str| {
             let (a, b, idf) = analysed(&format!("{suspicious}{chapter}"), &format!("{source}{chapter}"));
             let pair = Pair::new(&a, &b, &idf);
-            pair.rare_share(&Fragment { suspicious: (0, 1), source: (0, 1), seeds: 2, structural: 0 })
+            pair.rare_share(&Fragment { suspicious: (0, 1), source: (0, 1), seeds: 2, seed_lines: 2, structural: 0 })
         };
         assert!(rare_share(reign, other) < 0.15, "{}", rare_share(reign, other));
         assert!(rare_share(reign, retold) > 0.3, "{}", rare_share(reign, retold));
@@ -688,9 +721,9 @@ pub(crate) mod tests {
         );
         let (a, b, idf) = analysed(&copied.join(" "), &source);
         let pair = Pair::new(&a, &b, &idf);
-        let copy = Fragment { suspicious: (0, 2), source: (3, 5), seeds: 3, structural: 0 };
-        let lone = Fragment { suspicious: (0, 0), source: (0, 0), seeds: 1, structural: 0 };
-        let merged = Fragment { suspicious: (0, 2), source: (0, 5), seeds: 4, structural: 0 };
+        let copy = Fragment { suspicious: (0, 2), source: (3, 5), seeds: 3, seed_lines: 3, structural: 0 };
+        let lone = Fragment { suspicious: (0, 0), source: (0, 0), seeds: 1, seed_lines: 1, structural: 0 };
+        let merged = Fragment { suspicious: (0, 2), source: (0, 5), seeds: 4, seed_lines: 4, structural: 0 };
         assert!(pair.cosine(&merged) < pair.cosine(&copy));
         assert_eq!(stray_within(&pair, (0, &lone), (1, &copy), pair.cosine(&merged)), Some(0));
         assert_eq!(stray_within(&pair, (0, &copy), (1, &lone), pair.cosine(&merged)), Some(1));
@@ -716,8 +749,8 @@ pub(crate) mod tests {
             );
             let (a, b, idf) = analysed(&suspicious, &source);
             let pair = Pair::new(&a, &b, &idf);
-            let copy = Fragment { suspicious: (0, 2), source: (0, 2), seeds: 3, structural: 0 };
-            let lone = Fragment { suspicious: (5, 5), source: (5, 5), seeds: 1, structural: 0 };
+            let copy = Fragment { suspicious: (0, 2), source: (0, 2), seeds: 3, seed_lines: 3, structural: 0 };
+            let lone = Fragment { suspicious: (5, 5), source: (5, 5), seeds: 1, seed_lines: 1, structural: 0 };
             // Only the diagonal may join them: no gap is small enough.
             let params = ExtendParams { max_gap: 0, min_cosine: 0.0, merge_gap_ratio: 0.0, merge_gap_chars: 0 };
             (pair.shared_terms(5, 5), closest_joinable(&pair, &[copy, lone], &params, &[]).is_some())
@@ -762,7 +795,10 @@ pub(crate) mod tests {
     #[test]
     fn seeds_within_the_gap_on_both_sides_form_one_fragment() {
         let found = clusters(&[(10, 100), (12, 103), (16, 104), (17, 109)], 4);
-        assert_eq!(found, [Fragment { suspicious: (10, 17), source: (100, 109), seeds: 4, structural: 0 }]);
+        assert_eq!(
+            found,
+            [Fragment { suspicious: (10, 17), source: (100, 109), seeds: 4, seed_lines: 4, structural: 0 }]
+        );
     }
 
     #[test]
@@ -772,8 +808,8 @@ pub(crate) mod tests {
         assert_eq!(
             found,
             [
-                Fragment { suspicious: (10, 11), source: (100, 101), seeds: 2, structural: 0 },
-                Fragment { suspicious: (12, 13), source: (150, 151), seeds: 2, structural: 0 },
+                Fragment { suspicious: (10, 11), source: (100, 101), seeds: 2, seed_lines: 2, structural: 0 },
+                Fragment { suspicious: (12, 13), source: (150, 151), seeds: 2, seed_lines: 2, structural: 0 },
             ]
         );
         // Five unmatched sentences in the suspicious document are one too many for gap 4.
@@ -820,8 +856,8 @@ pub(crate) mod tests {
         assert_eq!(
             found,
             [
-                Fragment { suspicious: (10, 13), source: (50, 53), seeds: 4, structural: 0 },
-                Fragment { suspicious: (14, 17), source: (20, 23), seeds: 4, structural: 0 },
+                Fragment { suspicious: (10, 13), source: (50, 53), seeds: 4, seed_lines: 4, structural: 0 },
+                Fragment { suspicious: (14, 17), source: (20, 23), seeds: 4, seed_lines: 4, structural: 0 },
             ]
         );
         // One source passage copied twice, close together.
@@ -837,8 +873,8 @@ pub(crate) mod tests {
         assert_eq!(
             found,
             [
-                Fragment { suspicious: (10, 14), source: (50, 54), seeds: 6, structural: 0 },
-                Fragment { suspicious: (13, 13), source: (90, 90), seeds: 1, structural: 0 },
+                Fragment { suspicious: (10, 14), source: (50, 54), seeds: 6, seed_lines: 6, structural: 0 },
+                Fragment { suspicious: (13, 13), source: (90, 90), seeds: 1, seed_lines: 1, structural: 0 },
             ]
         );
         // A sentence split in two by the obfuscation shifts the diagonal by one.

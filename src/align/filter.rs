@@ -76,6 +76,10 @@ pub struct Candidate {
     pub source: CharRange,
     /// Seed sentence pairs inside.
     pub seeds: u32,
+    /// ... counted once per hard-wrapped line of the longer sentence of each
+    /// ([`crate::align::extend::Pair::seed_lines`]), which is how the
+    /// stricter thresholds of [`FilterParams::uncorroborated`] count them.
+    pub seed_lines: u32,
 }
 
 /// How alike a candidate's two sides are; each measure is computed only when
@@ -130,6 +134,8 @@ pub fn judge(c: &Candidate, params: &FilterParams, likeness: &impl Likeness) -> 
     else {
         return Verdict::Kept;
     };
+    // The stricter thresholds count a seed once per hard-wrapped line.
+    let c = &Candidate { seeds: c.seed_lines, ..*c };
     let corroborated = c.seeds >= corroborating_seeds && likeness.rare_share() >= CORROBORATING_RARE_SHARE;
     if corroborated || passes(c, &FilterParams { min_chars, min_pair_overlap, min_rare_share, ..*params }, likeness) {
         Verdict::Kept
@@ -199,7 +205,7 @@ mod tests {
             uncorroborated: None,
         };
         let range = |len: u32| CharRange::new(1000, 1000 + len);
-        let candidate = |a, b, seeds| Candidate { suspicious: range(a), source: range(b), seeds };
+        let candidate = |a, b, seeds| Candidate { suspicious: range(a), source: range(b), seeds, seed_lines: seeds };
         let alike = |cosine, pair_overlap| Fixed {
             pair_overlap: Some(pair_overlap),
             cosine: Some(cosine),
@@ -242,7 +248,8 @@ mod tests {
             min_rare_share: 0.15,
             uncorroborated: None,
         };
-        let candidate = Candidate { suspicious: CharRange::new(0, 300), source: CharRange::new(0, 300), seeds: 3 };
+        let candidate =
+            Candidate { suspicious: CharRange::new(0, 300), source: CharRange::new(0, 300), seeds: 3, seed_lines: 3 };
         let pairs_shared = |rare_share| Fixed {
             pair_overlap: Some(0.4),
             cosine: None,
@@ -277,6 +284,7 @@ mod tests {
             suspicious: CharRange::new(0, len),
             source: CharRange::new(500, 500 + len),
             seeds,
+            seed_lines: seeds,
         };
         let shared = |pair_overlap, rare_share| Fixed {
             pair_overlap: Some(pair_overlap),
@@ -298,6 +306,13 @@ mod tests {
         assert_eq!(verdict(300, seeds, rare - 0.01), Verdict::IfTheDocumentCopies, "rare words not enough alone");
         assert_eq!(verdict(200, seeds - 1, copying - 0.01), Verdict::Dropped, "rare words differ");
         assert_eq!(verdict(320, 1, rare), Verdict::Dropped, "a long passage of one seed");
+        let wrapped = Candidate { seed_lines: seeds, ..passage(320, 1) };
+        assert!(
+            keep(&wrapped, &params, &shared(0.2, rare)),
+            "one seed of hard-wrapped lines corroborates as they would"
+        );
+        let wrapped = Candidate { seed_lines: seeds, ..passage(200, 1) };
+        assert!(!keep(&wrapped, &params, &shared(0.2, rare)), "but the lower thresholds count it once");
         let never =
             FilterParams { uncorroborated: Some(Uncorroborated { corroborating_seeds: u32::MAX, ..strict }), ..params };
         let judged = |len, seeds, rare| judge(&passage(len, seeds), &never, &shared(0.2, rare));

@@ -224,7 +224,7 @@ impl<'a> Aligner<'a> {
         else {
             return 0;
         };
-        let fragment = Fragment { suspicious: this, source: that, seeds: 0, structural: 0 };
+        let fragment = Fragment { suspicious: this, source: that, seeds: 0, seed_lines: 0, structural: 0 };
         let cosine = Pair::new(suspicious, source, &self.idf).cosine(&fragment);
         (cosine.clamp(0.0, 1.0) * 1000.0).round() as u16
     }
@@ -309,7 +309,7 @@ fn passages_from_seeds(
     };
     for fragment in extend(pair, seeds, &extend_params) {
         let (this, source) = pair.ranges(&fragment);
-        let candidate = Candidate { suspicious: this, source, seeds: fragment.seeds };
+        let candidate = Candidate { suspicious: this, source, seeds: fragment.seeds, seed_lines: fragment.seed_lines };
         let passage = AlignedPassage { suspicious: this, source, exact: false };
         match judge(&candidate, &filter, &FragmentLikeness::new(pair, &fragment)) {
             Verdict::Kept => out.push(passage),
@@ -528,7 +528,7 @@ fn without_unmatched_ends(pair: &Pair<'_>, passage: &AlignedPassage, core: &Alig
 fn end_is_alike(pair: &Pair<'_>, (this, there): (CharRange, CharRange)) -> bool {
     match (sentences_within(pair.suspicious, this), sentences_within(pair.source, there)) {
         (Some(suspicious), Some(source)) => {
-            pair.cosine(&Fragment { suspicious, source, seeds: 0, structural: 0 }) >= MIN_END_COSINE
+            pair.cosine(&Fragment { suspicious, source, seeds: 0, seed_lines: 0, structural: 0 }) >= MIN_END_COSINE
         }
         _ => true,
     }

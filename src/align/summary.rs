@@ -201,7 +201,8 @@ pub fn summary_grows_pieces(pair: &Pair<'_>, seeds: &[Seed], summary: CharRange,
         .filter(|range| !range.is_empty())
         .filter_map(|&range| super::sentences_reached(pair.suspicious, range))
         .any(|sentences| {
-            let fragment = Fragment { suspicious: sentences, source: whole_source, seeds: 0, structural: 0 };
+            let fragment =
+                Fragment { suspicious: sentences, source: whole_source, seeds: 0, seed_lines: 0, structural: 0 };
             pair.cosine(&fragment) >= MIN_ADDED_COSINE
         });
     resembles_source && retells_in_order(pair, seeds, summary)
@@ -273,6 +274,7 @@ pub fn retold_whole(pair: &Pair<'_>, seeds: &[Seed]) -> Option<AlignedPassage> {
         suspicious: (0, this.len() as u32 - 1),
         source: (0, source.len() as u32 - 1),
         seeds: seeds.len() as u32,
+        seed_lines: seeds.len() as u32,
         structural: 0,
     };
     if seeded.len() * 2 < this.len() || pair.rare_taken(&whole) < MIN_RETOLD_RARE_TAKEN {
@@ -326,6 +328,7 @@ fn summary_of(pair: &Pair<'_>, seeds: &[Seed], criteria: SummaryCriteria) -> Opt
         suspicious: (first, last),
         source: (source_first, source_last),
         seeds: seeds.len() as u32,
+        seed_lines: seeds.len() as u32,
         structural: 0,
     };
     let (this, spanned) = pair.ranges(&fragment);
@@ -353,7 +356,7 @@ pub fn summary_source(pair: &Pair<'_>, this: CharRange) -> CharRange {
 /// `suspicious` (`chars` characters): the whole source, or the stretch a copy
 /// took all its particulars from ([`copied_stretch`]).
 fn source_side(pair: &Pair<'_>, suspicious: (u32, u32), chars: u32) -> CharRange {
-    let fragment = Fragment { suspicious, source: (0, 0), seeds: 0, structural: 0 };
+    let fragment = Fragment { suspicious, source: (0, 0), seeds: 0, seed_lines: 0, structural: 0 };
     match copied_stretch(pair, &fragment, chars) {
         Some(stretch) => pair.ranges(&Fragment { source: stretch, ..fragment }).1,
         None => pair.source.span(),
