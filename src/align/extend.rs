@@ -49,6 +49,9 @@ pub const MIN_STRUCTURAL_SEEDS: u32 = 3;
 pub const MIN_STRUCTURAL_COSINE: f32 = 0.1;
 
 impl Fragment {
+    /// No sentences and no seeds (the first sentence on each side).
+    pub const NONE: Fragment = Fragment { suspicious: (0, 0), source: (0, 0), seeds: 0, seed_lines: 0, structural: 0 };
+
     /// True when enough structural seeds support the fragment, whose sides have
     /// tf-idf cosine `cosine`: at least [`MIN_STRUCTURAL_SEEDS`] and one per
     /// three suspicious sentences, about as many sentences on both sides (at most
@@ -232,6 +235,23 @@ impl<'a> Pair<'a> {
         terms
     }
 
+    /// The source sentence among `first..=last` most alike (tf-idf cosine) to
+    /// suspicious sentence `suspicious` of those sharing
+    /// [`MIN_GROWN_END_TERMS`] terms with it, if it reaches
+    /// [`MIN_GROWN_END_COSINE`].
+    fn closest_alike_sentence(&self, suspicious: u32, (first, last): (u32, u32)) -> Option<u32> {
+        let cosine = |there| {
+            let pair = Fragment { suspicious: (suspicious, suspicious), source: (there, there), ..Fragment::NONE };
+            self.cosine(&pair)
+        };
+        (first..=last)
+            .filter(|&there| self.shared_terms(suspicious, there) >= MIN_GROWN_END_TERMS)
+            .map(|there| (cosine(there), there))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .filter(|&(alike, _)| alike >= MIN_GROWN_END_COSINE)
+            .map(|(_, there)| there)
+    }
+
     /// `seeds` counted once per hard-wrapped line of the longer sentence of
     /// each ([`crate::align::sentences::Sentence::lines`]): as many seeds as
     /// the lines could have made apart.
@@ -301,6 +321,45 @@ pub fn extend(pair: &Pair<'_>, seeds: &mut [Seed], params: &ExtendParams) -> Vec
     cluster_validated(pair, seeds, params.max_gap, params, &mut fragments);
     merge_neighbours(pair, &mut fragments, params);
     fragments
+}
+
+/// Least tf-idf cosine of the sentence pair by which an end of a fragment
+/// grows ([`grow_ends`]): as alike as an end past a verbatim copy that the
+/// alignment keeps ([`crate::align::MIN_END_COSINE`]) ...
+pub const MIN_GROWN_END_COSINE: f32 = 0.25;
+/// ... and the terms it must share.
+pub const MIN_GROWN_END_TERMS: usize = 2;
+/// Sentences beyond the end of a fragment's source side that the sentence
+/// its suspicious side grows by may match (or any sentence of the source
+/// side: random obfuscation and translation move sentences about).
+pub const GROWN_END_SOURCE_REACH: u32 = 2;
+
+/// `fragment` with each end of its suspicious side grown by the next
+/// sentence when that sentence is alike ([`MIN_GROWN_END_COSINE`],
+/// [`MIN_GROWN_END_TERMS`]) to a sentence of the source side or of the
+/// [`GROWN_END_SOURCE_REACH`] sentences beyond the same end, which the source
+/// side then takes in. The first or last sentence of an obfuscated case often
+/// shares too little with its source to seed: on pan13-ta-train, with the
+/// pairs given, 183 randomly obfuscated cases were found only in part, 63 of
+/// them missing more than 50 characters at the start and 88 at the end.
+pub fn grow_ends(pair: &Pair<'_>, mut fragment: Fragment) -> Fragment {
+    if let Some(before) = fragment.suspicious.0.checked_sub(1) {
+        let reach = (fragment.source.0.saturating_sub(GROWN_END_SOURCE_REACH), fragment.source.1);
+        if let Some(there) = pair.closest_alike_sentence(before, reach) {
+            fragment.suspicious.0 = before;
+            fragment.source = (fragment.source.0.min(there), fragment.source.1.max(there));
+        }
+    }
+    let after = fragment.suspicious.1 + 1;
+    if (after as usize) < pair.suspicious.len() {
+        let last_source = pair.source.len() as u32 - 1;
+        let reach = (fragment.source.0, (fragment.source.1 + GROWN_END_SOURCE_REACH).min(last_source));
+        if let Some(there) = pair.closest_alike_sentence(after, reach) {
+            fragment.suspicious.1 = after;
+            fragment.source = (fragment.source.0.min(there), fragment.source.1.max(there));
+        }
+    }
+    fragment
 }
 
 fn cluster_validated(
@@ -661,6 +720,31 @@ pub(crate) mod tests {
     /// Content share of two texts aligned whole.
     fn content_share_of(suspicious: &str, source: &str) -> f32 {
         measure_whole(suspicious, source, |pair, whole| pair.content_share(whole))
+    }
+
+    #[test]
+    fn an_end_grows_by_a_sentence_alike_to_one_of_the_source_side_or_just_beyond_it() {
+        let source = "The ferry to the island leaves twice a day in summer. \
+                      Security updates are published in their own repository for every stable release. \
+                      Package maintainers may also fix serious bugs there between two point releases. \
+                      Users should add that repository to their sources list and upgrade regularly. \
+                      Apples ripen late in the valleys of the north.";
+        let grown = |suspicious: &str| {
+            let (a, b, idf) = analysed(suspicious, source);
+            let pair = Pair::new(&a, &b, &idf);
+            let seeded = Fragment { suspicious: (2, 2), source: (2, 2), seeds: 1, seed_lines: 1, structural: 0 };
+            let fragment = grow_ends(&pair, seeded);
+            (fragment.suspicious, fragment.source)
+        };
+        let copied = "Package maintainers may also fix serious bugs there between two point releases.";
+        let before = "For every stable release, security updates appear in a repository of their own.";
+        let after = "Users should upgrade regularly and add that repository to their list of sources.";
+        let unrelated = ["Our choir sings old songs on Sunday mornings.", "The bridge was painted green last spring."];
+        assert_eq!(grown(&[unrelated[0], before, copied, unrelated[1]].join(" ")), ((1, 2), (1, 2)));
+        assert_eq!(grown(&[unrelated[0], unrelated[1], copied, after].join(" ")), ((2, 3), (2, 3)));
+        assert_eq!(grown(&[before, unrelated[0], copied, unrelated[1]].join(" ")), ((2, 2), (2, 2)), "not alike");
+        // A sentence alike to one before the source side does not grow the end after it.
+        assert_eq!(grown(&[unrelated[0], unrelated[1], copied, before].join(" ")), ((2, 2), (2, 2)));
     }
 
     #[test]
