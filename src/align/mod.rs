@@ -180,6 +180,12 @@ impl<'a> Aligner<'a> {
         let has_verbatim_run = self.chains.iter().any(|c| c.words() >= MIN_STANDALONE_WORDS);
         let params = thresholds.for_pair(has_verbatim_run);
         self.align_sentences(&params, suspicious, source, anchors, !has_verbatim_run, &mut passages);
+        if params.second_seed_similarity > 0.0 && !has_verbatim_run && passages.is_empty() && self.held.is_empty() {
+            let lower = params.second_seed_similarity;
+            let second =
+                AlignParams { seed_cosine: lower, seed_dice: lower, obfuscated_seed_similarity: Some(lower), ..params };
+            self.align_sentences(&second, suspicious, source, anchors, true, &mut passages);
+        }
         if !has_verbatim_run {
             merge_adjacent(&mut passages);
         }
@@ -972,6 +978,24 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].0.starts_with(copied) && found[0].0.ends_with("disrepair."), "{:?}", found[0].0);
         assert_eq!(found[0].1, history.trim_end(), "the whole source");
+    }
+
+    #[test]
+    fn a_second_search_with_lower_seeds_is_made_only_where_the_first_found_nothing() {
+        let (suspicious, _) = padded(&OTHER[..2], TRANSLATION.trim_end(), &OTHER[2..]);
+        let (source, _) = padded(&OTHER_SOURCE[..3], ORIGINAL.trim_end(), &OTHER_SOURCE[3..]);
+        let listed = AlignParams::default().for_listed_pairs();
+        // First-search seeds no sentence pair reaches, and no summary search.
+        let unreachable =
+            AlignParams { obfuscated_seed_similarity: Some(0.99), summary_seed_similarity: 0.0, ..listed };
+        let found = align_with(&suspicious, &source, unreachable);
+        assert_eq!(found, [(TRANSLATION.trim_end().to_string(), ORIGINAL.trim_end().to_string())]);
+        assert!(
+            align_with(&suspicious, &source, AlignParams { second_seed_similarity: 0.0, ..unreachable }).is_empty()
+        );
+        // Unrelated documents stay apart.
+        let (unrelated, _) = padded(OTHER, ORIGINAL, &[]);
+        assert!(align_with(&unrelated, &OTHER_SOURCE.join(" "), unreachable).is_empty());
     }
 
     #[test]

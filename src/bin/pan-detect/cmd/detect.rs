@@ -181,6 +181,8 @@ pub struct Args {
     obfuscated_seed_similarity: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: ... and passages this share of nearby word pairs (0..=1; none: the same as elsewhere).", full_and_listed(|a| or_none(a.obfuscated_min_pair_overlap))))]
     obfuscated_min_pair_overlap: Option<f64>,
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine and Dice of the seeds of a second search for copies in pairs without a verbatim run where nothing was aligned (0..=1; 0: none).", full_and_listed(|a| a.second_seed_similarity)))]
+    second_seed_similarity: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine and Dice of the seeds of a second search for summaries in pairs where nothing was aligned (0..=1; 0: none).", full_and_listed(|a| a.summary_seed_similarity)))]
     summary_seed_similarity: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best, full search: a candidate region whose largest interval of shared candidate chunks holds this share of the suspicious document's content chunks is aligned with the thresholds of given pairs, but a passage with fewer than 3 seeds or under 0.3 of its rare words shared must pass those of full search too (0..=1; 1: none is).", best().strong_candidate_share))]
@@ -256,7 +258,7 @@ impl Args {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 31] {
+    fn best_flags(&self) -> [(&'static str, bool); 32] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -284,6 +286,7 @@ impl Args {
             ("--min-rare-share", self.min_rare_share.is_some()),
             ("--obfuscated-seed-similarity", self.obfuscated_seed_similarity.is_some()),
             ("--obfuscated-min-pair-overlap", self.obfuscated_min_pair_overlap.is_some()),
+            ("--second-seed-similarity", self.second_seed_similarity.is_some()),
             ("--summary-seed-similarity", self.summary_seed_similarity.is_some()),
             ("--strong-candidate-share", self.strong_candidate_share.is_some()),
             ("--strong-candidate-summary-share", self.strong_candidate_summary_share.is_some()),
@@ -364,6 +367,7 @@ impl Args {
             set(&mut align.min_rare_share, self.min_rare_share);
             set(&mut align.obfuscated_seed_similarity, self.obfuscated_seed_similarity.map(Some));
             set(&mut align.obfuscated_min_pair_overlap, self.obfuscated_min_pair_overlap.map(Some));
+            set(&mut align.second_seed_similarity, self.second_seed_similarity);
             set(&mut align.summary_seed_similarity, self.summary_seed_similarity);
             set(&mut align.strong_candidate_share, self.strong_candidate_share);
             set(&mut align.strong_candidate_summary_share, self.strong_candidate_summary_share);
