@@ -49,8 +49,11 @@ pub const MIN_STRUCTURAL_SEEDS: u32 = 3;
 pub const MIN_STRUCTURAL_COSINE: f32 = 0.1;
 
 impl Fragment {
-    /// No sentences and no seeds (the first sentence on each side).
-    pub const NONE: Fragment = Fragment { suspicious: (0, 0), source: (0, 0), seeds: 0, seed_lines: 0, structural: 0 };
+    /// The sentences `suspicious` and `source` (first and last, inclusive),
+    /// with no seeds: a stretch whose likeness is measured.
+    pub fn unseeded(suspicious: (u32, u32), source: (u32, u32)) -> Fragment {
+        Fragment { suspicious, source, seeds: 0, seed_lines: 0, structural: 0 }
+    }
 
     /// True when enough structural seeds support the fragment, whose sides have
     /// tf-idf cosine `cosine`: at least [`MIN_STRUCTURAL_SEEDS`] and one per
@@ -240,10 +243,7 @@ impl<'a> Pair<'a> {
     /// [`MIN_GROWN_END_TERMS`] terms with it, if it reaches
     /// [`MIN_GROWN_END_COSINE`].
     fn closest_alike_sentence(&self, suspicious: u32, (first, last): (u32, u32)) -> Option<u32> {
-        let cosine = |there| {
-            let pair = Fragment { suspicious: (suspicious, suspicious), source: (there, there), ..Fragment::NONE };
-            self.cosine(&pair)
-        };
+        let cosine = |there| self.cosine(&Fragment::unseeded((suspicious, suspicious), (there, there)));
         (first..=last)
             .filter(|&there| self.shared_terms(suspicious, there) >= MIN_GROWN_END_TERMS)
             .map(|there| (cosine(there), there))

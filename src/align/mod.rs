@@ -182,8 +182,8 @@ impl<'a> Aligner<'a> {
         self.align_sentences(&params, suspicious, source, anchors, !has_verbatim_run, &mut passages);
         if params.second_seed_similarity > 0.0 && !has_verbatim_run && passages.is_empty() && self.held.is_empty() {
             let lower = params.second_seed_similarity;
-            let second =
-                AlignParams { seed_cosine: lower, seed_dice: lower, obfuscated_seed_similarity: Some(lower), ..params };
+            // `params` already hold this pair's seeds (no verbatim run): the lower ones replace them.
+            let second = AlignParams { seed_cosine: lower, seed_dice: lower, ..params };
             self.align_sentences(&second, suspicious, source, anchors, true, &mut passages);
         }
         if !has_verbatim_run {
@@ -235,8 +235,7 @@ impl<'a> Aligner<'a> {
         else {
             return 0;
         };
-        let fragment = Fragment { suspicious: this, source: that, seeds: 0, seed_lines: 0, structural: 0 };
-        let cosine = Pair::new(suspicious, source, &self.idf).cosine(&fragment);
+        let cosine = Pair::new(suspicious, source, &self.idf).cosine(&Fragment::unseeded(this, that));
         (cosine.clamp(0.0, 1.0) * 1000.0).round() as u16
     }
 
@@ -581,9 +580,7 @@ fn without_unmatched_ends(pair: &Pair<'_>, passage: &AlignedPassage, core: &Alig
 /// both hold whole sentences, it is.
 fn end_is_alike(pair: &Pair<'_>, (this, there): (CharRange, CharRange)) -> bool {
     match (sentences_within(pair.suspicious, this), sentences_within(pair.source, there)) {
-        (Some(suspicious), Some(source)) => {
-            pair.cosine(&Fragment { suspicious, source, seeds: 0, seed_lines: 0, structural: 0 }) >= MIN_END_COSINE
-        }
+        (Some(suspicious), Some(source)) => pair.cosine(&Fragment::unseeded(suspicious, source)) >= MIN_END_COSINE,
         _ => true,
     }
 }

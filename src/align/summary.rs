@@ -200,11 +200,7 @@ pub fn summary_grows_pieces(pair: &Pair<'_>, seeds: &[Seed], summary: CharRange,
         .iter()
         .filter(|range| !range.is_empty())
         .filter_map(|&range| super::sentences_reached(pair.suspicious, range))
-        .any(|sentences| {
-            let fragment =
-                Fragment { suspicious: sentences, source: whole_source, seeds: 0, seed_lines: 0, structural: 0 };
-            pair.cosine(&fragment) >= MIN_ADDED_COSINE
-        });
+        .any(|sentences| pair.cosine(&Fragment::unseeded(sentences, whole_source)) >= MIN_ADDED_COSINE);
     resembles_source && retells_in_order(pair, seeds, summary)
 }
 
@@ -356,7 +352,7 @@ pub fn summary_source(pair: &Pair<'_>, this: CharRange) -> CharRange {
 /// `suspicious` (`chars` characters): the whole source, or the stretch a copy
 /// took all its particulars from ([`copied_stretch`]).
 fn source_side(pair: &Pair<'_>, suspicious: (u32, u32), chars: u32) -> CharRange {
-    let fragment = Fragment { suspicious, source: (0, 0), seeds: 0, seed_lines: 0, structural: 0 };
+    let fragment = Fragment::unseeded(suspicious, (0, 0));
     match copied_stretch(pair, &fragment, chars) {
         Some(stretch) => pair.ranges(&Fragment { source: stretch, ..fragment }).1,
         None => pair.source.span(),
