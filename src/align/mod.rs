@@ -43,7 +43,7 @@ use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 
 use crate::analysis::synonyms::Synonyms;
 use extend::{ExtendParams, Fragment, Pair, extend, grow_ends};
-use filter::{Candidate, FilterParams, Likeness, Verdict, judge};
+use filter::{Candidate, FilterParams, Likeness, Verdict, expands_its_source, judge};
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
 use stock::StockPhrases;
@@ -209,6 +209,9 @@ impl<'a> Aligner<'a> {
             passages.retain(|p| !stock.is_formulaic(suspicious, source, p));
             self.held.retain(|p| !stock.is_formulaic(suspicious, source, p));
         }
+        let expands = |p: &AlignedPassage| !p.exact && expands_its_source(p.suspicious, p.source);
+        passages.retain(|p| !expands(p));
+        self.held.retain(|p| !expands(p));
         out.extend_from_slice(&passages);
         self.passages = passages;
     }
@@ -820,6 +823,28 @@ mod tests {
         assert_eq!(align_with(&suspicious, &source, english), found);
         let guessed = AlignParams { language: LanguageSetting::Auto, ..AlignParams::default() };
         assert_eq!(align_with(&suspicious, &source, guessed), found);
+    }
+
+    #[test]
+    fn a_passage_whose_suspicious_side_grows_over_alike_sentences_past_twice_its_source_is_dropped() {
+        let copied = "The old keeper of the northern lighthouse recorded in his leather logbook every fishing boat, \
+            schooner and steamer that passed the rocky headland during the long winter storms, together with the \
+            hour of its passing, the direction of the wind, the height of the waves and the name of its master.";
+        let reworded = "The old keeper of the northern lighthouse wrote in his leather logbook each fishing boat, \
+            schooner and steamer that went past the rocky headland in the long winter storms, with the hour it \
+            passed, where the wind came from, how high the waves were and what its master was called.";
+        let before = "The young keeper of the southern lighthouse painted the iron railings of the gallery, oiled \
+            the great lamp and polished its brass before the long winter storms, and he wrote the hour of each \
+            task in his leather logbook as the old keeper had taught him.";
+        let after = "Every fishing boat and schooner in the harbour waited for the winter storms to pass before \
+            sailing round the rocky headland to the north, and their masters watched the height of the waves \
+            from the quay while the wind came from the sea.";
+        let (source, _) = padded(&OTHER_SOURCE[..2], copied, &OTHER_SOURCE[2..]);
+        let (suspicious, _) = padded(&OTHER[..2], &format!("{before} {reworded} {after}"), &OTHER[2..]);
+        // The reworded sentence seeds; the two beside it are alike enough to
+        // grow its ends, and the passage would be 2.6 times its source side.
+        let found = align_with(&suspicious, &source, AlignParams::default().for_listed_pairs());
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]
