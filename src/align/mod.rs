@@ -161,7 +161,8 @@ impl<'a> Aligner<'a> {
     /// copy lose the ends that run on past it over unrelated sentences, and
     /// long runs no passage covers are added ([`verbatim`]). With the
     /// collection's stock phrases, formulaic passages are dropped, held back
-    /// ones too ([`stock`]).
+    /// ones too ([`stock`]), and so are passages more than twice as long as
+    /// their source side ([`filter::MAX_EXPANSION_RATIO`]).
     pub fn align(
         &mut self,
         thresholds: &AlignParams,
