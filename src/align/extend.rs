@@ -121,6 +121,34 @@ impl<'a> Pair<'a> {
     /// Tf-idf cosine of the fragment's two sides (summed term counts of its
     /// sentences), in time proportional to the fragment's terms.
     pub fn cosine(&self, fragment: &Fragment) -> f32 {
+        let (mut dot, mut norm_a, mut norm_b) = (0.0f32, 0.0f32, 0.0f32);
+        self.for_each_weighted_term(fragment, |x, y| {
+            dot += x * y;
+            norm_a += x * x;
+            norm_b += y * y;
+        });
+        let denominator = (norm_a * norm_b).sqrt();
+        if denominator > 0.0 { dot / denominator } else { 0.0 }
+    }
+
+    /// How much of the fragment's suspicious side its source side holds: the
+    /// share of the suspicious side's squared tf-idf weight that lies in terms
+    /// of the source side, each counted up to as often as the source side has
+    /// it (1 when the source side holds every term as often; source text the
+    /// suspicious side lacks costs nothing, unlike in [`Pair::cosine`]).
+    pub fn coverage(&self, fragment: &Fragment) -> f32 {
+        let (mut held, mut norm) = (0.0f32, 0.0f32);
+        self.for_each_weighted_term(fragment, |x, y| {
+            held += x * x.min(y);
+            norm += x * x;
+        });
+        if norm > 0.0 { held / norm } else { 0.0 }
+    }
+
+    /// Calls `visit` with the tf-idf weights (summed term counts times idf) of
+    /// each term of the fragment on its suspicious and its source side, one of
+    /// them 0 where only one side has the term.
+    fn for_each_weighted_term(&self, fragment: &Fragment, mut visit: impl FnMut(f32, f32)) {
         let mut counts = self.counts.borrow_mut();
         let (a, b, touched) = &mut *counts;
         let mut add = |s: &Sentences, ids: &[u32], (first, last): (u32, u32), side: &mut Vec<f32>, other: &[f32]| {
@@ -134,19 +162,13 @@ impl<'a> Pair<'a> {
         };
         add(self.suspicious, self.idf.suspicious_ids(), fragment.suspicious, a, b);
         add(self.source, self.idf.source_ids(), fragment.source, b, a);
-        let (mut dot, mut norm_a, mut norm_b) = (0.0f32, 0.0f32, 0.0f32);
         for &id in touched.iter() {
             let idf = self.idf.by_id(id);
-            let (x, y) = (a[id as usize] * idf, b[id as usize] * idf);
-            dot += x * y;
-            norm_a += x * x;
-            norm_b += y * y;
+            visit(a[id as usize] * idf, b[id as usize] * idf);
             a[id as usize] = 0.0;
             b[id as usize] = 0.0;
         }
         touched.clear();
-        let denominator = (norm_a * norm_b).sqrt();
-        if denominator > 0.0 { dot / denominator } else { 0.0 }
     }
 
     /// Share of the word pairs of the fragment's shorter side (two content words
@@ -720,6 +742,23 @@ pub(crate) mod tests {
     /// Content share of two texts aligned whole.
     fn content_share_of(suspicious: &str, source: &str) -> f32 {
         measure_whole(suspicious, source, |pair, whole| pair.content_share(whole))
+    }
+
+    #[test]
+    fn coverage_counts_what_the_source_side_holds_of_the_suspicious_words_and_not_its_surplus() {
+        let copied = "Package maintainers may also fix serious bugs there between two point releases.";
+        let surplus = "Apples ripen late in the valleys of the north. The ferry to the island leaves twice a day.";
+        let with_surplus = format!("{copied} {surplus}");
+        let coverage = |suspicious: &str, source: &str| measure_whole(suspicious, source, |p, f| p.coverage(f));
+        let cosine = |suspicious: &str, source: &str| measure_whole(suspicious, source, |p, f| p.cosine(f));
+        // (idf counts sentences of both sides, so each pair has sentences the other lacks)
+        assert!((coverage(copied, &with_surplus) - 1.0).abs() < 1e-6, "source text beyond the copy costs nothing");
+        assert!(cosine(copied, &with_surplus) < 0.9, "while it lowers the cosine");
+        let half = coverage(copied, &format!("Package maintainers may also fix serious bugs. {surplus}"));
+        assert!(0.2 < half && half < 0.8, "{half}");
+        let twice = coverage(&format!("{copied} {copied}"), &with_surplus);
+        assert!((twice - 0.5).abs() < 1e-6, "a word counts as often as the source has it: {twice}");
+        assert_eq!(coverage(copied, surplus), 0.0);
     }
 
     #[test]

@@ -62,8 +62,9 @@ pub struct Passage {
     /// passages first, so that a neighbour whose last sentence runs into a
     /// copy cannot cut the copy's start.
     pub exact: bool,
-    /// How alike its two sides are: the alignment's tf-idf cosine in
-    /// thousandths, or [`Passage::UNMEASURED`] for the paper's method, whose
+    /// How alike its two sides are, in thousandths: how much of the suspicious
+    /// side the source side holds times their tf-idf cosine
+    /// ([`crate::align::Aligner::likeness`]), or [`Passage::UNMEASURED`] for the paper's method, whose
     /// passages are all equally made of shared chunks.
     /// Between sources, [`OverlapPolicy::Trim`] weighs a passage's length by it.
     pub likeness: u16,
