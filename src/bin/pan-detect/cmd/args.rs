@@ -35,7 +35,7 @@ impl From<PresetArg> for Preset {
 pub enum Overlap {
     /// Keep only the largest of overlapping passages (PAN).
     Largest,
-    /// Keep the largest (passages bounded by verbatim runs first; between sources, the most alike characters first: length times the cosine of the sides) and cut the overlapped parts out of the others; in full search two sources that both hold a stretch (the same passage, as alike) both keep it.
+    /// Keep the largest (passages bounded by verbatim runs first; between sources, the most alike characters first: length times the cosine of the sides times the share of the suspicious side's words the source side holds) and cut the overlapped parts out of the others; in full search two sources that both hold a stretch (the same passage, as alike within 5 %) both keep it.
     Trim,
     /// Keep every passage (archive).
     KeepAll,
