@@ -131,18 +131,24 @@ impl<'a> Pair<'a> {
         if denominator > 0.0 { dot / denominator } else { 0.0 }
     }
 
-    /// How much of the fragment's suspicious side its source side holds: the
-    /// share of the suspicious side's squared tf-idf weight that lies in terms
-    /// of the source side, each counted up to as often as the source side has
-    /// it (1 when the source side holds every term as often; source text the
-    /// suspicious side lacks costs nothing, unlike in [`Pair::cosine`]).
-    pub fn coverage(&self, fragment: &Fragment) -> f32 {
-        let (mut held, mut norm) = (0.0f32, 0.0f32);
+    /// How much of the fragment's suspicious side its source side holds, and
+    /// the tf-idf cosine of its two sides ([`Pair::cosine`]), in one pass. The
+    /// first is the share of the suspicious side's squared tf-idf weight that
+    /// lies in terms of the source side, each counted up to as often as the
+    /// source side has it: 1 when the source side holds every term as often,
+    /// and source text the suspicious side lacks costs nothing, unlike in the
+    /// cosine.
+    pub fn coverage_and_cosine(&self, fragment: &Fragment) -> (f32, f32) {
+        let (mut held, mut dot, mut norm_a, mut norm_b) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
         self.for_each_weighted_term(fragment, |x, y| {
             held += x * x.min(y);
-            norm += x * x;
+            dot += x * y;
+            norm_a += x * x;
+            norm_b += y * y;
         });
-        if norm > 0.0 { held / norm } else { 0.0 }
+        let coverage = if norm_a > 0.0 { held / norm_a } else { 0.0 };
+        let denominator = (norm_a * norm_b).sqrt();
+        (coverage, if denominator > 0.0 { dot / denominator } else { 0.0 })
     }
 
     /// Calls `visit` with the tf-idf weights (summed term counts times idf) of
@@ -749,8 +755,11 @@ pub(crate) mod tests {
         let copied = "Package maintainers may also fix serious bugs there between two point releases.";
         let surplus = "Apples ripen late in the valleys of the north. The ferry to the island leaves twice a day.";
         let with_surplus = format!("{copied} {surplus}");
-        let coverage = |suspicious: &str, source: &str| measure_whole(suspicious, source, |p, f| p.coverage(f));
+        let coverage =
+            |suspicious: &str, source: &str| measure_whole(suspicious, source, |p, f| p.coverage_and_cosine(f).0);
         let cosine = |suspicious: &str, source: &str| measure_whole(suspicious, source, |p, f| p.cosine(f));
+        let both_cosines = measure_whole(copied, &with_surplus, |p, f| p.coverage_and_cosine(f).1 - p.cosine(f));
+        assert_eq!(both_cosines, 0.0, "the one pass gives the cosine as `cosine` does");
         // (idf counts sentences of both sides, so each pair has sentences the other lacks)
         assert!((coverage(copied, &with_surplus) - 1.0).abs() < 1e-6, "source text beyond the copy costs nothing");
         assert!(cosine(copied, &with_surplus) < 0.9, "while it lowers the cosine");

@@ -233,7 +233,7 @@ impl<'a> Aligner<'a> {
     /// policy weighs passages of different sources over one stretch
     /// ([`crate::matching::overlap::Passage::likeness`]): of the sentences its
     /// ranges reach into, how much of the suspicious side the source side
-    /// holds ([`Pair::coverage`]) times their tf-idf cosine (both with that
+    /// holds ([`Pair::coverage_and_cosine`]) times their tf-idf cosine (both with that
     /// pair's idf).
     ///
     /// The cosine alone is lowered by every source sentence the passage ran on
@@ -254,10 +254,9 @@ impl<'a> Aligner<'a> {
         else {
             return 0;
         };
-        let pair = Pair::new(suspicious, source, &self.idf);
-        let stretch = Fragment::unseeded(this, that);
-        let likeness = pair.coverage(&stretch) * pair.cosine(&stretch);
-        (likeness.clamp(0.0, 1.0) * 1000.0).round() as u16
+        let (coverage, cosine) =
+            Pair::new(suspicious, source, &self.idf).coverage_and_cosine(&Fragment::unseeded(this, that));
+        ((coverage * cosine).clamp(0.0, 1.0) * 1000.0).round() as u16
     }
 
     /// The passages of the last [`align`](Self::align) that are passages only

@@ -42,9 +42,9 @@ pub enum Twins {
 /// Twins' likeness may fall short of each other's by this share: each pair is
 /// measured with the idf of its own two documents, so one text in a page and
 /// in a longer page that holds it measures a little apart. Measured on
-/// 2026-11-30 against equal likeness: pan13-ta-train's full search 0.9175 -> 0.9185
-/// (no obfuscation 0.9894 -> 0.9898, random 0.9013 -> 0.9022, translation
-/// 0.8728 -> 0.8750, summary 0.8216 -> 0.8221; pairs given are
+/// 2026-11-30 against equal likeness: pan13-ta-train's full search 0.9175 ->
+/// 0.9185 (no obfuscation 0.9894 -> 0.9898, random 0.9013 -> 0.9022,
+/// translation 0.8728 -> 0.8750, summary 0.8216 -> 0.8221; pairs given are
 /// not affected); within 3 %, 0.9184; within 10 %, 0.9184 (precision 0.9728
 /// -> 0.9725); dev-en, Clough's answers, the King James Bible corpus (seeds
 /// 2026-2028), the six language corpora and the independent corpora
@@ -76,10 +76,11 @@ pub struct Passage {
     /// passages first, so that a neighbour whose last sentence runs into a
     /// copy cannot cut the copy's start.
     pub exact: bool,
-    /// How alike its two sides are, in thousandths: how much of the suspicious
-    /// side the source side holds times their tf-idf cosine
-    /// ([`crate::align::Aligner::likeness`]), or [`Passage::UNMEASURED`] for the paper's method, whose
-    /// passages are all equally made of shared chunks.
+    /// How alike its two sides are, in thousandths: how much of the
+    /// suspicious side the source side holds times their tf-idf cosine
+    /// ([`crate::align::Aligner::likeness`]), or [`Passage::UNMEASURED`] for
+    /// the paper's method, whose passages are all equally made of shared
+    /// chunks.
     /// Between sources, [`OverlapPolicy::Trim`] weighs a passage's length by it.
     pub likeness: u16,
 }
