@@ -11,112 +11,41 @@ of the Bible's verse-to-verse cross-references (quotations, parallels, themes).
 
 A detection that overlaps no case of its own source (which PAN's precision counts
 as wholly false) is *repeated text* when its two
-sides share a run of 8 words (letters only, case folded), and a *listed parallel*
-when at least half of its suspicious side's stretches (runs of 6 words that occur in
-the Bible, each located to the verses where it occurs) lie in a verse that the list
-cross-references to a verse of the source side, or in a verse of the source side
-itself. Prints one line of counts and writes DETECTIONS without those detections to
+sides share a run of 8 words (letters only, case folded) that is none of the
+Bible's formulas, and a *listed parallel* when at least half of its suspicious side's
+stretches (runs of 6 words that occur in the Bible and are no formula, each located
+to the verses where it occurs) lie in a verse that the list cross-references to a
+verse of the source side, or in a verse of the source side itself. A run found in
+more than three chapters of the Bible is a formula ("years old when he began to
+reign, and he reigned"): a detection that shares only formulas repeats the
+scaffolding the corpus tests, not the same text, and stays counted as false. Prints one line of counts and writes DETECTIONS without those detections to
 OUT, for `pan-detect eval` to score precision with the Bible's own repeats set aside.
 """
 
 import collections
-import json
 import os
-import re
 import sys
 import xml.etree.ElementTree as ET
 
-RUN_WORDS = 8
-STRETCH_WORDS = 6
+from kjv import FORMULA_CHAPTERS, RUN_WORDS, STRETCH_WORDS, particular, read_crossrefs, read_verses, run_index, words
+
 LISTED_SHARE = 0.5
 
 
-def words(text):
-    return re.findall(r"[^\W\d_]+", text.lower())
-
-
-def read_verses(path):
-    """The verses in order, each (book number, chapter, verse, text)."""
-    verses, books, chapter = [], [], None
-    title = re.compile(r"((?:\d )?[A-Z][A-Za-z ]+) (\d+)")
-    for line in open(path, encoding="utf-8"):
-        line = line.strip()
-        match = title.fullmatch(line)
-        if match:
-            if match[1] not in books:
-                books.append(match[1])
-            chapter = (len(books) - 1, int(match[2]))
-        elif line:
-            numbered = re.match(r"(\d+) (.*)", line)
-            if numbered:
-                verses.append([chapter[0], chapter[1], int(numbered[1]), numbered[2]])
-            elif verses:
-                verses[-1][3] += " " + line  # a verse wrapped over lines
-    return verses
-
-
-def stretch_index(verses):
-    """Every run of STRETCH_WORDS words of the Bible -> the verses it starts in."""
-    flat, owner = [], []
-    for verse in verses:
-        for word in words(verse[3]):
-            flat.append(word)
-            owner.append(tuple(verse[:3]))
-    index = collections.defaultdict(set)
-    for i in range(len(flat) - STRETCH_WORDS + 1):
-        index[tuple(flat[i : i + STRETCH_WORDS])].add(owner[i])
-    return index
-
-
-def read_crossrefs(path, book_count):
-    """Verse -> verses the list links it with, in both directions. The package's
-    JavaScript holds one object: book code -> [header, [chapter, refs of verse 1,
-    refs of verse 2, ...], ...], refs written "exo 20:11" or "exo 20:11-13"."""
-    script = open(path, encoding="utf-8").read()
-    start = script.index("{", script.index("const s = "))
-    depth, in_string = 0, False
-    for end, c in enumerate(script[start:], start):
-        if in_string:
-            in_string = c != '"'
-        elif c == '"':
-            in_string = True
-        elif c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-            if depth == 0:
-                break
-    table = json.loads(re.sub(r'([{,]\s*)([0-9a-z]+)\s*:', r'\1"\2":', script[start : end + 1]))
-    codes = list(table)
-    if len(codes) != book_count:
-        sys.exit(f"formulaic-parallels.py: {path}: {len(codes)} books, the text has {book_count}")
-    links = collections.defaultdict(set)
-    reference = re.compile(r"(\w+) (\d+):(\d+)(?:-(\d+))?")
-    for book, code in enumerate(codes):
-        for chapter in table[code][1:]:
-            number = int(chapter[0][0])
-            for verse, refs in enumerate(chapter[1:], 1):
-                for ref in refs:
-                    match = reference.fullmatch(ref)
-                    if not match or match[1] not in table:
-                        continue
-                    target_book, target_chapter = codes.index(match[1]), int(match[2])
-                    for target_verse in range(int(match[3]), int(match[4] or match[3]) + 1):
-                        links[(book, number, verse)].add((target_book, target_chapter, target_verse))
-                        links[(target_book, target_chapter, target_verse)].add((book, number, verse))
-    return links
-
-
-def shares_run(a, b):
+def shares_run(a, b, runs_index):
+    """Whether `a` and `b` share a run of RUN_WORDS words that is no formula
+    (a run the Bible lacks, such as one across two chapters, counts)."""
     wa, wb = words(a), words(b)
     runs = {tuple(wb[i : i + RUN_WORDS]) for i in range(len(wb) - RUN_WORDS + 1)}
-    return any(tuple(wa[i : i + RUN_WORDS]) in runs for i in range(len(wa) - RUN_WORDS + 1))
+    shared = (run for run in (tuple(wa[i : i + RUN_WORDS]) for i in range(len(wa) - RUN_WORDS + 1)) if run in runs)
+    return any(particular(runs_index.get(run, ())) for run in shared)
 
 
 def located_stretches(text, index):
+    """The verses of each stretch of `text` that the Bible holds and that is no formula."""
     w = words(text)
     stretches = (index.get(tuple(w[i : i + STRETCH_WORDS])) for i in range(len(w) - STRETCH_WORDS + 1))
-    return [verses for verses in stretches if verses]
+    return [verses for verses in stretches if verses and particular(verses)]
 
 
 def listed(suspicious, source, index, links):
@@ -131,7 +60,8 @@ def listed(suspicious, source, index, links):
 def main():
     kjv, crossrefs, corpus, detections, out = sys.argv[1:6]
     verses = read_verses(kjv)
-    index = stretch_index(verses)
+    index = run_index(verses, STRETCH_WORDS)
+    runs_index = run_index(verses, RUN_WORDS)
     links = read_crossrefs(crossrefs, len({v[0] for v in verses}))
     suspicious_dir = os.path.join(corpus, "suspicious-documents")
     source_dir = os.path.join(corpus, "source-documents")
@@ -160,7 +90,7 @@ def main():
                 sources[reference] = open(os.path.join(source_dir, reference), encoding="utf-8").read()
             source = sources[reference][source_start : source_start + source_length]
             suspicious = text[start : start + length]
-            if shares_run(suspicious, source):
+            if shares_run(suspicious, source, runs_index):
                 kind = "run"
             elif listed(suspicious, source, index, links):
                 kind = "listed"
@@ -171,7 +101,8 @@ def main():
                 tree.getroot().remove(feature)
         tree.write(os.path.join(out, name), encoding="utf-8", xml_declaration=True)
     print(
-        f"{sum(counts.values())} overlap no case of their source: {counts['run']} share a run of {RUN_WORDS} words with their source side, "
+        f"{sum(counts.values())} overlap no case of their source: {counts['run']} share a run of {RUN_WORDS} words with their source side "
+        f"found in at most {FORMULA_CHAPTERS} chapters, "
         f"{counts['listed']} more are cross-referenced parallels, {counts['left']} neither"
     )
 

