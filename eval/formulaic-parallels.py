@@ -18,8 +18,9 @@ to the verses where it occurs) lie in a verse that the list cross-references to 
 verse of the source side, or in a verse of the source side itself. A run found in
 more than three chapters of the Bible is a formula ("years old when he began to
 reign, and he reigned"): a detection that shares only formulas repeats the
-scaffolding the corpus tests, not the same text, and stays counted as false. Prints one line of counts and writes DETECTIONS without those detections to
-OUT, for `pan-detect eval` to score precision with the Bible's own repeats set aside.
+scaffolding the corpus tests, not the same text, and stays counted as false.
+Prints one line of counts and writes DETECTIONS without those detections to OUT,
+for `pan-detect eval` to score precision with the Bible's own repeats set aside.
 """
 
 import collections
@@ -37,8 +38,8 @@ def shares_run(a, b, runs_index):
     (a run the Bible lacks, such as one across two chapters, counts)."""
     wa, wb = words(a), words(b)
     runs = {tuple(wb[i : i + RUN_WORDS]) for i in range(len(wb) - RUN_WORDS + 1)}
-    shared = (run for run in (tuple(wa[i : i + RUN_WORDS]) for i in range(len(wa) - RUN_WORDS + 1)) if run in runs)
-    return any(particular(runs_index.get(run, ())) for run in shared)
+    ours = (tuple(wa[i : i + RUN_WORDS]) for i in range(len(wa) - RUN_WORDS + 1))
+    return any(run in runs and particular(runs_index.get(run, ())) for run in ours)
 
 
 def located_stretches(text, index):

@@ -18,22 +18,12 @@ chapter may still be cut between two documents.
 """
 
 import collections
-import os
 import sys
 
-from documents import group
-from kjv import RUN_WORDS, particular, read_crossrefs, read_verses, run_index
+from kjv import RUN_WORDS, chapters_of, particular, read_crossrefs, read_verses, run_index, write_texts
 
 LINKED_SHARE = 0.5
 LEAST_LINKED_VERSES = 3
-
-
-def chapters_of(verses):
-    """Chapter (book, chapter) -> its verses' texts, in the Bible's order."""
-    chapters = collections.OrderedDict()
-    for book, chapter, _, text in verses:
-        chapters.setdefault((book, chapter), []).append(text)
-    return chapters
 
 
 def listed_parallels(chapters, links):
@@ -86,14 +76,10 @@ def main():
     listed, runs = listed_parallels(chapters, links), run_parallels(verses)
     dropped = left_out(listed | runs)
     kept = [" ".join(texts) for chapter, texts in chapters.items() if chapter not in dropped]
-    documents = group(kept, target=12000, min_last=4000)
-    os.makedirs(out, exist_ok=True)
-    for number, document in enumerate(documents, 1):
-        with open(os.path.join(out, "kjv-%03d.txt" % number), "w", encoding="utf-8") as f:
-            f.write("\n\n".join(document) + "\n")
+    documents = write_texts(kept, out)
     print(
         f"   {len(chapters)} chapters, {len(listed | runs)} parallel pairs ({len(listed)} listed, {len(runs)} sharing a run), "
-        f"{len(dropped)} left out; {len(kept)} chapters, {len(documents)} documents, {sum(map(len, kept))} characters"
+        f"{len(dropped)} left out; {len(kept)} chapters, {documents} documents, {sum(map(len, kept))} characters"
     )
 
 

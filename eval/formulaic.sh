@@ -84,7 +84,7 @@ for package in bible-kjv bible-kjv-text; do
 done
 texts=$FORMULAIC_DIR/texts
 kjv=$FORMULAIC_DIR/kjv.txt
-stamp=$(cat "$0" "$debs"/*.deb | sha256sum | cut -d' ' -f1)
+stamp=$(cat "$0" "$root/eval/kjv.py" "$root/eval/documents.py" "$debs"/*.deb | sha256sum | cut -d' ' -f1)
 if [[ $(cat "$texts/STAMP" 2>/dev/null) != "$stamp" || ! -f $kjv ]]; then
     extract=$FORMULAIC_DIR/extract
     rm -rf -- "$extract" "$texts" "$texts.partial"
@@ -95,29 +95,15 @@ if [[ $(cat "$texts/STAMP" 2>/dev/null) != "$stamp" || ! -f $kjv ]]; then
     "$extract/usr/bin/bible" -p "$extract/usr/lib" 'Gen1:1-Rev22:21' >"$extract/kjv.txt"
 
     # --- 2. chapters -> documents -------------------------------------------------------
-    PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)" python3 - "$extract/kjv.txt" "$texts.partial" <<'PY'
-import os, re, sys
+    PYTHONPATH="$root/eval" python3 - "$extract/kjv.txt" "$texts.partial" <<'PY'
+import sys
 
-from documents import group
+from kjv import chapters_of, read_verses, write_texts
 
 source, out = sys.argv[1], sys.argv[2]
-chapters, verses = [], []
-for line in open(source, encoding="utf-8"):
-    line = line.strip()
-    if re.fullmatch(r"(\d )?[A-Z][A-Za-z ]+ \d+", line):  # a chapter title: "Genesis 1", "1 Kings 3"
-        if verses:
-            chapters.append(" ".join(verses))
-        verses = []
-    elif line:
-        verses.append(re.sub(r"^\d+ ", "", line))
-if verses:
-    chapters.append(" ".join(verses))
-
-documents = group(chapters, target=12000, min_last=4000)
-for number, document in enumerate(documents, 1):
-    with open(os.path.join(out, "kjv-%03d.txt" % number), "w", encoding="utf-8") as f:
-        f.write("\n\n".join(document) + "\n")
-print(f"   {len(chapters)} chapters, {len(documents)} documents, {sum(map(len, chapters))} characters")
+chapters = [" ".join(texts) for texts in chapters_of(read_verses(source)).values()]
+documents = write_texts(chapters, out)
+print(f"   {len(chapters)} chapters, {documents} documents, {sum(map(len, chapters))} characters")
 PY
     echo "$stamp" >"$texts.partial/STAMP"
     mv -- "$extract/kjv.txt" "$kjv"

@@ -1,12 +1,16 @@
 """The King James Bible as eval/formulaic.sh reads it, for the scripts that
 measure its repeats without pan-detect (eval/formulaic-parallels.py,
-eval/formulaic-unparalleled.py; imported through PYTHONPATH=eval): its verses,
-runs of words located to verses, and a published list of its cross-references."""
+eval/formulaic-unparalleled.py; imported through PYTHONPATH=eval): its verses and
+chapters, runs of words located to verses, a published list of its
+cross-references, and the texts the corpus is built from."""
 
 import collections
 import json
+import os
 import re
 import sys
+
+from documents import group
 
 RUN_WORDS = 8
 STRETCH_WORDS = 6
@@ -96,3 +100,24 @@ def read_crossrefs(path, book_count):
                         links[(book, number, verse)].add((target_book, target_chapter, target_verse))
                         links[(target_book, target_chapter, target_verse)].add((book, number, verse))
     return links
+
+
+def chapters_of(verses):
+    """Chapter (book, chapter) -> its verses' texts, in the Bible's order."""
+    chapters = collections.OrderedDict()
+    for book, chapter, _, text in verses:
+        chapters.setdefault((book, chapter), []).append(text)
+    return chapters
+
+
+def write_texts(chapters, out):
+    """Writes `chapters` (each one text, verses joined by spaces) to `out` as
+    the corpus builder's texts, kjv-001.txt, ...: consecutive chapters joined
+    into documents of about 12,000 characters, one paragraph per chapter.
+    Returns how many were written."""
+    documents = group(chapters, target=12000, min_last=4000)
+    os.makedirs(out, exist_ok=True)
+    for number, document in enumerate(documents, 1):
+        with open(os.path.join(out, "kjv-%03d.txt" % number), "w", encoding="utf-8") as f:
+            f.write("\n\n".join(document) + "\n")
+    return len(documents)
