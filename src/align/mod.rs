@@ -49,7 +49,7 @@ use sentences::{Sentences, Terms, sentences_of};
 use stock::StockPhrases;
 use summary::{
     SummaryCriteria, condense_their_sources, is_copy_of_stretch, replace_pieces, retold_whole, summaries,
-    summaries_from_pieces, summary_grows_pieces, summary_source,
+    summaries_from_pieces, summary_adds_particulars, summary_grows_pieces, summary_source,
 };
 use verbatim::{
     Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, is_mostly_verbatim, verbatim_chains, verbatim_core,
@@ -307,7 +307,10 @@ impl<'a> Aligner<'a> {
             // each pass for a summary of it are a shared topic instead. A
             // short text with none may retell the source whole.
             match summaries(&pair, &mut self.seeds, SummaryCriteria::LOW_SEEDS.under(params))[..] {
-                [(this, source)] if condensing || summary_grows_pieces(&pair, &self.seeds, this, out) => {
+                [(this, source)]
+                    if (condensing && summary_adds_particulars(&pair, this, out))
+                        || summary_grows_pieces(&pair, &self.seeds, this, out) =>
+                {
                     replace_pieces(AlignedPassage { suspicious: this, source, exact: false }, out)
                 }
                 [] if out.is_empty() => out.extend(retold_whole(&pair, &self.seeds)),
