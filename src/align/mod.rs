@@ -17,7 +17,8 @@
 //!    verbatim run each end grown by one alike sentence ([`grow_ends`]);
 //! 4. [`filter`]: short and thinly seeded passages dropped;
 //! 5. [`stock`]: passages whose sides share mostly the collection's stock
-//!    phrases (its formulas) dropped.
+//!    phrases (its formulas) dropped, and [`names`]: passages whose sides
+//!    each name other particulars than the other's dropped.
 //!
 //! A passage runs from its first sentence's first character to its last
 //! sentence's last, on each side.
@@ -26,6 +27,7 @@ pub mod extend;
 pub mod filter;
 pub mod params;
 pub mod seed;
+pub mod names;
 pub mod sentences;
 pub mod stock;
 pub mod summary;
@@ -44,6 +46,7 @@ use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 use crate::analysis::synonyms::Synonyms;
 use extend::{ExtendParams, Fragment, Pair, extend, grow_ends};
 use filter::{Candidate, FilterParams, Likeness, Verdict, expands_its_source, judge};
+use names::names_differ;
 use seed::{Idf, Seed, SeedScratch, seeds};
 use sentences::{Sentences, Terms, sentences_of};
 use stock::StockPhrases;
@@ -161,8 +164,9 @@ impl<'a> Aligner<'a> {
     /// copy lose the ends that run on past it over unrelated sentences, and
     /// long runs no passage covers are added ([`verbatim`]). With the
     /// collection's stock phrases, formulaic passages are dropped, held back
-    /// ones too ([`stock`]), and so are passages more than twice as long as
-    /// their source side ([`filter::MAX_EXPANSION_RATIO`]).
+    /// ones too ([`stock`]); so are passages that are not verbatim and whose
+    /// sides each name other particulars ([`names`]), and passages more than
+    /// twice as long as their source side ([`filter::MAX_EXPANSION_RATIO`]).
     pub fn align(
         &mut self,
         thresholds: &AlignParams,
@@ -210,6 +214,9 @@ impl<'a> Aligner<'a> {
             passages.retain(|p| !stock.is_formulaic(suspicious, source, p));
             self.held.retain(|p| !stock.is_formulaic(suspicious, source, p));
         }
+        let idf = &self.idf;
+        passages.retain(|p| p.exact || !names_differ(suspicious, source, idf, p));
+        self.held.retain(|p| p.exact || !names_differ(suspicious, source, idf, p));
         let expands = |p: &AlignedPassage| !p.exact && expands_its_source(p.suspicious, p.source);
         passages.retain(|p| !expands(p));
         self.held.retain(|p| !expands(p));

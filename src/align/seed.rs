@@ -94,6 +94,11 @@ impl Idf {
         self.rare[id as usize]
     }
 
+    /// True when `term` is a term of the pair and rare ([`is_rare`](Self::is_rare)).
+    pub fn is_rare_term(&self, term: u64) -> bool {
+        self.ids.get(&term).is_some_and(|&id| self.rare[id as usize])
+    }
+
     /// The dense numbers of the suspicious document's terms, one per entry
     /// of its [`Sentences::terms`].
     pub fn suspicious_ids(&self) -> &[u32] {

@@ -91,11 +91,52 @@ pub struct Sentences {
     pub sequence: Vec<u64>,
     /// The characters of each word of `sequence`.
     pub word_ranges: Vec<CharRange>,
+    /// How each word of `sequence` is written ([`WordCase`]).
+    pub cases: Vec<WordCase>,
     /// The terms of the sentence being closed, sorted (a buffer kept).
     sorted: Vec<u64>,
 }
 
+/// How a word is written, by its first letter: what tells names
+/// ([`crate::align::names`]) from other words in scripts with capitals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WordCase {
+    /// In small letters.
+    Small,
+    /// With a capital letter, first in its sentence or on its line.
+    CapitalFirst,
+    /// With a capital letter inside its sentence, as names are.
+    CapitalInside,
+    /// In a script without capitals, or starting with a digit.
+    Uncased,
+}
+
+impl WordCase {
+    /// The case of a word whose first character is `first`, `inside` its
+    /// sentence or first in it.
+    fn of(first: Option<char>, inside: bool) -> Self {
+        match first {
+            Some(c) if c.is_lowercase() => WordCase::Small,
+            Some(c) if c.is_uppercase() => {
+                if inside {
+                    WordCase::CapitalInside
+                } else {
+                    WordCase::CapitalFirst
+                }
+            }
+            _ => WordCase::Uncased,
+        }
+    }
+}
+
 impl Sentences {
+    /// The words (indices into [`sequence`](Self::sequence)) that lie in `range`.
+    pub fn words_in(&self, range: CharRange) -> std::ops::Range<usize> {
+        let first = self.word_ranges.partition_point(|word| word.start < range.start);
+        let last = first + self.word_ranges[first..].partition_point(|word| word.end <= range.end);
+        first..last
+    }
+
     /// The distinct terms of sentence `i`.
     pub fn terms_of(&self, i: usize) -> &[TermCount] {
         &self.terms[self.sentences[i].terms.clone()]
@@ -117,6 +158,7 @@ impl Sentences {
         self.terms.clear();
         self.sequence.clear();
         self.word_ranges.clear();
+        self.cases.clear();
     }
 
     /// Replaces `out` with the sentences of `self` that overlap `window`,
@@ -131,6 +173,7 @@ impl Sentences {
         out.terms.extend_from_slice(&self.terms[terms.clone()]);
         out.sequence.extend_from_slice(&self.sequence[words.clone()]);
         out.word_ranges.extend_from_slice(&self.word_ranges[words.clone()]);
+        out.cases.extend_from_slice(&self.cases[words.clone()]);
         out.sentences.extend(kept.iter().map(|s| Sentence {
             range: s.range,
             terms: s.terms.start - terms.start..s.terms.end - terms.start,
@@ -446,6 +489,7 @@ pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_word
         glued.after_word(range.len(), cursor.skip(range.start, range.end));
         pos = range.end;
         let long = out.terms.len() - open_terms >= MAX_SENTENCE_TERMS;
+        let inside_sentence = open.is_some() && gap.sentence_end.is_none();
         if let Some(start) = open {
             let (end, next_start) = match (gap.sentence_end, gap.sentence_start) {
                 (Some(end), Some(next)) if !wrapped => (Some(end), next),
@@ -470,6 +514,7 @@ pub fn sentences_of(text: &str, tokens: &Tokens, terms: &mut Terms<'_>, min_word
             out.terms.push(TermCount { term, count: 1 });
             out.sequence.push(term);
             out.word_ranges.push(range);
+            out.cases.push(WordCase::of(first, inside_sentence));
         }
         last_word_end = range.end;
     }
@@ -540,6 +585,29 @@ mod tests {
                 from = to.min(text.len() as u32);
             }
         }
+    }
+
+    #[test]
+    fn words_are_told_by_case_and_by_where_in_their_sentence_they_stand() {
+        let text = "Then Josiah went up to Bethel.\nAltars stood there of stones.";
+        let (_, out) = split(text, 1);
+        let case_of = |word: &str| {
+            let at = out.word_ranges.iter().position(|&r| char_slice(text, r) == Some(word));
+            out.cases[at.unwrap_or_else(|| panic!("{word} is no term"))]
+        };
+        assert_eq!(out.cases.len(), out.sequence.len());
+        assert_eq!(case_of("Josiah"), WordCase::CapitalInside);
+        assert_eq!(case_of("Bethel"), WordCase::CapitalInside);
+        assert_eq!(case_of("went"), WordCase::Small);
+        assert_eq!(case_of("Altars"), WordCase::CapitalFirst, "first on its line, after a stop");
+        assert_eq!(WordCase::of(Some('3'), true), WordCase::Uncased);
+        assert_eq!(WordCase::of(Some('م'), true), WordCase::Uncased, "Arabic has no capitals");
+        assert_eq!(WordCase::of(Some('Ж'), true), WordCase::CapitalInside);
+        // A window copied out of the sentences keeps its words' cases.
+        let mut window = Sentences::default();
+        out.copy_window(CharRange::new(31, 40), &mut window);
+        assert_eq!(window.cases.len(), window.sequence.len());
+        assert_eq!(window.cases[0], WordCase::CapitalFirst);
     }
 
     fn split(text: &str, min_words: usize) -> (Vec<String>, Sentences) {

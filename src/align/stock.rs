@@ -157,10 +157,7 @@ fn in_documents(documents: impl Iterator<Item = Vec<u64>>, least: usize) -> Vec<
 
 /// The words of `sentences` that lie in `range`.
 fn words_in(sentences: &Sentences, range: CharRange) -> &[u64] {
-    let ranges = &sentences.word_ranges;
-    let first = ranges.partition_point(|word| word.start < range.start);
-    let last = first + ranges[first..].partition_point(|word| word.end <= range.end);
-    &sentences.sequence[first..last]
+    &sentences.sequence[sentences.words_in(range)]
 }
 
 #[cfg(test)]
