@@ -7,7 +7,7 @@
 //! around Jehoshaphat, Azubah and Shilhi. A copy, however reworded, keeps its
 //! names.
 //!
-//! A *name* is a term that is rare in the pair ([`Idf::is_rare`]), written
+//! A *name* is a term that is rare in the pair ([`Idf::is_rare_term`]), written
 //! with a capital inside a sentence ([`WordCase::CapitalInside`]) and nowhere
 //! in the pair in small letters. Scripts without capitals have no names, and
 //! their passages never fail this test.
