@@ -46,7 +46,10 @@ const MAX_CONTROL_PERCENT: usize = 3;
 const MAX_UNDECODED_PERCENT: usize = 10;
 
 /// Probes shorter than this are not judged binary by those shares, which a few
-/// bytes cannot tell: they are read as text.
+/// bytes cannot tell: they are read as text. Near this length the shares are
+/// still uncertain: about one random file in 190 of 64 bytes, one in 3600 of
+/// 128 and one in a million of 256 has too few control and undefined bytes and
+/// is read as windows-1252 text (binomial odds, matched by sampling).
 const MIN_JUDGED_BYTES: usize = 64;
 
 /// Byte order of UTF-16 text.
@@ -636,11 +639,14 @@ mod tests {
         assert_binary(weyl, "Weyl sequence");
     }
 
+    /// Unseeded, so only at lengths where a random file passes for text less
+    /// than once in a million ([`MIN_JUDGED_BYTES`]); shorter ones are tested
+    /// with fixed seeds above.
     #[test]
     fn bytes_from_dev_urandom_are_binary() {
         use std::io::Read;
         let mut urandom = std::fs::File::open("/dev/urandom").unwrap();
-        for len in [64, 256, 1000, 4096, 65_536, 100_000] {
+        for len in [256, 1000, 4096, 65_536, 100_000] {
             for round in 0..4 {
                 let mut bytes = vec![0; len];
                 urandom.read_exact(&mut bytes).unwrap();
