@@ -24,8 +24,12 @@
 #   - 20 concurrent `check`s while updates switch the index between two
 #     document sets: every answer is one of the two.
 #
+# More cases live in eval/torture.d/, one file an area, sourced in name order.
+#
 # Environment: KILLS (kills per kill test, default 20), SEED (of the random
-# kill moments and flipped bytes; printed, default from the clock).
+# kill moments and flipped bytes; printed, default from the clock), PARTS
+# (comma-separated names of eval/torture.d/ files: only those run, after the
+# setup).
 #
 # Running as root: root reads and writes through file permissions, so the
 # unreadable-file case is skipped and the read-only --out is /sys/kernel
@@ -54,6 +58,7 @@ rows=()
 notes=()
 failed=0
 tried=0 survived=0 mismatches=0 panics=0
+all_tried=0 all_survived=0
 
 # begin NAME: starts counting a test.
 begin() { name=$1 tried=0 survived=0 mismatches=0 panics=0; }
@@ -61,6 +66,7 @@ begin() { name=$1 tried=0 survived=0 mismatches=0 panics=0; }
 # end: adds the test's row to the table.
 end() {
     rows+=("$(printf '%-40s %6d %9d %11d %7d' "$name" "$tried" "$survived" "$mismatches" "$panics")")
+    all_tried=$((all_tried + tried)) all_survived=$((all_survived + survived))
     ((mismatches + panics > 0)) && failed=1
     return 0
 }
@@ -163,6 +169,9 @@ if cmp -s "$tmp/fresh-a.check" "$tmp/fresh-b.check" || [[ $(grep -c '"document":
     echo "eval/torture.sh: the probe does not tell the two document sets apart" >&2
     exit 1
 fi
+
+# PARTS=NAME[,NAME...] runs only those files of eval/torture.d/ (after the setup).
+if [[ -z ${PARTS:-} ]]; then
 
 # ---------------------------------------------------------------- bad input
 
@@ -417,11 +426,25 @@ outcome "$([[ ! -e $tmp/concurrent.update-failed ]] && echo 1)" "an update faile
 notes+=("concurrent checks ran during $(cat "$tmp/concurrent.updates") updates")
 end
 
+fi # PARTS
+
+# ---------------------------------------------------------------- more cases
+# Each file of eval/torture.d/ adds tests of one area (the archive's own files,
+# the server, input that is not a document, ...), with the helpers above.
+for part in "$root"/eval/torture.d/*.sh; do
+    [[ -e $part ]] || continue
+    part_name=$(basename "$part" .sh)
+    [[ -z ${PARTS:-} || ,$PARTS, == *,$part_name,* ]] || continue
+    # shellcheck source=/dev/null
+    source "$part"
+done
+
 # ---------------------------------------------------------------- table
 
 printf '%-40s %6s %9s %11s %7s\n' test tried survived mismatches panics
 printf '%s\n' "${rows[@]}"
 echo
+echo "${#rows[@]} tests, $all_tried cases tried, $all_survived survived"
 echo "seed $seed, $kills kills per kill test, $(($(date +%s) - started)) s; timings: create ${t_create} s, update ${t_update} s, detect ${t_detect} s"
 printf 'note: %s\n' "${notes[@]}"
 exit "$failed"
