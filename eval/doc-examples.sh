@@ -32,6 +32,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The examples' own tools (archive.md reads the table with sqlite3, server.md
+# talks to the server with curl, archive-format.md backs up under flock).
+for tool in python3 curl sqlite3 flock; do
+    command -v "$tool" >/dev/null || { echo "eval/doc-examples.sh: needs $tool on the PATH" >&2; exit 1; }
+done
+
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
     cargo build --release --locked --quiet
 fi
