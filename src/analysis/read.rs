@@ -44,17 +44,18 @@ enum Named {
 }
 
 impl Named {
-    /// What the file name (or path) `name` promises; `None` when it is not a
-    /// document's.
+    /// What the file name (or path) `name` promises, its extension in any
+    /// case (`Thesis.PDF`, `Report.Docx`); `None` when it is not a document's.
     fn of(name: &Path) -> Option<Named> {
         let extension = name.extension()?.to_str()?;
-        DOCUMENT_EXTENSIONS.iter().find(|(known, _)| *known == extension).map(|&(_, named)| named)
+        DOCUMENT_EXTENSIONS.iter().find(|(known, _)| known.eq_ignore_ascii_case(extension)).map(|&(_, named)| named)
     }
 }
 
 /// Whether the file at `path` is a document by its name: `*.txt`, `*.pdf`,
-/// `*.docx`, `*.odt`, `*.html` or `*.htm` (lower case; the rest of the name
-/// need not be UTF-8, the listing warns about it).
+/// `*.docx`, `*.odt`, `*.html` or `*.htm`, in any case (`*.PDF`, `*.Docx`;
+/// the rest of the name need not be UTF-8, the listing warns about it). The
+/// one rule of every listing, of `check` and of the server's uploads.
 pub fn is_document_name(path: &Path) -> bool {
     Named::of(path).is_some()
 }
@@ -776,6 +777,19 @@ mod tests {
         assert!(matches!(read_as("page.html", page.as_bytes(), None), Loaded::Text(t, None) if t == "Mlýn & náhon"));
         let fragment = "<b>bold</b> text";
         assert!(matches!(read_as("a.htm", fragment.as_bytes(), None), Loaded::Text(t, None) if t == "bold text"));
+    }
+
+    #[test]
+    fn a_documents_extension_is_told_whatever_its_case() {
+        for name in ["Thesis.PDF", "Jan Novák - Thesis.Pdf", "Report.DOCX", "notes.TXT", "a.Odt", "page.HTM"] {
+            assert!(is_document_name(Path::new(name)), "{name}");
+        }
+        for name in ["a.xml", "a.PDFX", "PDF", "a.tx"] {
+            assert!(!is_document_name(Path::new(name)), "{name}");
+        }
+        let page = "<p>Mlýn &amp; náhon</p>";
+        assert!(matches!(read_as("page.HTML", page.as_bytes(), None), Loaded::Text(t, None) if t == "Mlýn & náhon"));
+        assert!(matches!(read_as("notes.PDF", b"plain text", None), Loaded::Skipped(_)));
     }
 
     #[test]

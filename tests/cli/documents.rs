@@ -343,3 +343,64 @@ fn detect_keeps_extracted_texts_in_its_cache_or_in_a_temporary_one_it_removes() 
     expected.sort();
     assert_eq!(cached, expected, "the PDF, DOCX and ODT texts, by content");
 }
+
+/// A directory of documents named with upper- and mixed-case extensions:
+/// the PDF and DOCX of document 7 and the plain text of document 1.
+fn documents_with_cased_extensions(dir: &Path) -> PathBuf {
+    let uploads = dir.join("cased");
+    fs::create_dir_all(&uploads).unwrap();
+    fs::copy(documents().join("suspicious-document00007.pdf"), uploads.join("Jan Novák - Thesis.PDF")).unwrap();
+    fs::copy(documents().join("suspicious-document00007.docx"), uploads.join("Report.Docx")).unwrap();
+    fs::write(uploads.join("Notes.TXT"), original("suspicious-document00001")).unwrap();
+    uploads
+}
+
+#[test]
+fn extensions_are_read_whatever_their_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let uploads = documents_with_cased_extensions(dir.path());
+    let sources = fixtures().join("pan/source-documents");
+    let out = dir.path().join("out");
+    ok(detect(&sources, &uploads, &out, &["--quiet"]));
+    for report in ["Jan Novák - Thesis.PDF.xml", "Report.Docx.xml", "Notes.TXT.xml"] {
+        assert!(!read_report(&out.join(report)).features.is_empty(), "{report}");
+    }
+
+    let index = dir.path().join("index");
+    ok(run(&["index", "create", "--docs", s(&uploads), "--index", s(&index), "--quiet"]));
+    let probe = fixtures().join("pan/suspicious-documents/suspicious-document00007.txt");
+    let check = ok(run(&["check", "--index", s(&index), s(&probe), "--format", "json"]));
+    let check: serde_json::Value = serde_json::from_str(&check).unwrap();
+    let found: BTreeSet<&str> =
+        check["documents"][0]["sources"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert!(found.contains("Jan Novák - Thesis.PDF") && found.contains("Report.Docx"), "{found:?}");
+
+    // check reads an HTML page named `*.HTML` as the page it is, not as text.
+    let (page, lower) = (dir.path().join("Page.HTML"), dir.path().join("page.html"));
+    fs::copy(documents().join("suspicious-document00007.html"), &page).unwrap();
+    fs::copy(documents().join("suspicious-document00007.html"), &lower).unwrap();
+    let texts = |file: &Path| {
+        let out = tempfile::tempdir().unwrap();
+        ok(run(&["text", "--out", s(out.path()), s(file)]));
+        fs::read_dir(out.path()).unwrap().map(|e| fs::read_to_string(e.unwrap().path()).unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!(texts(&page), texts(&lower));
+    let checked = |file: &Path| {
+        let json = ok(run(&["check", "--index", s(&index), s(file), "--format", "json"]));
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        json["documents"][0]["sources"].clone()
+    };
+    assert_eq!(checked(&page), checked(&lower));
+}
+
+#[test]
+fn a_directory_of_upper_case_names_only_is_not_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let uploads = dir.path().join("uploads");
+    fs::create_dir_all(&uploads).unwrap();
+    fs::copy(documents().join("suspicious-document00007.pdf"), uploads.join("THESIS.PDF")).unwrap();
+    let out = dir.path().join("out");
+    let output = detect(&fixtures().join("pan/source-documents"), &uploads, &out, &["--quiet"]);
+    ok(output);
+    assert!(!read_report(&out.join("THESIS.PDF.xml")).features.is_empty());
+}
