@@ -764,3 +764,26 @@ fn an_interleaved_index_finds_a_copy_whose_every_other_word_was_misread_and_keep
     ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&contiguous), "--chunk-words", "4"]));
     assert!(!check(&contiguous).contains("source-a.txt"));
 }
+
+#[test]
+fn checking_a_missing_file_or_a_folder_fails_naming_it_before_any_report_is_written() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    archive.create(&index);
+    let missing = archive.root.join("upload/no-such-thesis.pdf");
+    fails_with(
+        run(&["check", "--index", s(&index), s(&archive.probe), s(&missing)]),
+        &format!("{}: cannot check: ", missing.display()),
+    );
+    let out = archive.root.join("reports");
+    fails_with(
+        run(&["check", "--index", s(&index), "--format", "pan-xml", "--out", s(&out), s(&archive.probe), s(&missing)]),
+        &format!("{}: cannot check: ", missing.display()),
+    );
+    assert!(fs::read_dir(&out).map_or(true, |mut entries| entries.next().is_none()), "no report is written");
+    let folder = archive.root.join("upload");
+    fails_with(
+        run(&["check", "--index", s(&index), s(&folder)]),
+        &format!("{}: cannot check: a folder, not a file", folder.display()),
+    );
+}

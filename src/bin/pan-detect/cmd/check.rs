@@ -184,8 +184,25 @@ fn file_name(file: &Path) -> anyhow::Result<String> {
     Ok(name.with_context(|| format!("{}: no file name in UTF-8", file.display()))?.to_string())
 }
 
+/// Refuses a file to check that is missing or a folder, before anything is
+/// read or written: a mistyped path is the user's error, not an upload to
+/// skip with a warning as an unreadable document is (such as a broken link,
+/// which a listing skips with a warning too).
+fn check_files_exist(files: &[PathBuf]) -> anyhow::Result<()> {
+    for file in files {
+        if let Err(error) = std::fs::symlink_metadata(file) {
+            anyhow::bail!("{}: cannot check: {error}", file.display());
+        }
+        if std::fs::metadata(file).is_ok_and(|metadata| metadata.is_dir()) {
+            anyhow::bail!("{}: cannot check: a folder, not a file", file.display());
+        }
+    }
+    Ok(())
+}
+
 /// Runs `pan-detect check`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    check_files_exist(&args.files)?;
     let progress = TerminalProgress::new(true);
     let mut output = Output::create(&args, &progress)?;
     let index = ArchiveIndex::open(&args.index)?;

@@ -174,9 +174,9 @@ struct Subset {
     report: Report,
 }
 
-/// Loads one side and warns on stderr about each skipped file, each problem in a
-/// file read, and a detections directory without XML files (a ground-truth
-/// directory without them is an error of [`eval::load_dir`]).
+/// Loads one side and warns on stderr about each skipped file and each problem
+/// in a file read (a directory without XML files is an error of
+/// [`eval::load_dir`]).
 fn load(dir: &Path, select: &Select) -> anyhow::Result<Loaded> {
     let loaded = eval::load_dir(dir, select)?;
     for skipped in &loaded.skipped {
@@ -184,9 +184,6 @@ fn load(dir: &Path, select: &Select) -> anyhow::Result<Loaded> {
     }
     for warning in &loaded.warnings {
         messages::warn(warning);
-    }
-    if loaded.files == 0 {
-        messages::warn(format_args!("{}: no *.xml files here or one folder below", dir.display()));
     }
     Ok(loaded)
 }
