@@ -64,9 +64,12 @@ pub fn is_document_name(path: &Path) -> bool {
 /// its extracted text `STEM.txt`): the file name without `.txt`, other
 /// extensions kept, so that `a.txt` and `a.pdf` never share a report, and
 /// the text `pan-detect text` writes of `a.pdf` (`a.pdf.txt`) is
-/// reported as `a.pdf` is.
-pub fn output_stem(name: &str) -> &str {
-    name.strip_suffix(".txt").unwrap_or(name)
+/// reported as `a.pdf` is. A document in a subfolder (`detect --recursive`:
+/// `2026/thesis.pdf`) has each `/` written `%2F` (`2026%2Fthesis.pdf`), so
+/// that every output stays in its one directory; two documents that would
+/// still share one are refused by the writers.
+pub fn output_stem(name: &str) -> String {
+    name.strip_suffix(".txt").unwrap_or(name).replace('/', "%2F")
 }
 
 /// XXH3-128 of a file's bytes: the content hash that tells modified
@@ -146,12 +149,19 @@ pub struct Listing<T> {
     pub skipped: u64,
 }
 
-/// The documents directly in `dir` ([`is_document_name`]), sorted by name.
+/// The documents directly in `dir` ([`is_document_name`]), sorted by name,
+/// or with `recursive` every document under it, named by its path relative
+/// to `dir` ([`list_document_files_recursive`]); an error when there is none.
 /// Other files (such as the ground-truth `*.xml` beside PAN's suspicious
 /// documents) are ignored; the rule for each entry is
-/// [`list_document_files_recursive`]'s.
-pub fn list_document_files(dir: &Path, progress: &dyn Progress) -> Result<Listing<DocumentFile>, Error> {
-    let Listing { documents, skipped } = walk(dir, false, progress)?;
+/// [`list_document_files_recursive`]'s, and without `recursive` each folder
+/// is named in a warning (not counted as a skipped file).
+pub fn list_document_files(
+    dir: &Path,
+    recursive: bool,
+    progress: &dyn Progress,
+) -> Result<Listing<DocumentFile>, Error> {
+    let Listing { documents, skipped } = walk(dir, recursive, progress)?;
     if documents.is_empty() {
         return Err(Error::NoDocuments(dir.to_path_buf()));
     }
@@ -230,7 +240,10 @@ fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> s
     let name = || entry.file_name().to_str().map(str::to_string);
     if file_type.is_dir() {
         return match (recursive, name()) {
-            (false, _) => Ok(Entry::Ignored),
+            (false, _) => {
+                progress.warn(&Warning { path, message: "a folder, skipped (use --recursive)".into() });
+                Ok(Entry::Ignored)
+            }
             (true, Some(name)) => Ok(Entry::Directory(name)),
             (true, None) => skip("directory name is not valid UTF-8".into()),
         };
@@ -513,7 +526,7 @@ mod tests {
         }
         fs::create_dir(dir.path().join("sub.txt")).unwrap();
         let names: Vec<_> =
-            list_document_files(dir.path(), &Silent).unwrap().documents.into_iter().map(|f| f.name).collect();
+            list_document_files(dir.path(), false, &Silent).unwrap().documents.into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["a.txt", "b.txt"]);
     }
 
@@ -536,8 +549,8 @@ mod tests {
         fs::write(&bad_name, "x").unwrap();
 
         let warnings = crate::progress::Collect::default();
-        let flat = list_document_files(&root, &warnings).unwrap();
-        assert_eq!(flat.skipped, 3, "each warning is a skipped entry");
+        let flat = list_document_files(&root, false, &warnings).unwrap();
+        assert_eq!(flat.skipped, 3, "each warning but the folder's is a skipped entry");
         let flat = flat.documents;
         let names: Vec<_> = flat.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["linked.txt", "plain.txt"]);
@@ -551,13 +564,18 @@ mod tests {
             ),
             format!("{}: symbolic link to a directory, not followed (it could loop); skipped", at("dir-link.txt")),
         ];
-        assert_eq!(warnings.lines(), expected);
+        let folder = format!("{}: a folder, skipped (use --recursive)", at("sub"));
+        let mut flat_expected = [&expected[..], &[folder]].concat();
+        flat_expected.sort();
+        assert_eq!(warnings.lines(), flat_expected);
 
         let warnings = crate::progress::Collect::default();
         let recursive = list_document_files_recursive(&root, &warnings).unwrap();
         assert_eq!(recursive.skipped, 4);
         let names: Vec<_> = recursive.documents.iter().map(|(f, _)| f.name.as_str()).collect();
         assert_eq!(names, ["linked.txt", "plain.txt", "sub/deep.txt"]);
+        let listed = list_document_files(&root, true, &crate::progress::Collect::default()).unwrap();
+        assert_eq!(listed.documents.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), names);
         let mut expected = expected.to_vec();
         expected
             .push(format!("{}: symbolic link to a directory, not followed (it could loop); skipped", at("dir-link")));
@@ -578,13 +596,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing");
         assert_eq!(
-            list_document_files(&missing, &Silent).unwrap_err().to_string(),
+            list_document_files(&missing, false, &Silent).unwrap_err().to_string(),
             format!("{}: no such directory", missing.display())
         );
-        assert!(matches!(list_document_files(dir.path(), &Silent), Err(Error::NoDocuments(_))));
+        assert!(matches!(list_document_files(dir.path(), false, &Silent), Err(Error::NoDocuments(_))));
         let file = dir.path().join("f.txt");
         fs::write(&file, "x").unwrap();
-        assert!(matches!(list_document_files(&file, &Silent), Err(Error::NotADirectory(_))));
+        assert!(matches!(list_document_files(&file, false, &Silent), Err(Error::NotADirectory(_))));
     }
 
     #[test]
@@ -777,6 +795,14 @@ mod tests {
         assert!(matches!(read_as("page.html", page.as_bytes(), None), Loaded::Text(t, None) if t == "Mlýn & náhon"));
         let fragment = "<b>bold</b> text";
         assert!(matches!(read_as("a.htm", fragment.as_bytes(), None), Loaded::Text(t, None) if t == "bold text"));
+    }
+
+    #[test]
+    fn outputs_are_named_without_txt_and_with_slashes_escaped() {
+        assert_eq!(output_stem("suspicious-document00001.txt"), "suspicious-document00001");
+        assert_eq!(output_stem("thesis.pdf"), "thesis.pdf");
+        assert_eq!(output_stem("2026/spring/thesis.pdf"), "2026%2Fspring%2Fthesis.pdf");
+        assert_eq!(output_stem("2026/a.txt"), "2026%2Fa");
     }
 
     #[test]

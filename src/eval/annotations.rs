@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::analysis::read::output_stem;
 use crate::analysis::span::CharRange;
 use crate::report::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
 
@@ -491,10 +492,12 @@ fn annotation_of(suspicious: &str, feature: &Feature) -> Result<Annotation, Stri
 
 /// Whether the file at `path` is named after the suspicious document
 /// `reference`: `X.xml` (PAN-PC-09/10/11) or `X-anything.xml` (PAN 2013-2015:
-/// `suspicious-documentX-source-documentY.xml`) for `reference="X.txt"`.
+/// `suspicious-documentX-source-documentY.xml`) for `reference="X.txt"`, `X`
+/// the [`output_stem`] that `detect` names its reports after.
 fn names_document(path: &Path, reference: &str) -> bool {
     let stem = path.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default();
-    let document = reference.strip_suffix(".txt").unwrap_or(reference);
+    let document = output_stem(reference);
+    let document = document.as_str();
     stem == document || stem.strip_prefix(document).is_some_and(|rest| rest.starts_with('-'))
 }
 
