@@ -11,6 +11,7 @@ mod encodings;
 mod errors;
 mod failpoints;
 mod html_report;
+mod man_pages;
 mod minhash;
 mod pipes;
 mod eval;
