@@ -10,6 +10,7 @@ mod documents;
 mod encodings;
 mod errors;
 mod failpoints;
+mod help_examples;
 mod html_report;
 mod man_pages;
 mod minhash;

@@ -24,6 +24,9 @@ use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory, ReadableForm
 
 /// Arguments of `pan-detect check`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect check --index /tmp/pd-index corpus-fixtures/pan/suspicious-documents/suspicious-document00001.txt
+  pan-detect check --index /tmp/pd-index corpus-fixtures/documents/suspicious-document00007.pdf --format html --out /tmp/pd-check")]
 pub struct Args {
     /// Index directory.
     #[arg(long, value_name = "IDX")]

@@ -9,6 +9,9 @@ use crate::messages;
 
 /// Arguments of `pan-detect completions`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect completions bash > ~/.local/share/bash-completion/completions/pan-detect
+  pan-detect completions zsh > ~/.zfunc/_pan-detect")]
 pub struct Args {
     /// The shell to complete in.
     #[arg(value_enum)]

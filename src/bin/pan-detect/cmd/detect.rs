@@ -35,6 +35,10 @@ use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect detect`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect detect --source-dir corpus-fixtures/pan/source-documents --suspicious-dir corpus-fixtures/pan/suspicious-documents --out /tmp/pd-reports
+  pan-detect detect --source-dir corpus-fixtures/pan/source-documents --suspicious-dir corpus-fixtures/pan/suspicious-documents --out /tmp/pd-pages --format html
+  pan-detect detect --source-dir corpus-fixtures/pan/source-documents --suspicious-dir corpus-fixtures/pan/suspicious-documents --pairs corpus-fixtures/pan/pairs --layout per-pair --out /tmp/pd-pairs")]
 pub struct Args {
     /// Directory of source documents (`*.txt`, `*.pdf`, `*.docx`, `*.odt`,
     /// `*.html`, `*.htm`; other files are ignored).

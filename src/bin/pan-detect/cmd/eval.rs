@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::messages::{self, count};
 
-/// The end of `pan-detect eval --help`: what is read and what a class's figures mean.
+/// The end of `pan-detect eval --help`: what is read, what a class's figures mean, and examples.
 const AFTER_HELP: &str = "\
 Ground truth: features whose name ends with 'plagiarism' (plagiarism, artificial-plagiarism,
 simulated-plagiarism, ...), except 'detected-plagiarism'. Detections: features named
@@ -23,7 +23,11 @@ official PAN scripts read them.
 Per class (--by obfuscation, --by type): recall and granularity are those of the class's
 cases against all detections. The class's detections are those that detect at least one
 of its cases; its precision is their mean precision against all cases. A detection that
-detects no case belongs to no class: false positives lower only the overall precision.";
+detects no case belongs to no class: false positives lower only the overall precision.
+
+Examples:
+  pan-detect eval --truth corpus-fixtures/pan/suspicious-documents --detections /tmp/pd-reports
+  pan-detect eval --truth corpus-fixtures/pan/suspicious-documents --detections /tmp/pd-reports --by obfuscation";
 
 /// Arguments of `pan-detect eval`.
 ///

@@ -22,6 +22,9 @@ use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect extract`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect extract --docs corpus-fixtures/duplicates
+  pan-detect extract --docs corpus-fixtures/duplicates --format jsonl --out /tmp/pd-duplicates.jsonl")]
 pub struct Args {
     /// Directory of the documents (`*.txt`, `*.pdf`, `*.docx`, `*.odt`,
     /// `*.html`, `*.htm` directly in it, or in its subfolders too with

@@ -21,6 +21,8 @@ use crate::messages::{self, count};
 
 /// Arguments of `pan-detect man`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect man --out /tmp/pd-man")]
 pub struct Args {
     /// Directory for the pages, created when missing; the pages already in it
     /// are replaced, any other file is left alone.
