@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::encoding::{self, Encoding};
 use crate::analysis::extract::cache::TextCache;
+use crate::analysis::extract::layout::Layout;
 use crate::analysis::extract::{self, Container};
 use crate::analysis::span::{CharMap, CharRange, TextPiece};
 use crate::error::{Error, Warning};
@@ -302,6 +303,18 @@ pub fn batches_by_bytes<T>(items: &[T], max_bytes: u64, bytes_of: impl Fn(&T) ->
         rest = tail;
         Some(batch)
     })
+}
+
+/// Where the characters of `text`, the text of `file`, were in the document
+/// (the [`Layout`] of a PDF or DOCX): extracted again, since the cache of
+/// extracted texts keeps texts only. Empty for a plain text, an HTML page or
+/// an ODT, and when the file cannot be read or no longer gives `text`.
+pub fn layout_of(file: &DocumentFile, text: &str) -> Layout {
+    let Ok(bytes) = read_document(file) else { return Layout::default() };
+    match Container::of(&bytes).map(|container| extract::extract(container, &bytes)) {
+        Some(Ok(extracted)) if extracted.text == text => extracted.layout,
+        _ => Layout::default(),
+    }
 }
 
 /// A document's text, or why it was skipped.

@@ -15,7 +15,7 @@
 //! never runs across a taboo chunk on either side, and each of its sides stops
 //! where the text that side's taboo chunks cover begins.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -219,7 +219,7 @@ impl<'a> Checker<'a> {
         // Documents are found by name: a report names them, never by id.
         let ids: HashMap<&str, u32> =
             index.live_ids().map(|id| (index.name(id), id)).filter(|(name, _)| named.contains(name)).collect();
-        let mut texts = DocumentTexts { document: text, sources: BTreeMap::new() };
+        let mut texts = DocumentTexts { document: text, ..Default::default() };
         let mut sources = Vec::with_capacity(report.documents.len());
         for document in &report.documents {
             let id = ids.get(document.document.as_str()).copied();

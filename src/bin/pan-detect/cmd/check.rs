@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::analysis::code::CodeDefaults;
+use pan_detect::analysis::read::{DocumentFile, layout_of};
 use pan_detect::archive::check::{CheckParams, CheckReport, Checker, DocumentMatch};
 use pan_detect::archive::{ArchiveError, ArchiveIndex};
 use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS, IntervalParams};
@@ -157,7 +158,13 @@ impl Output {
                 Ok(())
             }
             Output::Readable(reports) => {
-                let (document, texts) = checker.document_report(&file_name(file)?, &report, text);
+                let name = file_name(file)?;
+                let (document, mut texts) = checker.document_report(&name, &report, text);
+                if reports.shows_layout() {
+                    let bytes = std::fs::metadata(file).map_or(0, |metadata| metadata.len());
+                    let checked = DocumentFile { name, path: file.to_path_buf(), bytes };
+                    texts.document_layout = layout_of(&checked, &texts.document);
+                }
                 Ok(reports.write(&document, &texts)?)
             }
         }
