@@ -25,7 +25,7 @@ fn main() -> ExitCode {
     let started = Instant::now();
     let (mut words, mut bytes) = (0u64, 0u64);
     for dir in &dirs {
-        let files = match read::list_document_files(dir, &Silent) {
+        let files = match read::list_document_files(dir, false, &Silent) {
             Ok(listing) => listing.documents,
             Err(error) => {
                 eprintln!("floor: {error}");

@@ -73,6 +73,9 @@ pub struct ExtractOptions {
     /// How a document's passages with later documents that overlap are
     /// resolved; `None` keeps them all.
     pub overlap: Option<OverlapPolicy>,
+    /// Read the documents in the directory's subfolders too
+    /// ([`read::list_document_files`]).
+    pub recursive: bool,
 }
 
 impl ExtractOptions {
@@ -269,7 +272,7 @@ pub fn extract_dir(
 ) -> Result<Extraction, ExtractError> {
     params.validate().map_err(Error::from)?;
     options.validate()?;
-    let listing = read::list_document_files(dir, progress)?;
+    let listing = read::list_document_files(dir, options.recursive, progress)?;
     let files = listing.documents;
     if let Some(sink) = sink {
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();

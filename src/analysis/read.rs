@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::encoding::{self, Encoding};
 use crate::analysis::extract::cache::TextCache;
+use crate::analysis::extract::layout::Layout;
 use crate::analysis::extract::{self, Container};
 use crate::analysis::span::{CharMap, CharRange, TextPiece};
 use crate::error::{Error, Warning};
@@ -44,17 +45,18 @@ enum Named {
 }
 
 impl Named {
-    /// What the file name (or path) `name` promises; `None` when it is not a
-    /// document's.
+    /// What the file name (or path) `name` promises, its extension in any
+    /// case (`Thesis.PDF`, `Report.Docx`); `None` when it is not a document's.
     fn of(name: &Path) -> Option<Named> {
         let extension = name.extension()?.to_str()?;
-        DOCUMENT_EXTENSIONS.iter().find(|(known, _)| *known == extension).map(|&(_, named)| named)
+        DOCUMENT_EXTENSIONS.iter().find(|(known, _)| known.eq_ignore_ascii_case(extension)).map(|&(_, named)| named)
     }
 }
 
 /// Whether the file at `path` is a document by its name: `*.txt`, `*.pdf`,
-/// `*.docx`, `*.odt`, `*.html` or `*.htm` (lower case; the rest of the name
-/// need not be UTF-8, the listing warns about it).
+/// `*.docx`, `*.odt`, `*.html` or `*.htm`, in any case (`*.PDF`, `*.Docx`;
+/// the rest of the name need not be UTF-8, the listing warns about it). The
+/// one rule of every listing, of `check` and of the server's uploads.
 pub fn is_document_name(path: &Path) -> bool {
     Named::of(path).is_some()
 }
@@ -63,9 +65,12 @@ pub fn is_document_name(path: &Path) -> bool {
 /// its extracted text `STEM.txt`): the file name without `.txt`, other
 /// extensions kept, so that `a.txt` and `a.pdf` never share a report, and
 /// the text `pan-detect text` writes of `a.pdf` (`a.pdf.txt`) is
-/// reported as `a.pdf` is.
-pub fn output_stem(name: &str) -> &str {
-    name.strip_suffix(".txt").unwrap_or(name)
+/// reported as `a.pdf` is. A document in a subfolder (`detect --recursive`:
+/// `2026/thesis.pdf`) has each `/` written `%2F` (`2026%2Fthesis.pdf`), so
+/// that every output stays in its one directory; two documents that would
+/// still share one are refused by the writers.
+pub fn output_stem(name: &str) -> String {
+    name.strip_suffix(".txt").unwrap_or(name).replace('/', "%2F")
 }
 
 /// XXH3-128 of a file's bytes: the content hash that tells modified
@@ -145,12 +150,19 @@ pub struct Listing<T> {
     pub skipped: u64,
 }
 
-/// The documents directly in `dir` ([`is_document_name`]), sorted by name.
+/// The documents directly in `dir` ([`is_document_name`]), sorted by name,
+/// or with `recursive` every document under it, named by its path relative
+/// to `dir` ([`list_document_files_recursive`]); an error when there is none.
 /// Other files (such as the ground-truth `*.xml` beside PAN's suspicious
 /// documents) are ignored; the rule for each entry is
-/// [`list_document_files_recursive`]'s.
-pub fn list_document_files(dir: &Path, progress: &dyn Progress) -> Result<Listing<DocumentFile>, Error> {
-    let Listing { documents, skipped } = walk(dir, false, progress)?;
+/// [`list_document_files_recursive`]'s, and without `recursive` each folder
+/// is named in a warning (not counted as a skipped file).
+pub fn list_document_files(
+    dir: &Path,
+    recursive: bool,
+    progress: &dyn Progress,
+) -> Result<Listing<DocumentFile>, Error> {
+    let Listing { documents, skipped } = walk(dir, recursive, progress)?;
     if documents.is_empty() {
         return Err(Error::NoDocuments(dir.to_path_buf()));
     }
@@ -229,7 +241,10 @@ fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> s
     let name = || entry.file_name().to_str().map(str::to_string);
     if file_type.is_dir() {
         return match (recursive, name()) {
-            (false, _) => Ok(Entry::Ignored),
+            (false, _) => {
+                progress.warn(&Warning { path, message: "a folder, skipped (use --recursive)".into() });
+                Ok(Entry::Ignored)
+            }
             (true, Some(name)) => Ok(Entry::Directory(name)),
             (true, None) => skip("directory name is not valid UTF-8".into()),
         };
@@ -288,6 +303,18 @@ pub fn batches_by_bytes<T>(items: &[T], max_bytes: u64, bytes_of: impl Fn(&T) ->
         rest = tail;
         Some(batch)
     })
+}
+
+/// Where the characters of `text`, the text of `file`, were in the document
+/// (the [`Layout`] of a PDF or DOCX): extracted again, since the cache of
+/// extracted texts keeps texts only. Empty for a plain text, an HTML page or
+/// an ODT, and when the file cannot be read or no longer gives `text`.
+pub fn layout_of(file: &DocumentFile, text: &str) -> Layout {
+    let Ok(bytes) = read_document(file) else { return Layout::default() };
+    match Container::of(&bytes).map(|container| extract::extract(container, &bytes)) {
+        Some(Ok(extracted)) if extracted.text == text => extracted.layout,
+        _ => Layout::default(),
+    }
 }
 
 /// A document's text, or why it was skipped.
@@ -512,7 +539,7 @@ mod tests {
         }
         fs::create_dir(dir.path().join("sub.txt")).unwrap();
         let names: Vec<_> =
-            list_document_files(dir.path(), &Silent).unwrap().documents.into_iter().map(|f| f.name).collect();
+            list_document_files(dir.path(), false, &Silent).unwrap().documents.into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["a.txt", "b.txt"]);
     }
 
@@ -535,8 +562,8 @@ mod tests {
         fs::write(&bad_name, "x").unwrap();
 
         let warnings = crate::progress::Collect::default();
-        let flat = list_document_files(&root, &warnings).unwrap();
-        assert_eq!(flat.skipped, 3, "each warning is a skipped entry");
+        let flat = list_document_files(&root, false, &warnings).unwrap();
+        assert_eq!(flat.skipped, 3, "each warning but the folder's is a skipped entry");
         let flat = flat.documents;
         let names: Vec<_> = flat.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["linked.txt", "plain.txt"]);
@@ -550,13 +577,18 @@ mod tests {
             ),
             format!("{}: symbolic link to a directory, not followed (it could loop); skipped", at("dir-link.txt")),
         ];
-        assert_eq!(warnings.lines(), expected);
+        let folder = format!("{}: a folder, skipped (use --recursive)", at("sub"));
+        let mut flat_expected = [&expected[..], &[folder]].concat();
+        flat_expected.sort();
+        assert_eq!(warnings.lines(), flat_expected);
 
         let warnings = crate::progress::Collect::default();
         let recursive = list_document_files_recursive(&root, &warnings).unwrap();
         assert_eq!(recursive.skipped, 4);
         let names: Vec<_> = recursive.documents.iter().map(|(f, _)| f.name.as_str()).collect();
         assert_eq!(names, ["linked.txt", "plain.txt", "sub/deep.txt"]);
+        let listed = list_document_files(&root, true, &crate::progress::Collect::default()).unwrap();
+        assert_eq!(listed.documents.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), names);
         let mut expected = expected.to_vec();
         expected
             .push(format!("{}: symbolic link to a directory, not followed (it could loop); skipped", at("dir-link")));
@@ -577,13 +609,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing");
         assert_eq!(
-            list_document_files(&missing, &Silent).unwrap_err().to_string(),
+            list_document_files(&missing, false, &Silent).unwrap_err().to_string(),
             format!("{}: no such directory", missing.display())
         );
-        assert!(matches!(list_document_files(dir.path(), &Silent), Err(Error::NoDocuments(_))));
+        assert!(matches!(list_document_files(dir.path(), false, &Silent), Err(Error::NoDocuments(_))));
         let file = dir.path().join("f.txt");
         fs::write(&file, "x").unwrap();
-        assert!(matches!(list_document_files(&file, &Silent), Err(Error::NotADirectory(_))));
+        assert!(matches!(list_document_files(&file, false, &Silent), Err(Error::NotADirectory(_))));
     }
 
     #[test]
@@ -776,6 +808,27 @@ mod tests {
         assert!(matches!(read_as("page.html", page.as_bytes(), None), Loaded::Text(t, None) if t == "Mlýn & náhon"));
         let fragment = "<b>bold</b> text";
         assert!(matches!(read_as("a.htm", fragment.as_bytes(), None), Loaded::Text(t, None) if t == "bold text"));
+    }
+
+    #[test]
+    fn outputs_are_named_without_txt_and_with_slashes_escaped() {
+        assert_eq!(output_stem("suspicious-document00001.txt"), "suspicious-document00001");
+        assert_eq!(output_stem("thesis.pdf"), "thesis.pdf");
+        assert_eq!(output_stem("2026/spring/thesis.pdf"), "2026%2Fspring%2Fthesis.pdf");
+        assert_eq!(output_stem("2026/a.txt"), "2026%2Fa");
+    }
+
+    #[test]
+    fn a_documents_extension_is_told_whatever_its_case() {
+        for name in ["Thesis.PDF", "Jan Novák - Thesis.Pdf", "Report.DOCX", "notes.TXT", "a.Odt", "page.HTM"] {
+            assert!(is_document_name(Path::new(name)), "{name}");
+        }
+        for name in ["a.xml", "a.PDFX", "PDF", "a.tx"] {
+            assert!(!is_document_name(Path::new(name)), "{name}");
+        }
+        let page = "<p>Mlýn &amp; náhon</p>";
+        assert!(matches!(read_as("page.HTML", page.as_bytes(), None), Loaded::Text(t, None) if t == "Mlýn & náhon"));
+        assert!(matches!(read_as("notes.PDF", b"plain text", None), Loaded::Skipped(_)));
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! never runs across a taboo chunk on either side, and each of its sides stops
 //! where the text that side's taboo chunks cover begins.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -147,6 +147,23 @@ pub struct PassageSide {
     pub excerpt: Option<String>,
 }
 
+impl PassageSide {
+    /// The characters of the side.
+    pub fn range(&self) -> CharRange {
+        CharRange::new(self.offset, self.offset + self.length)
+    }
+}
+
+impl CheckReport {
+    /// Characters of the file in any passage, with any archive document
+    /// (overlaps counted once).
+    pub fn file_aligned_chars(&self) -> u64 {
+        let mut ranges: Vec<CharRange> =
+            self.documents.iter().flat_map(|d| d.passages.iter().map(|p| p.file.range())).collect();
+        union_len(&mut ranges)
+    }
+}
+
 /// Checks files against an index; keeps its buffers between files.
 pub struct Checker<'a> {
     index: &'a ArchiveIndex,
@@ -202,7 +219,7 @@ impl<'a> Checker<'a> {
         // Documents are found by name: a report names them, never by id.
         let ids: HashMap<&str, u32> =
             index.live_ids().map(|id| (index.name(id), id)).filter(|(name, _)| named.contains(name)).collect();
-        let mut texts = DocumentTexts { document: text, sources: BTreeMap::new() };
+        let mut texts = DocumentTexts { document: text, ..Default::default() };
         let mut sources = Vec::with_capacity(report.documents.len());
         for document in &report.documents {
             let id = ids.get(document.document.as_str()).copied();
@@ -538,10 +555,9 @@ fn matching_chunks(passage: &Passage, hits: &[Hit], ranges: &[CharRange], source
 
 /// A passage of a check as the report model takes it.
 fn found_passage(passage: &PassageMatch) -> FoundPassage {
-    let range = |side: &PassageSide| CharRange::new(side.offset, side.offset + side.length);
     FoundPassage {
-        document: range(&passage.file),
-        source: range(&passage.document),
+        document: passage.file.range(),
+        source: passage.document.range(),
         matching_chunks: Some(passage.matching_chunks),
     }
 }

@@ -123,6 +123,9 @@ pub struct Scope<'a> {
     /// kept. Without one, a source document is extracted again each time it
     /// is aligned with a suspicious one.
     pub text_cache: Option<&'a TextCache>,
+    /// Read the documents in the directories' subfolders too, named by their
+    /// paths relative to their directory ([`read::list_document_files`]).
+    pub recursive: bool,
 }
 
 /// [`detect`] within a [`Scope`].
@@ -171,8 +174,8 @@ impl RunFiles {
         scope: &Scope<'_>,
         progress: &dyn Progress,
     ) -> Result<Self, Error> {
-        let source_listing = read::list_document_files(source_dir, progress)?;
-        let suspicious_listing = read::list_document_files(suspicious_dir, progress)?;
+        let source_listing = read::list_document_files(source_dir, scope.recursive, progress)?;
+        let suspicious_listing = read::list_document_files(suspicious_dir, scope.recursive, progress)?;
         let skipped = (source_listing.skipped + suspicious_listing.skipped) as usize;
         let (mut sources, mut suspicious) = (source_listing.documents, suspicious_listing.documents);
         if let Some(pairs) = scope.pairs {

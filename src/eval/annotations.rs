@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::analysis::read::output_stem;
 use crate::analysis::span::CharRange;
 use crate::report::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
 
@@ -80,7 +81,8 @@ pub enum EvalError {
         /// What is wrong, naming the attribute and its value.
         message: String,
     },
-    /// The ground-truth directory holds no `*.xml` file, here or one folder below.
+    /// The ground-truth or detections directory holds no `*.xml` file, here or
+    /// one folder below.
     #[error("{}: no *.xml files here or one folder below", path.display())]
     NoXmlFiles {
         /// The directory.
@@ -322,13 +324,13 @@ pub struct Loaded {
 /// Reads the annotations selected by `select` from `dir/*.xml` and `dir/*/*.xml`.
 ///
 /// A missing directory is an error, and so is an offset that is not a non-negative
-/// integer, and, for the ground truth, a directory without XML files (most likely
-/// the wrong directory: every detection would score as a false positive) and a
-/// malformed file ([`EvalError::BadTruth`]); a malformed detection file is skipped
+/// integer, a directory without XML files (most likely the wrong directory: every
+/// detection would score as a false positive, or every case as missed), and, for
+/// the ground truth, a malformed file ([`EvalError::BadTruth`]); a malformed detection file is skipped
 /// and listed in [`Loaded::skipped`].
 pub fn load_dir(dir: &Path, select: &Select) -> Result<Loaded, EvalError> {
     let files = xml_files(dir)?;
-    if files.is_empty() && *select == Select::Truth {
+    if files.is_empty() {
         return Err(EvalError::NoXmlFiles { path: dir.to_path_buf() });
     }
     let parsed: Vec<Result<FileAnnotations, EvalError>> =
@@ -490,10 +492,12 @@ fn annotation_of(suspicious: &str, feature: &Feature) -> Result<Annotation, Stri
 
 /// Whether the file at `path` is named after the suspicious document
 /// `reference`: `X.xml` (PAN-PC-09/10/11) or `X-anything.xml` (PAN 2013-2015:
-/// `suspicious-documentX-source-documentY.xml`) for `reference="X.txt"`.
+/// `suspicious-documentX-source-documentY.xml`) for `reference="X.txt"`, `X`
+/// the [`output_stem`] that `detect` names its reports after.
 fn names_document(path: &Path, reference: &str) -> bool {
     let stem = path.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default();
-    let document = reference.strip_suffix(".txt").unwrap_or(reference);
+    let document = output_stem(reference);
+    let document = document.as_str();
     stem == document || stem.strip_prefix(document).is_some_and(|rest| rest.starts_with('-'))
 }
 
@@ -709,12 +713,13 @@ mod tests {
     }
 
     #[test]
-    fn a_truth_directory_without_xml_files_is_an_error() {
+    fn a_directory_without_xml_files_is_an_error_for_truth_and_detections_alike() {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "s.txt", "text");
-        let error = load_dir(dir.path(), &Select::Truth).unwrap_err();
-        assert_eq!(error.to_string(), format!("{}: no *.xml files here or one folder below", dir.path().display()));
-        assert_eq!(load_dir(dir.path(), &Select::detections()).unwrap().files, 0, "no detections is fine");
+        for select in [Select::Truth, Select::detections()] {
+            let error = load_dir(dir.path(), &select).unwrap_err();
+            assert_eq!(error.to_string(), format!("{}: no *.xml files here or one folder below", dir.path().display()));
+        }
     }
 
     const BROKEN: &str = "<document reference=\"b.txt\">\n<feature name=\"plagiarism\" this_offset=\"1\n</document>";

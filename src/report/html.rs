@@ -23,6 +23,7 @@ use std::time::Duration;
 use ::similar::{Algorithm, ChangeTag, TextDiff};
 
 use super::model::{DocumentReport, DocumentTexts, PassageReport, SourceReport};
+use crate::analysis::extract::layout::Layout;
 use crate::analysis::span::{CharIndexed, CharRange, char_slice};
 
 /// The `generator` meta tag every page carries: a report directory replaces
@@ -74,7 +75,8 @@ pub fn render_document(report: &DocumentReport, texts: &DocumentTexts, index: bo
         counted(report.sources.iter().filter(|s| !s.passages.is_empty()).count(), "source"),
     );
     render_sources(&mut page, report);
-    render_passage_list(&mut page, report, &passages);
+    render_passage_list(&mut page, report, texts, &passages);
+    render_legend(&mut page, !passages.is_empty());
     page.push_str("</aside><main>");
     render_text(&mut page, report, &texts.document, &passages);
     render_pairs(&mut page, texts, &passages);
@@ -205,7 +207,11 @@ fn render_sources(page: &mut String, report: &DocumentReport) {
                 source.passages.len(),
             );
         }
-        page.push_str("</tbody></table>");
+        page.push_str(
+            "</tbody></table><p class=\"explain\"><b>Of this</b>: the share of this document's characters in \
+             passages with the source. <b>Of the source</b>: the share of the source's characters in passages with \
+             this document. <b>#</b>: the passages.</p>",
+        );
     }
     if !without.is_empty() {
         let _ = write!(
@@ -224,8 +230,13 @@ fn render_sources(page: &mut String, report: &DocumentReport) {
 }
 
 /// The list of passages at the top, each linking to its place in the text
-/// and to its side-by-side view.
-fn render_passage_list(page: &mut String, report: &DocumentReport, passages: &[(&SourceReport, &PassageReport)]) {
+/// and to its side-by-side view, with where it is in each document.
+fn render_passage_list(
+    page: &mut String,
+    report: &DocumentReport,
+    texts: &DocumentTexts,
+    passages: &[(&SourceReport, &PassageReport)],
+) {
     if passages.is_empty() {
         return;
     }
@@ -233,15 +244,44 @@ fn render_passage_list(page: &mut String, report: &DocumentReport, passages: &[(
     for (n, (source, passage)) in (1..).zip(passages) {
         let _ = write!(
             page,
-            "<li><a href=\"#p{n}\">characters {}</a> · <a href=\"#pair-{n}\">side by side</a>\
-             <span class=\"from\"><span class=\"swatch c{}\"></span>{}, characters {}</span></li>",
-            span_text(passage.document.range()),
+            "<li><a href=\"#p{n}\">{}</a> · <a href=\"#pair-{n}\">side by side</a>\
+             <span class=\"from\"><span class=\"swatch c{}\"></span>{}, {}</span></li>",
+            located(passage.document.range(), Some(&texts.document_layout)),
             source_colour(report, source),
             escape(&source.name),
-            span_text(passage.source.range()),
+            located(passage.source.range(), texts.source_layouts.get(&source.name)),
         );
     }
     page.push_str("</ol></nav>");
+}
+
+/// What the page's marks and figures mean (the marks only when there are
+/// passages).
+fn render_legend(page: &mut String, passages: bool) {
+    page.push_str("<section id=\"legend\"><h2>How to read this page</h2><ul class=\"legend\">");
+    if passages {
+        page.push_str(
+            "<li><span class=\"c0\">Coloured text</span> is in a passage found in a source, in the colour of that \
+             source in the table.</li><li><span class=\"c0 overlap\">A dashed outline</span> marks text in more than \
+             one passage.</li><li><span class=\"badge\" data-n=\"1\"></span> marks where a passage starts, with \
+             its number; it leads to the passage beside its source.</li><li>Side by side, <span class=\"changed\">\
+             words underlined in red</span> are in one side and not in the other.</li>",
+        );
+    }
+    page.push_str(
+        "<li>A passage is placed by page and line of a PDF, by page and paragraph of a DOCX (by paragraph alone \
+         when the file records no pages), and always by its characters: first–end (length), counted from 0 in the \
+         text as read, as every report counts them.</li></ul></section>",
+    );
+}
+
+/// Where `range` is: its place in the document when `layout` knows it, and
+/// its characters (`page 3, line 12; characters 1200–1500 (300)`).
+fn located(range: CharRange, layout: Option<&Layout>) -> String {
+    match layout.and_then(|layout| layout.place_of(range.start)) {
+        Some(place) => format!("{place}; characters {}", span_text(range)),
+        None => format!("characters {}", span_text(range)),
+    }
 }
 
 /// The document's text with every passage highlighted, numbered badges
@@ -312,13 +352,13 @@ fn render_pairs(page: &mut String, texts: &DocumentTexts, passages: &[(&SourceRe
             page,
             "<article class=\"pair\" id=\"pair-{n}\"><header><h3>Passage {n} of {total}</h3><nav class=\"step\">\
              {previous} <a href=\"#p{n}\">in the text</a> {next} <a href=\"#top\">top</a></nav></header>\
-             <div class=\"sides\"><h4 class=\"document\">This document, characters {}</h4>\
-             <h4 class=\"source\">{}, characters {}</h4>\
+             <div class=\"sides\"><h4 class=\"document\">This document, {}</h4>\
+             <h4 class=\"source\">{}, {}</h4>\
              <div class=\"passage document\" data-passage=\"{n}\">{left}</div>\
              <div class=\"passage source\" data-passage=\"{n}\">{right}</div></div></article>",
-            span_text(passage.document.range()),
+            located(passage.document.range(), Some(&texts.document_layout)),
             escape(&source.name),
-            span_text(passage.source.range()),
+            located(passage.source.range(), texts.source_layouts.get(&source.name)),
         );
     }
     page.push_str("</section>");
@@ -517,7 +557,7 @@ details{margin-top:.5rem;color:var(--muted);font-size:.88rem}
 #passages .from{display:block;color:var(--muted);font-size:.8rem;overflow-wrap:anywhere}
 .text{white-space:pre-wrap;overflow-wrap:anywhere;font:1rem/1.7 Georgia,'Times New Roman',serif;background:var(--paper);border:1px solid var(--line);border-radius:.4rem;padding:1rem 1.3rem}
 mark{color:inherit;border-radius:.15rem}
-mark.overlap{outline:1px dashed #7a4b00}
+mark.overlap,.legend .overlap{outline:1px dashed #7a4b00}
 .c0{background:#ffe08a}.c1{background:#a9dcff}.c2{background:#c8f0b4}.c3{background:#ffc2d4}
 .c4{background:#dccbff}.c5{background:#ffd0a8}.c6{background:#b5efe6}.c7{background:#e3e3a0}
 .badge{display:inline-block;text-decoration:none;font:600 .68rem/1.3 system-ui,sans-serif;color:#fff;background:var(--accent);border-radius:.6rem;padding:0 .35rem;margin:0 .15rem;vertical-align:.2rem}
@@ -531,6 +571,7 @@ mark.overlap{outline:1px dashed #7a4b00}
 .passage{white-space:pre-wrap;overflow-wrap:anywhere;font:.95rem/1.6 Georgia,'Times New Roman',serif;max-height:30rem;overflow:auto;padding:.5rem .7rem;background:var(--bg);border-radius:.3rem}
 .changed{background:#ffd7d2;text-decoration:underline wavy #c0392b;text-decoration-thickness:1px}
 .note{color:var(--muted);font-style:italic}
+.explain,.legend{color:var(--muted);font-size:.8rem}.legend{padding-left:1.1rem;margin:0}.legend li{margin-bottom:.25rem}
 footer{margin-top:2.5rem;color:var(--muted);font-size:.82rem}
 @media (max-width:900px){body.document{display:block}body.document aside{position:static;max-height:none}
 .sides{grid-template-columns:1fr}h4.source{order:1;margin-top:.8rem}.passage.source{order:2}}
@@ -598,6 +639,7 @@ mod tests {
         let texts = DocumentTexts {
             document: text.to_string(),
             sources: BTreeMap::from([("src.txt".to_string(), source.to_string())]),
+            ..Default::default()
         };
         let found = passages
             .iter()

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::extract::layout::Layout;
 use crate::analysis::span::{CharRange, char_slice, union_len};
 
 /// Characters of text shown for each side of a passage in its excerpt.
@@ -123,6 +124,11 @@ pub struct DocumentTexts {
     pub document: String,
     /// The sources' texts, by source name.
     pub sources: BTreeMap<String, String>,
+    /// Where the document's characters were in it (pages and lines of a PDF,
+    /// paragraphs of a DOCX), when an HTML report shows them; empty otherwise.
+    pub document_layout: Layout,
+    /// The same of the sources, by source name (a source without one is left out).
+    pub source_layouts: BTreeMap<String, Layout>,
 }
 
 /// What `check` knows of a document beyond its passages.
@@ -303,7 +309,7 @@ mod tests {
 
     #[test]
     fn similarities_count_overlapping_passages_once_both_ways() {
-        let texts = DocumentTexts { document: "ž".repeat(200), sources: BTreeMap::new() };
+        let texts = DocumentTexts { document: "ž".repeat(200), ..Default::default() };
         let sources = vec![
             compared("b.txt", 1000, vec![found((50, 100), (0, 50))]),
             compared("a.txt", 400, vec![found((0, 60), (100, 160)), found((40, 80), (140, 180))]),
@@ -327,7 +333,7 @@ mod tests {
 
     #[test]
     fn check_only_fields_are_left_out_of_detect_json() {
-        let texts = DocumentTexts { document: "abc".into(), sources: BTreeMap::new() };
+        let texts = DocumentTexts { document: "abc".into(), ..Default::default() };
         let report = DocumentReport::new("d.txt", "d.txt", &texts, None, vec![compared("s.txt", 3, vec![])]);
         let json = serde_json::to_string(&report).unwrap();
         for field in ["chunks", "taboo_chars", "common_chunks", "matching_chunks", "in_source_percent"] {

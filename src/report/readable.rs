@@ -4,7 +4,7 @@
 //! any command; [`ReadableSink`] is `detect`'s sink, which reads the texts the
 //! model needs.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
@@ -13,7 +13,8 @@ use super::html::{self, INDEX_PAGE, IndexEntry};
 use super::json::Report;
 use super::model::{ComparedSource, DocumentReport, DocumentTexts, FoundPassage};
 use super::{Detection, DetectionSink};
-use crate::analysis::read::{DocumentFile, Loaded, TextReader};
+use crate::analysis::extract::layout::Layout;
+use crate::analysis::read::{DocumentFile, Loaded, TextReader, layout_of};
 use crate::error::Error;
 use crate::progress::Progress;
 
@@ -53,6 +54,12 @@ impl ReadableReports {
     pub fn create(dir: &Path, format: ReadableFormat) -> Result<Self, Error> {
         let reports = ReportDirectory::create(dir, format.kind())?;
         Ok(ReadableReports { reports, format, index: Mutex::new(Vec::new()) })
+    }
+
+    /// Whether its reports show where the passages are in their documents
+    /// ([`DocumentTexts::document_layout`]): HTML pages do.
+    pub fn shows_layout(&self) -> bool {
+        self.format == ReadableFormat::Html
     }
 
     /// The report path for a document's file name: `STEM.html` or `STEM.json`.
@@ -120,13 +127,17 @@ impl<'a> ReadableSink<'a> {
         }
     }
 
-    /// The text of the document `name` of `dir`.
-    fn read(&self, dir: &Path, name: &str) -> Result<String, Error> {
+    /// The text of the document `name` of `dir`, with its layout when the
+    /// reports are HTML pages, which show it.
+    fn read(&self, dir: &Path, name: &str) -> Result<(String, Layout), Error> {
         let path = dir.join(name);
         let bytes = std::fs::metadata(&path).map_or(0, |metadata| metadata.len());
         let file = DocumentFile { name: name.to_string(), path: path.clone(), bytes };
         match self.reader.load(&file) {
-            Loaded::Text(text, _) => Ok(text),
+            Loaded::Text(text, _) => {
+                let layout = if self.reports.shows_layout() { layout_of(&file, &text) } else { Layout::default() };
+                Ok((text, layout))
+            }
             Loaded::Skipped(warning) => Err(Error::ReportText { path, reason: warning.message }),
         }
     }
@@ -139,10 +150,14 @@ impl DetectionSink for ReadableSink<'_> {
 
     fn document(&self, suspicious: &str, detections: &[Detection<'_>]) -> Result<(), Error> {
         let names: BTreeSet<&str> = detections.iter().map(|d| d.source_reference).collect();
-        let mut texts =
-            DocumentTexts { document: self.read(&self.suspicious_dir, suspicious)?, sources: BTreeMap::new() };
+        let (document, document_layout) = self.read(&self.suspicious_dir, suspicious)?;
+        let mut texts = DocumentTexts { document, document_layout, ..Default::default() };
         for name in names {
-            texts.sources.insert(name.to_string(), self.read(&self.source_dir, name)?);
+            let (text, layout) = self.read(&self.source_dir, name)?;
+            texts.sources.insert(name.to_string(), text);
+            if !layout.is_empty() {
+                texts.source_layouts.insert(name.to_string(), layout);
+            }
         }
         let sources = texts.sources.iter().map(|(name, text)| compared(name, text, detections)).collect();
         let path = self.suspicious_dir.join(suspicious).display().to_string();

@@ -764,3 +764,61 @@ fn an_interleaved_index_finds_a_copy_whose_every_other_word_was_misread_and_keep
     ok(run(&["index", "create", "--docs", s(&docs), "--index", s(&contiguous), "--chunk-words", "4"]));
     assert!(!check(&contiguous).contains("source-a.txt"));
 }
+
+#[test]
+fn checking_a_missing_file_or_a_folder_fails_naming_it_before_any_report_is_written() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    archive.create(&index);
+    let missing = archive.root.join("upload/no-such-thesis.pdf");
+    fails_with(
+        run(&["check", "--index", s(&index), s(&archive.probe), s(&missing)]),
+        &format!("{}: cannot check: ", missing.display()),
+    );
+    let out = archive.root.join("reports");
+    fails_with(
+        run(&["check", "--index", s(&index), "--format", "pan-xml", "--out", s(&out), s(&archive.probe), s(&missing)]),
+        &format!("{}: cannot check: ", missing.display()),
+    );
+    assert!(fs::read_dir(&out).map_or(true, |mut entries| entries.next().is_none()), "no report is written");
+    let folder = archive.root.join("upload");
+    fails_with(
+        run(&["check", "--index", s(&index), s(&folder)]),
+        &format!("{}: cannot check: a folder, not a file", folder.display()),
+    );
+}
+
+#[test]
+fn check_text_output_opens_each_file_with_one_overall_line_computed_from_its_report() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    archive.create(&index);
+    let json: serde_json::Value = serde_json::from_str(&archive.check_json(&index)).unwrap();
+    let report = &json["documents"][0];
+    let with_passages: Vec<&serde_json::Value> = report["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|source| !source["passages"].as_array().unwrap().is_empty())
+        .collect();
+    assert_eq!(with_passages.len(), 2, "the probe copies from two theses: {json}");
+    let passages: usize = with_passages.iter().map(|source| source["passages"].as_array().unwrap().len()).sum();
+    let common: u64 = with_passages.iter().map(|source| source["common_chunks"].as_u64().unwrap()).sum();
+    let (aligned, chars) = (report["aligned_chars"].as_u64().unwrap(), report["chars"].as_u64().unwrap());
+    assert_eq!(chars, char_len(&fs::read_to_string(&archive.probe).unwrap()));
+    let share = 100.0 * aligned as f64 / chars as f64;
+    let expected = format!(
+        "{}: {share:.1} % of the file in {passages} passages from 2 sources ({common} common chunks)",
+        archive.probe.display()
+    );
+    let text = ok(run(&["check", "--index", s(&index), s(&archive.probe)]));
+    assert_eq!(text.lines().next(), Some(expected.as_str()), "{text}");
+    // Two files: two overall lines, one at the top of each file's answer.
+    let text = ok(run(&["check", "--index", s(&index), s(&archive.probe), s(&archive.docs.join("empty.txt"))]));
+    let overall: Vec<&str> = text.lines().filter(|line| line.contains(" % of the file in ")).collect();
+    assert_eq!(overall.len(), 2, "{text}");
+    assert!(
+        overall[1].ends_with("empty.txt: 0.0 % of the file in 0 passages from 0 sources (0 common chunks)"),
+        "{text}"
+    );
+}

@@ -391,3 +391,77 @@ fn interleaved_chunks_find_a_copy_whose_every_other_word_was_misread() {
         source_start.abs_diff(expected_source) < 40 && source_end.abs_diff(expected_source + char_len(&passage)) < 40
     );
 }
+
+/// Source and suspicious directories with documents in subfolders: `a.txt`
+/// copies from `more/x.txt`, `sub/b.txt` from `y.txt` and `sub/deeper/c.txt`
+/// from `more/x.txt`.
+fn nested_dirs(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let (src, susp, out) = detect_dirs(dir);
+    for sub in [src.join("more"), susp.join("sub/deeper")] {
+        fs::create_dir_all(sub).unwrap();
+    }
+    let (x, y) = (format!("{}{}", prose(10, 300), prose(11, 200)), prose(12, 400));
+    fs::write(src.join("more/x.txt"), &x).unwrap();
+    fs::write(src.join("y.txt"), &y).unwrap();
+    fs::write(susp.join("a.txt"), format!("{}{}", prose(20, 100), prose(10, 150))).unwrap();
+    fs::write(susp.join("sub/b.txt"), format!("{}{}", prose(21, 100), prose(12, 150))).unwrap();
+    fs::write(susp.join("sub/deeper/c.txt"), format!("{}{}", prose(22, 100), prose(11, 150))).unwrap();
+    (src, susp, out)
+}
+
+#[test]
+fn without_recursive_each_skipped_subfolder_is_named_in_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = nested_dirs(dir.path());
+    let output = detect(&src, &susp, &out, &["--quiet"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for folder in [src.join("more"), susp.join("sub")] {
+        let warning = format!("warning: {}: a folder, skipped (use --recursive)", folder.display());
+        assert!(stderr.contains(&warning), "expected {warning:?} in: {stderr}");
+    }
+    assert_eq!(crate::files_of(&out).into_keys().collect::<Vec<_>>(), ["a.xml"]);
+}
+
+#[test]
+fn recursive_reads_subfolders_and_names_documents_by_relative_path_in_one_flat_output_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = nested_dirs(dir.path());
+    let output = detect(&src, &susp, &out, &["--quiet", "--recursive"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let reports: Vec<String> = crate::files_of(&out).into_keys().collect();
+    assert_eq!(reports, ["a.xml", "sub%2Fb.xml", "sub%2Fdeeper%2Fc.xml"], "no report leaves --out");
+    for (report, reference, source) in [
+        ("a.xml", "a.txt", "more/x.txt"),
+        ("sub%2Fb.xml", "sub/b.txt", "y.txt"),
+        ("sub%2Fdeeper%2Fc.xml", "sub/deeper/c.txt", "more/x.txt"),
+    ] {
+        let report = read_report(&out.join(report));
+        assert_eq!(report.reference, reference);
+        let sources: Vec<&str> = report.features.iter().map(|f| f.get("source_reference").unwrap()).collect();
+        assert!(!sources.is_empty() && sources.iter().all(|s| *s == source), "{reference}: {sources:?}");
+    }
+
+    // HTML pages too, linked from the index page.
+    let html = dir.path().join("html");
+    let output = detect(&src, &susp, &html, &["--quiet", "--recursive", "--format", "html"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let pages: Vec<String> = crate::files_of(&html).into_keys().collect();
+    assert_eq!(pages, ["a.html", "index.html", "sub%2Fb.html", "sub%2Fdeeper%2Fc.html"]);
+    let index = fs::read_to_string(html.join("index.html")).unwrap();
+    assert!(index.contains("href=\"sub%252Fb.html\""), "{index}");
+}
+
+#[test]
+fn recursive_documents_whose_reports_would_collide_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = nested_dirs(dir.path());
+    fs::write(susp.join("sub%2Fb.txt"), prose(30, 200)).unwrap();
+    let output = detect(&src, &susp, &out, &["--quiet", "--recursive"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("sub%2Fb.txt and sub/b.txt would both be written as sub%2Fb.xml"), "{stderr}");
+    assert!(!out.exists() || fs::read_dir(&out).unwrap().next().is_none(), "nothing is written");
+}

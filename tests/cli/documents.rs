@@ -343,3 +343,144 @@ fn detect_keeps_extracted_texts_in_its_cache_or_in_a_temporary_one_it_removes() 
     expected.sort();
     assert_eq!(cached, expected, "the PDF, DOCX and ODT texts, by content");
 }
+
+/// A directory of documents named with upper- and mixed-case extensions:
+/// the PDF and DOCX of document 7 and the plain text of document 1.
+fn documents_with_cased_extensions(dir: &Path) -> PathBuf {
+    let uploads = dir.join("cased");
+    fs::create_dir_all(&uploads).unwrap();
+    fs::copy(documents().join("suspicious-document00007.pdf"), uploads.join("Jan Novák - Thesis.PDF")).unwrap();
+    fs::copy(documents().join("suspicious-document00007.docx"), uploads.join("Report.Docx")).unwrap();
+    fs::write(uploads.join("Notes.TXT"), original("suspicious-document00001")).unwrap();
+    uploads
+}
+
+#[test]
+fn extensions_are_read_whatever_their_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let uploads = documents_with_cased_extensions(dir.path());
+    let sources = fixtures().join("pan/source-documents");
+    let out = dir.path().join("out");
+    ok(detect(&sources, &uploads, &out, &["--quiet"]));
+    for report in ["Jan Novák - Thesis.PDF.xml", "Report.Docx.xml", "Notes.TXT.xml"] {
+        assert!(!read_report(&out.join(report)).features.is_empty(), "{report}");
+    }
+
+    let index = dir.path().join("index");
+    ok(run(&["index", "create", "--docs", s(&uploads), "--index", s(&index), "--quiet"]));
+    let probe = fixtures().join("pan/suspicious-documents/suspicious-document00007.txt");
+    let check = ok(run(&["check", "--index", s(&index), s(&probe), "--format", "json"]));
+    let check: serde_json::Value = serde_json::from_str(&check).unwrap();
+    let found: BTreeSet<&str> =
+        check["documents"][0]["sources"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert!(found.contains("Jan Novák - Thesis.PDF") && found.contains("Report.Docx"), "{found:?}");
+
+    // check reads an HTML page named `*.HTML` as the page it is, not as text.
+    let (page, lower) = (dir.path().join("Page.HTML"), dir.path().join("page.html"));
+    fs::copy(documents().join("suspicious-document00007.html"), &page).unwrap();
+    fs::copy(documents().join("suspicious-document00007.html"), &lower).unwrap();
+    let texts = |file: &Path| {
+        let out = tempfile::tempdir().unwrap();
+        ok(run(&["text", "--out", s(out.path()), s(file)]));
+        fs::read_dir(out.path()).unwrap().map(|e| fs::read_to_string(e.unwrap().path()).unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!(texts(&page), texts(&lower));
+    let checked = |file: &Path| {
+        let json = ok(run(&["check", "--index", s(&index), s(file), "--format", "json"]));
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        json["documents"][0]["sources"].clone()
+    };
+    assert_eq!(checked(&page), checked(&lower));
+}
+
+#[test]
+fn a_directory_of_upper_case_names_only_is_not_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let uploads = dir.path().join("uploads");
+    fs::create_dir_all(&uploads).unwrap();
+    fs::copy(documents().join("suspicious-document00007.pdf"), uploads.join("THESIS.PDF")).unwrap();
+    let out = dir.path().join("out");
+    let output = detect(&fixtures().join("pan/source-documents"), &uploads, &out, &["--quiet"]);
+    ok(output);
+    assert!(!read_report(&out.join("THESIS.PDF.xml")).features.is_empty());
+}
+
+/// The place of each of `offsets` in the text of the fixture `name`, and the text's length.
+fn places(name: &str, offsets: impl Fn(u32) -> Vec<u32>) -> (Vec<String>, u32) {
+    use pan_detect::analysis::extract::{Container, extract};
+    let bytes = fs::read(documents().join(name)).unwrap();
+    let extracted = extract(Container::of(&bytes).unwrap(), &bytes).unwrap();
+    let chars = extracted.text.chars().count() as u32;
+    let places = offsets(chars)
+        .into_iter()
+        .map(|offset| extracted.layout.place_of(offset).map_or_else(|| "none".into(), |p| p.to_string()))
+        .collect();
+    (places, chars)
+}
+
+#[test]
+fn a_pdfs_text_knows_the_page_and_line_of_each_character_and_a_docx_its_paragraph() {
+    let (pdf, _) = places("suspicious-document00007.pdf", |chars| vec![0, chars / 2, chars - 1]);
+    assert_eq!(pdf[0], "page 1, line 1");
+    assert!(pdf[1].starts_with("page 3, ") || pdf[1].starts_with("page 4, "), "{pdf:?}");
+    assert!(pdf[2].starts_with("page 6, line "), "the fixture has 6 pages: {pdf:?}");
+    // Pages run in order through the text, each from its line 1.
+    let (every, _) = places("suspicious-document00007.pdf", |chars| (0..chars).step_by(50).collect());
+    let pages: Vec<u32> =
+        every.iter().map(|p| p.split(',').next().unwrap().trim_start_matches("page ").parse().unwrap()).collect();
+    assert!(pages.windows(2).all(|w| w[0] <= w[1]) && pages.last() == Some(&6), "{every:?}");
+
+    // LibreOffice records no pages in a DOCX: its paragraphs, one a non-empty
+    // line of the original, are counted.
+    let original = original("suspicious-document00007");
+    let (docx, _) = places("suspicious-document00007.docx", |chars| vec![0, chars - 1]);
+    let paragraphs = original.lines().filter(|line| !line.trim().is_empty()).count();
+    assert_eq!(docx, ["paragraph 1".to_string(), format!("paragraph {paragraphs}")]);
+}
+
+#[test]
+fn html_reports_place_passages_by_page_and_line_of_a_pdf_and_paragraph_of_a_docx_beside_their_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let suspicious = dir.path().join("suspicious");
+    fs::create_dir_all(&suspicious).unwrap();
+    for format in ["pdf", "docx"] {
+        let name = format!("suspicious-document00007.{format}");
+        fs::copy(documents().join(&name), suspicious.join(&name)).unwrap();
+    }
+    let out = dir.path().join("html");
+    ok(detect(&fixtures().join("pan/source-documents"), &suspicious, &out, &["--quiet", "--format", "html"]));
+    for (page, place) in
+        [("suspicious-document00007.pdf.html", "page "), ("suspicious-document00007.docx.html", "paragraph ")]
+    {
+        let html = fs::read_to_string(out.join(page)).unwrap();
+        let list = html.split("<nav id=\"passages\">").nth(1).unwrap().split("</nav>").next().unwrap();
+        let items: Vec<&str> = list.split("<li>").skip(1).collect();
+        assert!(!items.is_empty(), "{page}: no passages");
+        for item in items {
+            let document_side = item.split("</a>").next().unwrap();
+            assert!(document_side.contains(place) && document_side.contains("; characters "), "{page}: {item}");
+        }
+        assert!(html.contains("<h2>How to read this page</h2>") && html.contains("<b>Of this</b>: "), "{page}");
+    }
+    // The sources are plain texts: characters alone.
+    let html = fs::read_to_string(out.join("suspicious-document00007.pdf.html")).unwrap();
+    assert!(html.contains("<h4 class=\"source\">source-document"), "{html:.200}");
+    assert!(html.contains(".txt, characters "));
+
+    // check's pages place the checked file's passages too.
+    let index = dir.path().join("index");
+    ok(run(&[
+        "index",
+        "create",
+        "--docs",
+        s(&fixtures().join("pan/source-documents")),
+        "--index",
+        s(&index),
+        "--quiet",
+    ]));
+    let checked = dir.path().join("checked");
+    let pdf = suspicious.join("suspicious-document00007.pdf");
+    ok(run(&["check", "--index", s(&index), "--format", "html", "--out", s(&checked), s(&pdf)]));
+    let html = fs::read_to_string(checked.join("suspicious-document00007.pdf.html")).unwrap();
+    assert!(html.contains("<h4 class=\"document\">This document, page "), "{html:.300}");
+}

@@ -412,3 +412,20 @@ fn a_case_in_a_misspelled_element_counts_as_the_pan_script_counts_it() {
     assert_success(&output);
     assert_eq!(stdout(&output), expected);
 }
+
+#[test]
+fn a_detections_directory_without_xml_files_is_an_error_naming_it() {
+    let fixture = Fixture::new();
+    let empty = fixture.dir.path().join("no-detections");
+    write(&empty.join("s1.txt"), "a text, no reports");
+    let empty = empty.display().to_string();
+    let output = run(&["eval", "--truth", &fixture.truth(), "--detections", &empty]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(output.stdout.is_empty());
+    let error = stderr(&output);
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(
+        error.contains(&format!("cannot read the detections: {empty}: no *.xml files here or one folder below")),
+        "{error}"
+    );
+}

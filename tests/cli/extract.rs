@@ -189,3 +189,25 @@ fn bad_input_stops_with_one_line() {
     }
     assert!(!Path::new(&docs.join("groups.txt")).exists());
 }
+
+#[test]
+fn recursive_reads_the_documents_of_subfolders_named_by_their_relative_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir_all(docs.join("2026")).unwrap();
+    for (i, entry) in fs::read_dir(collection()).unwrap().enumerate() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "txt") {
+            let to = if i % 2 == 0 { docs.join("2026") } else { docs.clone() };
+            fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let flat = run(&["extract", "--docs", s(&docs), "--quiet"]);
+    let warning = format!("warning: {}: a folder, skipped (use --recursive)", docs.join("2026").display());
+    assert!(String::from_utf8_lossy(&flat.stderr).contains(&warning), "{}", String::from_utf8_lossy(&flat.stderr));
+    let nested = ok(run(&["extract", "--docs", s(&docs), "--quiet", "--recursive"]));
+    assert!(nested.contains("2026/"), "{nested}");
+    let whole = extract(&[]);
+    let strip = |text: &str| text.replace("2026/", "");
+    assert_eq!(strip(&nested).lines().count(), whole.lines().count(), "the same groups:\n{nested}\n{whole}");
+}

@@ -443,3 +443,15 @@ fn a_document_name_too_long_to_store_is_a_400() {
     assert_eq!(status, 201, "the longest name is stored: {body}");
     assert_eq!(fs::read(served.docs.join(&longest)).unwrap(), text);
 }
+
+#[test]
+fn documents_with_upper_case_extensions_are_stored_and_indexed() {
+    let served = Served::new();
+    let server = served.start(&[]);
+    let pdf = fs::read(fixtures().join("documents/suspicious-document00007.pdf")).unwrap();
+    let (status, body) = put(&server.url("/documents/2026/Thesis.PDF"), Some(WRITE_TOKEN), &pdf);
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(fs::read(served.docs.join("2026/Thesis.PDF")).unwrap(), pdf);
+    let (status, similar) = get(&server.url("/documents/2026/Thesis.PDF/similar?top=1"), None);
+    assert_eq!(status, 200, "{similar}");
+}

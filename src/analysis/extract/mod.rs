@@ -16,6 +16,7 @@
 pub mod cache;
 mod docx;
 mod html;
+pub mod layout;
 mod odt;
 mod pdf;
 pub mod repair;
@@ -23,6 +24,7 @@ mod xml;
 mod zip;
 
 pub use html::html_text;
+use layout::{Layout, Place};
 /// A ZIP archive of `(name, content)` entries, for the tests of other modules.
 #[cfg(test)]
 pub(crate) use zip::tests::archive as test_zip;
@@ -56,6 +58,10 @@ pub struct Extracted {
     pub text: String,
     /// Something about the text worth a warning (a PDF with no text layer).
     pub note: Option<String>,
+    /// Where the text's lines or paragraphs were in the document (PDF and
+    /// DOCX; empty for ODT). Not kept by the [`cache`]: only HTML reports
+    /// show it, and they extract the documents they show again.
+    pub layout: Layout,
 }
 
 /// Why no text could be extracted from a document. The message says why, not
@@ -151,6 +157,10 @@ struct TextWriter {
     text: String,
     pending_break: bool,
     pending_space: bool,
+    /// Where places start: byte offsets in `text`, ascending.
+    starts: Vec<(usize, Place)>,
+    /// The place of the next character written.
+    pending_place: Option<Place>,
 }
 
 impl TextWriter {
@@ -184,7 +194,14 @@ impl TextWriter {
         self.text.is_empty() || self.text.ends_with('\n')
     }
 
-    /// Writes the pending paragraph break or space before `next`.
+    /// Notes that the next character written is at `place` (the last place
+    /// noted before it wins).
+    fn mark(&mut self, place: Place) {
+        self.pending_place = Some(place);
+    }
+
+    /// Writes the pending paragraph break or space before `next`, and notes
+    /// where the pending place starts.
     fn flush_pending(&mut self, next: char) {
         if self.pending_break {
             self.text.push('\n');
@@ -193,11 +210,19 @@ impl TextWriter {
         }
         self.pending_break = false;
         self.pending_space = false;
+        if let Some(place) = self.pending_place.take() {
+            self.starts.push((self.text.len(), place));
+        }
     }
 
     /// The text, with [`repair::clean`] applied.
     fn finish(self) -> String {
-        repair::clean(&self.text)
+        self.finish_with_layout().0
+    }
+
+    /// The text, with [`repair::clean`] applied, and the places noted.
+    fn finish_with_layout(self) -> (String, Layout) {
+        Layout::clean(&self.text, &self.starts)
     }
 }
 

@@ -29,6 +29,7 @@ use std::sync::Once;
 use flate2::read::{DeflateDecoder, ZlibDecoder};
 use pdf_extract::{Document, MediaBox, OutputDev, OutputError, Transform, output_doc_page};
 
+use super::layout::{Layout, Place, Unit};
 use super::repair::{self, Dehyphenator, Join};
 use super::{ExpansionBudget, ExtractError, Extracted};
 
@@ -37,12 +38,13 @@ pub(super) fn extract(bytes: &[u8], budget: &mut ExpansionBudget) -> Result<Extr
     check_streams(bytes, budget)?;
     let mut pages = without_panics(|| read_pages(bytes))??;
     repair::drop_running_lines(&mut pages, |line| line.text.as_str());
-    let text = repair::clean(&paragraphs(&pages));
+    let (raw, starts) = paragraphs(&pages);
+    let (text, layout) = Layout::clean(&raw, &starts);
     let note = text
         .trim()
         .is_empty()
         .then(|| "a PDF without text (scanned pages? pan-detect does no OCR); read as an empty document".to_string());
-    Ok(Extracted { text, note })
+    Ok(Extracted { text, note, layout })
 }
 
 /// The lines of every page of the PDF `bytes`, in content-stream order.
@@ -317,16 +319,20 @@ fn ends_paragraph(previous: &Line, previous_block: &Block, next: &Line, next_blo
 }
 
 /// The text of `pages`: a line break between paragraphs, the lines of a
-/// paragraph joined as the [`Dehyphenator`] says.
-fn paragraphs(pages: &[Vec<Line>]) -> String {
+/// paragraph joined as the [`Dehyphenator`] says; with the byte offset where
+/// each printed line starts in it and its place (page, and line on the page
+/// among those kept).
+fn paragraphs(pages: &[Vec<Line>]) -> (String, Vec<(usize, Place)>) {
     let dehyphenator = Dehyphenator::new(pages.iter().flatten().map(|line| line.text.as_str()));
     let mut text = String::new();
     let mut previous: Option<(&Line, Block, usize)> = None;
+    let mut starts = Vec::new();
     for (number, page) in pages.iter().enumerate() {
         if page.is_empty() {
             continue;
         }
         let block = Block::of(page);
+        let mut line_number = 0;
         for line in page {
             let line_text = line.text.trim();
             if line_text.is_empty() {
@@ -345,11 +351,14 @@ fn paragraphs(pages: &[Vec<Line>]) -> String {
                     }
                 }
             }
+            line_number += 1;
+            let page = Some(number as u32 + 1);
+            starts.push((text.len(), Place { page, unit: Unit::Line, number: line_number }));
             text.push_str(line_text);
             previous = Some((line, block, number));
         }
     }
-    text
+    (text, starts)
 }
 
 #[cfg(test)]
@@ -373,7 +382,7 @@ mod tests {
         ];
         let next_page = vec![line("continued across the page break, as full lines", 50.0, 300.0, 60.0)];
         assert_eq!(
-            paragraphs(&[page.clone(), next_page.clone()]),
+            paragraphs(&[page.clone(), next_page.clone()]).0,
             "The mill stood by the river and its wheel became a landmark for every traveller on the road north.\n\
              A new paragraph starts here with an indent and goes on.\n\
              After a wider gap, another one.\n\
@@ -382,7 +391,7 @@ mod tests {
         let mut full = page;
         full.truncate(2);
         assert_eq!(
-            paragraphs(&[full, next_page]),
+            paragraphs(&[full, next_page]).0,
             "The mill stood by the river and its wheel became a landmark for every traveller on the \
              continued across the page break, as full lines"
         );

@@ -6,6 +6,7 @@ use std::io::{Cursor, Read};
 use zip::ZipArchive;
 use zip::result::ZipError;
 
+use super::layout::Layout;
 use super::{ExpansionBudget, ExtractError, Extracted, docx, odt};
 
 /// The entry of a DOCX's text.
@@ -27,22 +28,22 @@ pub(super) fn extract(bytes: &[u8], budget: &mut ExpansionBudget) -> Result<Extr
     let archive =
         ZipArchive::new(Cursor::new(bytes)).map_err(|e| ExtractError(format!("not a readable ZIP archive ({e})")))?;
     let mut container = Container { archive, budget };
-    let text = if container.has(DOCX_DOCUMENT) {
-        docx::text(&container.entry(DOCX_DOCUMENT)?, DOCX_DOCUMENT)?
+    let (text, layout) = if container.has(DOCX_DOCUMENT) {
+        docx::text_with_layout(&container.entry(DOCX_DOCUMENT)?, DOCX_DOCUMENT)?
     } else if container.has(ODF_MIMETYPE) {
         let mimetype = container.entry(ODF_MIMETYPE)?;
         if !mimetype.trim().starts_with(ODT_MIMETYPE) {
             return Err(ExtractError(format!("an OpenDocument file of type {}, not a text document", mimetype.trim())));
         }
-        odt::text(&container.entry(ODF_CONTENT)?, ODF_CONTENT)?
+        (odt::text(&container.entry(ODF_CONTENT)?, ODF_CONTENT)?, Layout::default())
     } else if container.has(ODF_CONTENT) {
-        odt::text(&container.entry(ODF_CONTENT)?, ODF_CONTENT)?
+        (odt::text(&container.entry(ODF_CONTENT)?, ODF_CONTENT)?, Layout::default())
     } else {
         return Err(ExtractError(format!(
             "a ZIP archive, but neither a DOCX (no {DOCX_DOCUMENT}) nor an ODT (no {ODF_CONTENT})"
         )));
     };
-    Ok(Extracted { text, note: None })
+    Ok(Extracted { text, note: None, layout })
 }
 
 impl Container<'_> {

@@ -52,6 +52,11 @@ enum Command {
     /// Serve an archive index over HTTP: checks, document changes batched into
     /// incremental updates, similarities, health and metrics.
     Serve(cmd::serve::Args),
+    /// Print the shell completion script of pan-detect (bash, zsh, fish,
+    /// powershell, elvish).
+    Completions(cmd::completions::Args),
+    /// Write the man pages of pan-detect and of each of its subcommands.
+    Man(cmd::man::Args),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +75,8 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Similar(args) => cmd::similar::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::Completions(args) => cmd::completions::run(args),
+        Command::Man(args) => cmd::man::run(args),
     };
     match result {
         Ok(code) => code,
@@ -87,8 +94,12 @@ fn main() -> ExitCode {
 /// a value, so that `--threads -1` is refused as an invalid value of
 /// `--threads` rather than as an unknown argument `-1`. Exits on an error.
 fn parse(args: Vec<OsString>) -> Cli {
-    let command = allow_negative_numbers(Cli::command());
-    Cli::from_arg_matches(&command.get_matches_from(args)).unwrap_or_else(|error| error.exit())
+    Cli::from_arg_matches(&command().get_matches_from(args)).unwrap_or_else(|error| error.exit())
+}
+
+/// The command line's definition, as parsed, completed and documented.
+fn command() -> clap::Command {
+    allow_negative_numbers(Cli::command())
 }
 
 /// `command` and its subcommands, recursively, taking negative numbers as values.

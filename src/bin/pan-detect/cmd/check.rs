@@ -10,7 +10,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::ValueEnum;
 use pan_detect::analysis::code::CodeDefaults;
-use pan_detect::archive::check::{CheckParams, CheckReport, Checker};
+use pan_detect::analysis::read::{DocumentFile, layout_of};
+use pan_detect::archive::check::{CheckParams, CheckReport, Checker, DocumentMatch};
 use pan_detect::archive::{ArchiveError, ArchiveIndex};
 use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS, IntervalParams};
 
@@ -24,6 +25,9 @@ use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory, ReadableForm
 
 /// Arguments of `pan-detect check`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect check --index /tmp/pd-index corpus-fixtures/pan/suspicious-documents/suspicious-document00001.txt
+  pan-detect check --index /tmp/pd-index corpus-fixtures/documents/suspicious-document00007.pdf --format html --out /tmp/pd-check")]
 pub struct Args {
     /// Index directory.
     #[arg(long, value_name = "IDX")]
@@ -147,14 +151,20 @@ impl Output {
         (report, text): (CheckReport, String),
     ) -> anyhow::Result<()> {
         match self {
-            Output::Text => write_text(out, &report),
+            Output::Text => write_text(out, &report, text.chars().count() as u64),
             Output::PanXml(sink) => write_pan_xml(sink, file, &report),
             Output::JsonStdout(documents) => {
                 documents.push(checker.document_report(&file_name(file)?, &report, text).0);
                 Ok(())
             }
             Output::Readable(reports) => {
-                let (document, texts) = checker.document_report(&file_name(file)?, &report, text);
+                let name = file_name(file)?;
+                let (document, mut texts) = checker.document_report(&name, &report, text);
+                if reports.shows_layout() {
+                    let bytes = std::fs::metadata(file).map_or(0, |metadata| metadata.len());
+                    let checked = DocumentFile { name, path: file.to_path_buf(), bytes };
+                    texts.document_layout = layout_of(&checked, &texts.document);
+                }
                 Ok(reports.write(&document, &texts)?)
             }
         }
@@ -184,8 +194,25 @@ fn file_name(file: &Path) -> anyhow::Result<String> {
     Ok(name.with_context(|| format!("{}: no file name in UTF-8", file.display()))?.to_string())
 }
 
+/// Refuses a file to check that is missing or a folder, before anything is
+/// read or written: a mistyped path is the user's error, not an upload to
+/// skip with a warning as an unreadable document is (such as a broken link,
+/// which a listing skips with a warning too).
+fn check_files_exist(files: &[PathBuf]) -> anyhow::Result<()> {
+    for file in files {
+        if let Err(error) = std::fs::symlink_metadata(file) {
+            anyhow::bail!("{}: cannot check: {error}", file.display());
+        }
+        if std::fs::metadata(file).is_ok_and(|metadata| metadata.is_dir()) {
+            anyhow::bail!("{}: cannot check: a folder, not a file", file.display());
+        }
+    }
+    Ok(())
+}
+
 /// Runs `pan-detect check`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    check_files_exist(&args.files)?;
     let progress = TerminalProgress::new(true);
     let mut output = Output::create(&args, &progress)?;
     let index = ArchiveIndex::open(&args.index)?;
@@ -245,16 +272,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> {
+/// The overall line of a checked file of `file_chars` characters: the share
+/// of its characters in passages (overlaps counted once), the passages, the
+/// archive documents they are with, the chunks the file shares with those,
+/// and the `taboo` text left out.
+fn overall_line(report: &CheckReport, file_chars: u64, taboo: &str) -> String {
+    let sources: Vec<&DocumentMatch> = report.documents.iter().filter(|doc| !doc.passages.is_empty()).collect();
+    let passages: usize = sources.iter().map(|doc| doc.passages.len()).sum();
+    let common: u64 = sources.iter().map(|doc| doc.common_chunks).sum();
+    let share = if file_chars == 0 { 0.0 } else { 100.0 * report.file_aligned_chars() as f64 / file_chars as f64 };
+    format!(
+        "{}: {share:.1} % of the file in {} from {} ({}){taboo}",
+        report.file,
+        count(passages as u64, "passage"),
+        count(sources.len() as u64, "source"),
+        count(common, "common chunk")
+    )
+}
+
+/// The readable answer for one file of `file_chars` characters: its overall
+/// line, then what it shares with each archive document and their passages.
+fn write_text(out: &mut impl Write, report: &CheckReport, file_chars: u64) -> anyhow::Result<()> {
     let taboo = if report.taboo_chars > 0 {
-        format!(" ({} of taboo text left out)", count(report.taboo_chars, "character"))
+        format!(", {} of taboo text left out", count(report.taboo_chars, "character"))
     } else {
         String::new()
     };
+    writeln!(out, "{}", overall_line(report, file_chars, &taboo))?;
     writeln!(
         out,
-        "{}: {}{taboo}, {} chunks with it",
-        report.file,
+        "  {}, {} chunks with it",
         count(report.chunks, "chunk"),
         match report.documents.len() {
             1 => "1 archive document shares".to_string(),
@@ -264,7 +311,7 @@ fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> 
     for doc in &report.documents {
         writeln!(
             out,
-            "  {}: {}, {:.2}% of the file in it, {:.2}% of it in the file; {}, {:.2}% of the file aligned, {:.2}% of it",
+            "    {}: {}, {:.2}% of the file in it, {:.2}% of it in the file; {}, {:.2}% of the file aligned, {:.2}% of it",
             doc.document,
             count(doc.common_chunks, "common chunk"),
             doc.file_in_document_percent,
@@ -276,7 +323,7 @@ fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> 
         for p in &doc.passages {
             writeln!(
                 out,
-                "    file {}..{} = document {}..{} ({})",
+                "      file {}..{} = document {}..{} ({})",
                 p.file.offset,
                 p.file.offset + p.file.length,
                 p.document.offset,
@@ -284,8 +331,8 @@ fn write_text(out: &mut impl Write, report: &CheckReport) -> anyhow::Result<()> 
                 count(p.matching_chunks, "matching chunk")
             )?;
             let show = |e: &Option<String>| e.clone().unwrap_or_else(|| "(document changed or missing)".into());
-            writeln!(out, "      file:     {}", show(&p.file.excerpt))?;
-            writeln!(out, "      document: {}", show(&p.document.excerpt))?;
+            writeln!(out, "        file:     {}", show(&p.file.excerpt))?;
+            writeln!(out, "        document: {}", show(&p.document.excerpt))?;
         }
     }
     Ok(())

@@ -35,6 +35,10 @@ use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect detect`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect detect --source-dir corpus-fixtures/pan/source-documents --suspicious-dir corpus-fixtures/pan/suspicious-documents --out /tmp/pd-reports
+  pan-detect detect --source-dir corpus-fixtures/pan/source-documents --suspicious-dir corpus-fixtures/pan/suspicious-documents --out /tmp/pd-pages --format html
+  pan-detect detect --source-dir corpus-fixtures/pan/source-documents --suspicious-dir corpus-fixtures/pan/suspicious-documents --pairs corpus-fixtures/pan/pairs --layout per-pair --out /tmp/pd-pairs")]
 pub struct Args {
     /// Directory of source documents (`*.txt`, `*.pdf`, `*.docx`, `*.odt`,
     /// `*.html`, `*.htm`; other files are ignored).
@@ -45,11 +49,19 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     suspicious_dir: PathBuf,
     /// Directory for the reports, one `<name>.xml` per suspicious document
-    /// (`thesis.pdf.xml` for `thesis.pdf`; or per pair, see --layout; `.html`
+    /// (`thesis.pdf.xml` for `thesis.pdf`, `2026%2Fthesis.pdf.xml` for
+    /// `2026/thesis.pdf` with --recursive; or per pair, see --layout; `.html`
     /// or `.json` with --format); created when missing, other files in it are
     /// left alone.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Read the documents in the subfolders of --source-dir and
+    /// --suspicious-dir too, as `index create` does: each named by its path
+    /// relative to its directory (`2026/thesis.pdf`), its report written
+    /// into --out itself with `%2F` for each `/` (without it, each subfolder
+    /// is named in a warning and skipped).
+    #[arg(long)]
+    recursive: bool,
     /// Report format: PAN XML; HTML pages for people (each document's text with
     /// the passages highlighted and shown beside their sources, and
     /// `index.html` listing the documents by similarity); or JSON (the schema
@@ -426,6 +438,7 @@ fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
         pairs: pairs.as_ref(),
         taboo: taboo.as_ref(),
         text_cache: text_cache.as_ref(),
+        recursive: args.recursive,
     };
     let summary = match args.cluster.cluster()? {
         None => detect_with(&args.source_dir, &args.suspicious_dir, &params, &scope, sink.as_ref(), &progress),
@@ -462,7 +475,7 @@ fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
 /// directories, the parameters, the output and the shape of the cluster.
 fn job_hash(args: &Args, params: &DetectParams, cluster: &Cluster) -> u64 {
     let shared = format!(
-        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
         args.source_dir,
         args.suspicious_dir,
         args.out,
@@ -470,6 +483,7 @@ fn job_hash(args: &Args, params: &DetectParams, cluster: &Cluster) -> u64 {
         args.taboo,
         args.synonyms,
         args.layout,
+        args.recursive,
         params,
         cluster.workers,
         cluster.addresses

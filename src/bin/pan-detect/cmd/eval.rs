@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::messages::{self, count};
 
-/// The end of `pan-detect eval --help`: what is read and what a class's figures mean.
+/// The end of `pan-detect eval --help`: what is read, what a class's figures mean, and examples.
 const AFTER_HELP: &str = "\
 Ground truth: features whose name ends with 'plagiarism' (plagiarism, artificial-plagiarism,
 simulated-plagiarism, ...), except 'detected-plagiarism'. Detections: features named
@@ -23,7 +23,11 @@ official PAN scripts read them.
 Per class (--by obfuscation, --by type): recall and granularity are those of the class's
 cases against all detections. The class's detections are those that detect at least one
 of its cases; its precision is their mean precision against all cases. A detection that
-detects no case belongs to no class: false positives lower only the overall precision.";
+detects no case belongs to no class: false positives lower only the overall precision.
+
+Examples:
+  pan-detect eval --truth corpus-fixtures/pan/suspicious-documents --detections /tmp/pd-reports
+  pan-detect eval --truth corpus-fixtures/pan/suspicious-documents --detections /tmp/pd-reports --by obfuscation";
 
 /// Arguments of `pan-detect eval`.
 ///
@@ -174,9 +178,9 @@ struct Subset {
     report: Report,
 }
 
-/// Loads one side and warns on stderr about each skipped file, each problem in a
-/// file read, and a detections directory without XML files (a ground-truth
-/// directory without them is an error of [`eval::load_dir`]).
+/// Loads one side and warns on stderr about each skipped file and each problem
+/// in a file read (a directory without XML files is an error of
+/// [`eval::load_dir`]).
 fn load(dir: &Path, select: &Select) -> anyhow::Result<Loaded> {
     let loaded = eval::load_dir(dir, select)?;
     for skipped in &loaded.skipped {
@@ -184,9 +188,6 @@ fn load(dir: &Path, select: &Select) -> anyhow::Result<Loaded> {
     }
     for warning in &loaded.warnings {
         messages::warn(warning);
-    }
-    if loaded.files == 0 {
-        messages::warn(format_args!("{}: no *.xml files here or one folder below", dir.display()));
     }
     Ok(loaded)
 }

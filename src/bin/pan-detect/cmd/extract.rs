@@ -22,11 +22,19 @@ use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect extract`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect extract --docs corpus-fixtures/duplicates
+  pan-detect extract --docs corpus-fixtures/duplicates --format jsonl --out /tmp/pd-duplicates.jsonl")]
 pub struct Args {
     /// Directory of the documents (`*.txt`, `*.pdf`, `*.docx`, `*.odt`,
-    /// `*.html`, `*.htm` directly in it, as `detect` reads them).
+    /// `*.html`, `*.htm` directly in it, or in its subfolders too with
+    /// --recursive, as `detect` reads them).
     #[arg(long, value_name = "DIR", required_unless_present = "index", conflicts_with = "index")]
     docs: Option<PathBuf>,
+    /// Read the documents in the subfolders of --docs too, named by their
+    /// path relative to it (`2026/thesis.pdf`), as `detect --recursive` does.
+    #[arg(long, conflicts_with = "index")]
+    recursive: bool,
     /// An archive index (`pan-detect index create`) instead of --docs: its
     /// documents' stored chunks and settings, their texts read back from its
     /// documents directory, its taboo set left out.
@@ -140,7 +148,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn extract(args: &Args) -> anyhow::Result<ExitCode> {
     args.threads.configure()?;
-    let options = ExtractOptions { sigma: args.sigma, overlap: args.overlap.map(Into::into) };
+    let options =
+        ExtractOptions { sigma: args.sigma, overlap: args.overlap.map(Into::into), recursive: args.recursive };
     options.validate()?;
     let output = Output::create(args)?;
     let progress = TerminalProgress::new(args.quiet);

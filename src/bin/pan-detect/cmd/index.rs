@@ -15,6 +15,10 @@ use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect index`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect index create --docs corpus-fixtures/pan/source-documents --index /tmp/pd-index
+  pan-detect index update --docs corpus-fixtures/pan/source-documents --index /tmp/pd-index
+  pan-detect index stats --index /tmp/pd-index")]
 pub struct Args {
     #[command(subcommand)]
     command: IndexCommand,
@@ -36,6 +40,8 @@ enum IndexCommand {
 
 /// Arguments of `pan-detect index merge`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect index merge --index /tmp/pd-index")]
 struct MergeArgs {
     /// Index directory.
     #[arg(long, value_name = "IDX")]
@@ -47,6 +53,8 @@ struct MergeArgs {
 
 /// Arguments of `pan-detect index create`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect index create --docs corpus-fixtures/pan/source-documents --index /tmp/pd-index")]
 struct CreateArgs {
     /// Directory of the documents: every *.txt, *.pdf, *.docx, *.odt, *.html
     /// and *.htm below it, named by its relative path.
@@ -73,6 +81,8 @@ struct CreateArgs {
 
 /// Arguments of `pan-detect index update`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect index update --docs corpus-fixtures/pan/source-documents --index /tmp/pd-index")]
 struct UpdateArgs {
     /// Directory of the documents, as given to `index create`.
     #[arg(long, value_name = "DIR")]
@@ -105,6 +115,8 @@ struct UpdateArgs {
 
 /// Arguments of `pan-detect index stats`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect index stats --index /tmp/pd-index")]
 struct StatsArgs {
     /// Index directory.
     #[arg(long, value_name = "IDX")]

@@ -15,6 +15,8 @@ use crate::{messages, threads};
 
 /// Arguments of `pan-detect serve`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect serve --index /tmp/pd-index --listen 127.0.0.1:8080")]
 pub struct Args {
     /// Index directory to serve (made with `index create`).
     #[arg(long, value_name = "IDX")]

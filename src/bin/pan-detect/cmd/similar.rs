@@ -28,6 +28,8 @@ use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect similar`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect similar --index /tmp/pd-index --top 5")]
 pub struct Args {
     /// How similar documents are found: `table` reads the index's similarity
     /// table; `minhash` screens documents by MinHash signatures banded by LSH

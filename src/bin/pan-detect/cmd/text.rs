@@ -13,6 +13,8 @@ use crate::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect text`.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  pan-detect text --out /tmp/pd-texts corpus-fixtures/documents/suspicious-document00007.pdf corpus-fixtures/documents/suspicious-document00007.docx")]
 pub struct Args {
     /// Documents: PDF, DOCX, ODT, HTML or plain text, the format told by content.
     #[arg(required = true, value_name = "FILE")]
