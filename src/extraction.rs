@@ -663,7 +663,8 @@ pub fn check_groups_file(out: &Path, format: GroupFormat, docs: Option<&Path>) -
             Err(Error::NotAReport { path: out.to_path_buf(), reason }.into())
         }
         Ok(_) => {
-            let bytes = std::fs::read(out).map_err(|source| Error::WriteReport { path: out.to_path_buf(), source })?;
+            let bytes =
+                read::read_input(out).map_err(|source| Error::WriteReport { path: out.to_path_buf(), source })?;
             let refuse = |reason| Error::NotAReport { path: out.to_path_buf(), reason };
             format.check_is_output(&bytes).map_err(refuse)?;
             Ok(())

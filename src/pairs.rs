@@ -4,9 +4,10 @@
 //! `eval --pairs` scores only them.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+
+use crate::analysis::read;
 
 /// A problem with a pairs file.
 #[derive(Debug, thiserror::Error)]
@@ -45,9 +46,11 @@ pub struct DocumentPairs {
 }
 
 impl DocumentPairs {
-    /// Reads a pairs file; blank lines are ignored, a pair listed twice counts once.
+    /// Reads a pairs file of at most [`read::MAX_INPUT_BYTES`]; blank lines
+    /// are ignored, a pair listed twice counts once.
     pub fn read(path: &Path) -> Result<DocumentPairs, PairsError> {
-        let text = fs::read_to_string(path).map_err(|source| PairsError::Io { path: path.to_path_buf(), source })?;
+        let text =
+            read::read_input_to_string(path).map_err(|source| PairsError::Io { path: path.to_path_buf(), source })?;
         DocumentPairs::parse(&text, path)
     }
 

@@ -81,6 +81,47 @@ pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
 /// on the command line) is skipped without reading further.
 pub const MAX_DOCUMENT_BYTES: u64 = u32::MAX as u64;
 
+/// Bytes read at most of an input that is not a document: a pairs, synonyms,
+/// token or host file, ground truth or detections in PAN XML. PAN's largest
+/// pairs file is 200 KB and a report of 60,000 detections 12 MB; a larger file
+/// (or an endless one, such as `/dev/zero`) is refused without reading further.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// The bytes of the input file at `path`, which is not a document (see
+/// [`MAX_INPUT_BYTES`]), read through its handle and never more than that,
+/// whatever its metadata says. A larger file is an error of kind
+/// [`io::ErrorKind::FileTooLarge`] that names the bound.
+pub fn read_input(path: &Path) -> io::Result<Vec<u8>> {
+    read_bounded(File::open(path)?, MAX_INPUT_BYTES)
+}
+
+/// [`read_input`] as text, which must be UTF-8 (an error of kind
+/// [`io::ErrorKind::InvalidData`] otherwise, as [`fs::read_to_string`] gives).
+pub fn read_input_to_string(path: &Path) -> io::Result<String> {
+    String::from_utf8(read_input(path)?).map_err(|error| {
+        let at = error.utf8_error().valid_up_to();
+        io::Error::new(io::ErrorKind::InvalidData, format!("not valid UTF-8 at byte {at}"))
+    })
+}
+
+/// All bytes of `handle`, or an error when there are more than `max_bytes`.
+fn read_bounded(handle: impl Read, max_bytes: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if append_at_most(handle, max_bytes, &mut bytes)? {
+        return Ok(bytes);
+    }
+    let message = format!("larger than {max_bytes} bytes, the most read of a file that is not a document");
+    Err(io::Error::new(io::ErrorKind::FileTooLarge, message))
+}
+
+/// Appends what `handle` holds to `bytes`, reading no further once `bytes`
+/// would pass `max_bytes`; whether it all fitted.
+fn append_at_most(handle: impl Read, max_bytes: u64, bytes: &mut Vec<u8>) -> io::Result<bool> {
+    let rest = (max_bytes + 1).saturating_sub(bytes.len() as u64);
+    handle.take(rest).read_to_end(bytes)?;
+    Ok(bytes.len() as u64 <= max_bytes)
+}
+
 /// The bytes of the document `file`, read through its handle and never more
 /// than [`MAX_DOCUMENT_BYTES`], whatever its metadata says: all of them, or
 /// only the first [`encoding::PROBE_BYTES`] and one more of a plain text that

@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::analysis::read;
 use crate::analysis::span::CharRange;
 use crate::report::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
 
@@ -385,7 +386,7 @@ pub enum FileAnnotations {
 }
 
 fn load_file(path: &Path, select: &Select) -> Result<FileAnnotations, EvalError> {
-    let bytes = fs::read(path).map_err(|source| EvalError::Io { path: path.to_path_buf(), source })?;
+    let bytes = read::read_input(path).map_err(|source| EvalError::Io { path: path.to_path_buf(), source })?;
     read_annotations(path, &bytes, select)
 }
 

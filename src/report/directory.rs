@@ -6,9 +6,10 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::read::{output_stem, same_directory};
+use crate::analysis::read::{output_stem, read_input, same_directory};
 use crate::error::Error;
 use crate::progress::Progress;
 use crate::report::output::{self, sync_filesystem, write_atomically_unsynced};
@@ -134,8 +135,12 @@ impl ReportDirectory {
     /// report of this kind, such as the ground truth beside PAN's suspicious
     /// documents or a page someone wrote.
     pub fn check_replaceable(&self, path: &Path) -> Result<(), Error> {
-        let Ok(bytes) = fs::read(path) else { return Ok(()) };
-        self.kind.check_is_report(&bytes).map_err(|reason| Error::NotAReport { path: path.to_path_buf(), reason })
+        let not_a_report = |reason| Error::NotAReport { path: path.to_path_buf(), reason };
+        match read_input(path) {
+            Ok(bytes) => self.kind.check_is_report(&bytes).map_err(not_a_report),
+            Err(error) if error.kind() == io::ErrorKind::FileTooLarge => Err(not_a_report(error.to_string())),
+            Err(_) => Ok(()),
+        }
     }
 
     /// Writes `bytes` to `path` whole (see [`write_atomically_unsynced`]);
