@@ -54,8 +54,11 @@ impl DocumentPairs {
         DocumentPairs::parse(&text, path)
     }
 
-    /// Parses the text of a pairs file, which must list a pair; `path` names it in errors.
+    /// Parses the text of a pairs file, which must list a pair; `path` names
+    /// it in errors. A UTF-8 byte-order mark at its start (which Windows
+    /// editors write) is no part of the first name.
     pub fn parse(text: &str, path: &Path) -> Result<DocumentPairs, PairsError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut pairs = DocumentPairs::default();
         for (index, line) in text.lines().enumerate() {
             match line.split_whitespace().collect::<Vec<_>>()[..] {
@@ -121,6 +124,12 @@ impl DocumentPairs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_the_first_name() {
+        let pairs = DocumentPairs::parse("\u{feff}susp.txt src.txt\r\n", Path::new("pairs")).unwrap();
+        assert_eq!(pairs.iter().collect::<Vec<_>>(), [("susp.txt", "src.txt")]);
+    }
 
     #[test]
     fn parses_pairs_ignoring_blank_lines_and_repeats() {

@@ -289,9 +289,10 @@ pub struct FileProblem {
 
 impl fmt::Display for FileProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = crate::error::escape_invisible(&self.path.display().to_string());
         match self.line {
-            Some(line) => write!(f, "{}: line {line}: {}", self.path.display(), self.reason),
-            None => write!(f, "{}: {}", self.path.display(), self.reason),
+            Some(line) => write!(f, "{path}: line {line}: {}", self.reason),
+            None => write!(f, "{path}: {}", self.reason),
         }
     }
 }
@@ -403,8 +404,8 @@ pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<Fi
     };
     let mut warnings = Vec::new();
     if !names_document(path, &document.reference) {
-        let reason =
-            format!("reference=\"{}\" is not this file's document; read as its annotations", document.reference);
+        let reference = crate::error::escape_invisible(&document.reference);
+        let reason = format!("reference=\"{reference}\" is not this file's document; read as its annotations");
         warnings.push(problem(None, reason));
     }
     let mut annotations = Vec::new();
