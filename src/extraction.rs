@@ -273,7 +273,7 @@ pub fn extract_dir(
     let files = listing.documents;
     if let Some(sink) = sink {
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-        sink.prepare(&[dir], &names, progress)?;
+        sink.prepare(&[dir], &names, &names, progress)?;
     }
     let started = Instant::now();
     let mut summary = ExtractSummary { skipped_files: listing.skipped, ..ExtractSummary::default() };
@@ -313,7 +313,7 @@ pub fn extract_index(
     let docs_root = PathBuf::from(&index.header().docs_root);
     if let Some(sink) = sink {
         let names: Vec<&str> = ids.iter().map(|&id| index.name(id)).collect();
-        sink.prepare(&[&docs_root], &names, progress)?;
+        sink.prepare(&[&docs_root], &names, &names, progress)?;
     }
     let started = Instant::now();
     let mut summary = ExtractSummary::default();
