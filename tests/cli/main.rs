@@ -10,6 +10,7 @@ mod documents;
 mod encodings;
 mod errors;
 mod failpoints;
+mod hostile_inputs;
 mod html_report;
 mod minhash;
 mod pipes;

@@ -443,3 +443,13 @@ fn a_document_name_too_long_to_store_is_a_400() {
     assert_eq!(status, 201, "the longest name is stored: {body}");
     assert_eq!(fs::read(served.docs.join(&longest)).unwrap(), text);
 }
+
+#[test]
+fn a_document_name_holding_a_control_character_is_a_400() {
+    let served = Served::new();
+    let server = served.start(&[]);
+    let (status, body) = put(&server.url("/documents/ctl%01.txt"), Some(WRITE_TOKEN), b"a short document");
+    assert_eq!(status, 400, "{body}");
+    assert!(json(&body)["error"].as_str().unwrap().contains("control character"), "{body}");
+    assert!(!served.docs.join("ctl\u{1}.txt").exists());
+}
