@@ -32,7 +32,7 @@ pub enum Error {
     #[error("{0}: no *.txt files, nor *.pdf, *.docx, *.odt, *.html or *.htm")]
     NoDocuments(PathBuf),
     /// A document named in the pairs file is not in its directory.
-    #[error("{}: no document {name} here, but the pairs file lists it", dir.display())]
+    #[error("{}: no document {} here, but the pairs file lists it", dir.display(), escape_invisible(name))]
     MissingPairDocument {
         /// The directory searched.
         dir: PathBuf,
@@ -148,14 +148,28 @@ pub enum Error {
 }
 
 /// A per-file problem that does not stop the run: the file was read lossily or
-/// skipped.
+/// skipped. Its path is shown with invisible characters escaped
+/// ([`escape_invisible`]), so that a line names the file one can type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {message}")]
+#[error("{}: {message}", escape_invisible(&path.display().to_string()))]
 pub struct Warning {
     /// The file.
     pub path: PathBuf,
     /// What happened, e.g. "not valid UTF-8 at byte 812; decoded with replacement characters".
     pub message: String,
+}
+
+/// `text` with the characters one cannot see escaped as Rust escapes them
+/// (`\u{1}`, `\n`, `\u{feff}`): control characters, byte-order marks and
+/// the other invisible format characters, which a message quoting input
+/// would otherwise show as nothing, or as a broken line. Other characters are
+/// left as they are (unlike `{:?}`: no quotes, no escaped backslashes).
+pub fn escape_invisible(text: &str) -> String {
+    let invisible = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{AD}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
+    };
+    text.chars().map(|c| if invisible(c) { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 /// A parameter outside its accepted range.
@@ -192,5 +206,22 @@ impl ParamError {
         } else {
             Err(ParamError { flag, value: value.to_string(), expected: "a finite number of at least 0".to_string() })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invisible_characters_are_escaped_and_the_rest_left_alone() {
+        assert_eq!(escape_invisible("ctl\u{1}.txt"), "ctl\\u{1}.txt");
+        assert_eq!(escape_invisible("\u{feff}a\nb\u{200b}.txt"), "\\u{feff}a\\nb\\u{200b}.txt");
+        assert_eq!(
+            escape_invisible("Zürich \"q\" back\\slash cafe\u{301}.txt"),
+            "Zürich \"q\" back\\slash cafe\u{301}.txt"
+        );
+        let warning = Warning { path: PathBuf::from("dir/a\u{7}.txt"), message: "skipped".into() };
+        assert_eq!(warning.to_string(), "dir/a\\u{7}.txt: skipped");
     }
 }

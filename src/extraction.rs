@@ -276,7 +276,7 @@ pub fn extract_dir(
     let files = listing.documents;
     if let Some(sink) = sink {
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-        sink.prepare(&[dir], &names, progress)?;
+        sink.prepare(&[dir], &names, &names, progress)?;
     }
     let started = Instant::now();
     let mut summary = ExtractSummary { skipped_files: listing.skipped, ..ExtractSummary::default() };
@@ -316,7 +316,7 @@ pub fn extract_index(
     let docs_root = PathBuf::from(&index.header().docs_root);
     if let Some(sink) = sink {
         let names: Vec<&str> = ids.iter().map(|&id| index.name(id)).collect();
-        sink.prepare(&[&docs_root], &names, progress)?;
+        sink.prepare(&[&docs_root], &names, &names, progress)?;
     }
     let started = Instant::now();
     let mut summary = ExtractSummary::default();
@@ -666,7 +666,8 @@ pub fn check_groups_file(out: &Path, format: GroupFormat, docs: Option<&Path>) -
             Err(Error::NotAReport { path: out.to_path_buf(), reason }.into())
         }
         Ok(_) => {
-            let bytes = std::fs::read(out).map_err(|source| Error::WriteReport { path: out.to_path_buf(), source })?;
+            let bytes =
+                read::read_input(out).map_err(|source| Error::WriteReport { path: out.to_path_buf(), source })?;
             let refuse = |reason| Error::NotAReport { path: out.to_path_buf(), reason };
             format.check_is_output(&bytes).map_err(refuse)?;
             Ok(())

@@ -4,9 +4,10 @@
 //! `eval --pairs` scores only them.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+
+use crate::analysis::read;
 
 /// A problem with a pairs file.
 #[derive(Debug, thiserror::Error)]
@@ -45,14 +46,19 @@ pub struct DocumentPairs {
 }
 
 impl DocumentPairs {
-    /// Reads a pairs file; blank lines are ignored, a pair listed twice counts once.
+    /// Reads a pairs file of at most [`read::MAX_INPUT_BYTES`]; blank lines
+    /// are ignored, a pair listed twice counts once.
     pub fn read(path: &Path) -> Result<DocumentPairs, PairsError> {
-        let text = fs::read_to_string(path).map_err(|source| PairsError::Io { path: path.to_path_buf(), source })?;
+        let text =
+            read::read_input_to_string(path).map_err(|source| PairsError::Io { path: path.to_path_buf(), source })?;
         DocumentPairs::parse(&text, path)
     }
 
-    /// Parses the text of a pairs file, which must list a pair; `path` names it in errors.
+    /// Parses the text of a pairs file, which must list a pair; `path` names
+    /// it in errors. A UTF-8 byte-order mark at its start (which Windows
+    /// editors write) is no part of the first name.
     pub fn parse(text: &str, path: &Path) -> Result<DocumentPairs, PairsError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut pairs = DocumentPairs::default();
         for (index, line) in text.lines().enumerate() {
             match line.split_whitespace().collect::<Vec<_>>()[..] {
@@ -118,6 +124,12 @@ impl DocumentPairs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_the_first_name() {
+        let pairs = DocumentPairs::parse("\u{feff}susp.txt src.txt\r\n", Path::new("pairs")).unwrap();
+        assert_eq!(pairs.iter().collect::<Vec<_>>(), [("susp.txt", "src.txt")]);
+    }
 
     #[test]
     fn parses_pairs_ignoring_blank_lines_and_repeats() {

@@ -98,15 +98,14 @@ pub fn sniff(bytes: &[u8]) -> Encoding {
     }
     let probe = &bytes[..bytes.len().min(PROBE_BYTES)];
     let complete = probe.len() == bytes.len();
-    let nuls = nul_count(probe);
-    let nul_dense = nuls * NUL_DENSITY_DIVISOR > probe.len();
+    let dense = nul_dense(probe);
     let utf8 = is_utf8(probe, complete);
-    if (nul_dense || !utf8)
+    if (dense.is_some() || !utf8)
         && let Some(endian) = plausible_utf16(probe, complete)
     {
         return Encoding::Utf16(endian);
     }
-    if nul_dense {
+    if let Some(nuls) = dense {
         let plural = if nuls == 1 { "" } else { "s" };
         return Encoding::Binary(format!("{nuls} NUL byte{plural} in the first {} bytes, looks binary", probe.len()));
     }
@@ -143,6 +142,14 @@ fn byte_order_mark(bytes: &[u8]) -> Option<Endian> {
         [0xFE, 0xFF, ..] => Some(Endian::Big),
         _ => None,
     }
+}
+
+/// The NUL bytes in `bytes` when there are more than a text has (one in
+/// [`NUL_DENSITY_DIVISOR`]): the rule that makes a probe binary (unless it is
+/// UTF-16), which reading applies to each later block of a plain text too.
+pub fn nul_dense(bytes: &[u8]) -> Option<usize> {
+    let nuls = nul_count(bytes);
+    (nuls * NUL_DENSITY_DIVISOR > bytes.len()).then_some(nuls)
 }
 
 /// NUL bytes in `bytes` (most texts have none, which one fast search tells).

@@ -17,6 +17,7 @@ use crate::analysis::extract::{self, Container};
 use crate::analysis::span::{CharMap, CharRange, TextPiece};
 use crate::error::{Error, Warning};
 use crate::progress::Progress;
+use crate::report::pan_xml::is_xml_char;
 
 /// The extensions of the files listings take as documents, and what each
 /// name promises. A file's format is told by its content; the name only
@@ -86,11 +87,54 @@ pub fn content_hash(bytes: &[u8]) -> [u8; 16] {
 /// on the command line) is skipped without reading further.
 pub const MAX_DOCUMENT_BYTES: u64 = u32::MAX as u64;
 
+/// Bytes read at most of an input that is not a document: a pairs, synonyms,
+/// token or host file, ground truth or detections in PAN XML. PAN's largest
+/// pairs file is 200 KB and a report of 60,000 detections 12 MB; a larger file
+/// (or an endless one, such as `/dev/zero`) is refused without reading further.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// The bytes of the input file at `path`, which is not a document (see
+/// [`MAX_INPUT_BYTES`]), read through its handle and never more than that,
+/// whatever its metadata says. A larger file is an error of kind
+/// [`io::ErrorKind::FileTooLarge`] that names the bound.
+pub fn read_input(path: &Path) -> io::Result<Vec<u8>> {
+    read_bounded(File::open(path)?, MAX_INPUT_BYTES)
+}
+
+/// [`read_input`] as text, which must be UTF-8 (an error of kind
+/// [`io::ErrorKind::InvalidData`] otherwise, as [`fs::read_to_string`] gives).
+pub fn read_input_to_string(path: &Path) -> io::Result<String> {
+    String::from_utf8(read_input(path)?).map_err(|error| {
+        let at = error.utf8_error().valid_up_to();
+        io::Error::new(io::ErrorKind::InvalidData, format!("not valid UTF-8 at byte {at}"))
+    })
+}
+
+/// All bytes of `handle`, or an error when there are more than `max_bytes`.
+fn read_bounded(handle: impl Read, max_bytes: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if append_at_most(handle, max_bytes, &mut bytes)? {
+        return Ok(bytes);
+    }
+    let message = format!("larger than {max_bytes} bytes, the most read of a file that is not a document");
+    Err(io::Error::new(io::ErrorKind::FileTooLarge, message))
+}
+
+/// Appends what `handle` holds to `bytes`, reading no further once `bytes`
+/// would pass `max_bytes`; whether it all fitted.
+fn append_at_most(handle: impl Read, max_bytes: u64, bytes: &mut Vec<u8>) -> io::Result<bool> {
+    let rest = (max_bytes + 1).saturating_sub(bytes.len() as u64);
+    handle.take(rest).read_to_end(bytes)?;
+    Ok(bytes.len() as u64 <= max_bytes)
+}
+
 /// The bytes of the document `file`, read through its handle and never more
 /// than [`MAX_DOCUMENT_BYTES`], whatever its metadata says: all of them, or
 /// only the first [`encoding::PROBE_BYTES`] and one more of a plain text that
 /// they show to be binary (its decoding then skips it). A file that cannot be
-/// read, or is larger, is skipped: the warning names it and says why.
+/// read, is larger, or is a plain text (not UTF-16) that turns binary later
+/// (a block of [`encoding::PROBE_BYTES`] dense in NUL bytes, such as the hole
+/// of a sparse file) is skipped: the warning names it and says why.
 pub fn read_document(file: &DocumentFile) -> Result<Vec<u8>, Warning> {
     let handle = File::open(&file.path).map_err(|error| cannot_read(file, &error))?;
     read_capped(file, handle, MAX_DOCUMENT_BYTES)
@@ -101,16 +145,46 @@ fn read_capped(file: &DocumentFile, mut handle: impl Read, max_bytes: u64) -> Re
     let mut bytes = Vec::new();
     let start = max_bytes.min(encoding::PROBE_BYTES as u64 + 1);
     (&mut handle).take(start).read_to_end(&mut bytes).map_err(|error| cannot_read(file, &error))?;
-    if starts_binary(file, &bytes) {
-        return Ok(bytes);
-    }
-    let rest = max_bytes + 1 - bytes.len() as u64;
-    handle.take(rest).read_to_end(&mut bytes).map_err(|error| cannot_read(file, &error))?;
-    if bytes.len() as u64 > max_bytes {
+    let fitted = match plain_text_encoding(file, &bytes) {
+        Some(Encoding::Binary(_)) => return Ok(bytes),
+        Some(Encoding::Utf16(_)) | None => {
+            append_at_most(handle, max_bytes, &mut bytes).map_err(|error| cannot_read(file, &error))?
+        }
+        Some(_) => append_text_blocks(file, handle, max_bytes, &mut bytes)?,
+    };
+    if !fitted {
         let message = format!("larger than {max_bytes} bytes, more than 32-bit character offsets count; skipped");
         return Err(Warning { path: file.path.clone(), message });
     }
     Ok(bytes)
+}
+
+/// [`append_at_most`] for a plain text that is not UTF-16, one block of
+/// [`encoding::PROBE_BYTES`] at a time, each judged as the probe was
+/// ([`encoding::nul_dense`]): a block dense in NUL bytes makes the file
+/// binary, and it is read no further (a text followed by a sparse hole of a
+/// gigabyte is not decoded whole). A shorter last block is not judged.
+fn append_text_blocks(
+    file: &DocumentFile,
+    mut handle: impl Read,
+    max_bytes: u64,
+    bytes: &mut Vec<u8>,
+) -> Result<bool, Warning> {
+    loop {
+        let at = bytes.len();
+        let block = (max_bytes + 1).saturating_sub(at as u64).min(encoding::PROBE_BYTES as u64);
+        (&mut handle).take(block).read_to_end(bytes).map_err(|error| cannot_read(file, &error))?;
+        let read = &bytes[at..];
+        if read.len() == encoding::PROBE_BYTES
+            && let Some(nuls) = encoding::nul_dense(read)
+        {
+            let message = format!("{nuls} NUL bytes in the {} bytes from byte {at}, looks binary; skipped", read.len());
+            return Err(Warning { path: file.path.clone(), message });
+        }
+        if (read.len() as u64) < block || bytes.len() as u64 > max_bytes {
+            return Ok(bytes.len() as u64 <= max_bytes);
+        }
+    }
 }
 
 /// The warning of a document that cannot be read.
@@ -118,14 +192,23 @@ fn cannot_read(file: &DocumentFile, error: &io::Error) -> Warning {
     Warning { path: file.path.clone(), message: format!("cannot read: {error}; skipped") }
 }
 
-/// Whether `start`, the first bytes of `file`, show it to be a plain text
-/// ([`Named::Text`] or [`Named::Html`], no PDF or ZIP signature) that is
-/// binary, whatever follows.
-fn starts_binary(file: &DocumentFile, start: &[u8]) -> bool {
+/// The encoding [`encoding::sniff`] tells from `start`, the first bytes of
+/// `file`, when they show it to be a plain text ([`Named::Text`] or
+/// [`Named::Html`], no PDF or ZIP signature); `None` otherwise.
+fn plain_text_encoding(file: &DocumentFile, start: &[u8]) -> Option<Encoding> {
     let named = Named::of(Path::new(&file.name)).unwrap_or(Named::Text);
-    Container::of(start).is_none()
-        && matches!(named, Named::Text | Named::Html)
-        && matches!(encoding::sniff(start), Encoding::Binary(_))
+    (Container::of(start).is_none() && matches!(named, Named::Text | Named::Html)).then(|| encoding::sniff(start))
+}
+
+/// Why no document may have the name `name`, whatever its extension: it
+/// holds a character that XML 1.0 cannot hold ([`is_xml_char`]: a control
+/// character other than tab, line feed and carriage return, U+FFFE or
+/// U+FFFF), so no PAN XML report could name it. The listings skip such a
+/// document (or a directory of such a name) with a warning, and the server
+/// refuses to store one.
+pub fn unreportable_name(name: &str) -> Option<String> {
+    let c = name.chars().find(|&c| !is_xml_char(c))?;
+    Some(format!("name holds U+{:04X}, a character XML reports cannot hold", u32::from(c)))
 }
 
 /// A document of a corpus.
@@ -177,8 +260,9 @@ pub fn list_document_files(
 /// that file (under the link's name); a link to a directory is not followed
 /// (it could loop). Skipped with a warning through `progress`, one line naming
 /// the path: a name that is not valid UTF-8 (reports and the index need UTF-8
-/// names), a broken link, a link to a directory, and a document name that is
-/// not a regular file.
+/// names) or holds a character XML cannot ([`unreportable_name`]), a broken
+/// link, a link to a directory, and a document name that is not a regular
+/// file (in [`list_document_files`], which does not descend, a directory too).
 pub fn list_document_files_recursive(
     dir: &Path,
     progress: &dyn Progress,
@@ -245,7 +329,10 @@ fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> s
                 progress.warn(&Warning { path, message: "a folder, skipped (use --recursive)".into() });
                 Ok(Entry::Ignored)
             }
-            (true, Some(name)) => Ok(Entry::Directory(name)),
+            (true, Some(name)) => match unreportable_name(&name) {
+                Some(reason) => skip(format!("directory {reason}")),
+                None => Ok(Entry::Directory(name)),
+            },
             (true, None) => skip("directory name is not valid UTF-8".into()),
         };
     }
@@ -274,7 +361,10 @@ fn classify(entry: &fs::DirEntry, recursive: bool, progress: &dyn Progress) -> s
         return skip(what.into());
     }
     match name() {
-        Some(name) => Ok(Entry::Document(name, target)),
+        Some(name) => match unreportable_name(&name) {
+            Some(reason) => skip(reason),
+            None => Ok(Entry::Document(name, target)),
+        },
         None => skip("name is not valid UTF-8 (reports and the index need UTF-8 names)".into()),
     }
 }
@@ -529,6 +619,7 @@ fn decode_text(file: &DocumentFile, bytes: Vec<u8>) -> (Loaded, TextOrigin) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::escape_invisible;
     use crate::progress::Silent;
 
     #[test]
@@ -779,6 +870,72 @@ mod tests {
         // A plain text binary by its first bytes is read no further.
         let zeros = read_capped(&file, io::repeat(0), 1 << 30).unwrap();
         assert_eq!(zeros.len(), encoding::PROBE_BYTES + 1);
+    }
+
+    #[test]
+    fn an_input_is_read_whole_up_to_its_bound_and_refused_past_it() {
+        assert_eq!(read_bounded(&b"abc"[..], 3).unwrap(), b"abc");
+        let error = read_bounded(io::repeat(0), 1000).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge);
+        assert_eq!(error.to_string(), "larger than 1000 bytes, the most read of a file that is not a document");
+        let error = read_input(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge, "{error}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pairs");
+        fs::write(&path, b"ok \xff").unwrap();
+        assert_eq!(read_input_to_string(&path).unwrap_err().to_string(), "not valid UTF-8 at byte 3");
+    }
+
+    #[test]
+    fn a_plain_text_that_turns_to_nul_bytes_is_skipped_before_it_is_read_whole() {
+        let file = DocumentFile { name: "hole.txt".into(), path: PathBuf::from("hole.txt"), bytes: 0 };
+        let text = "A text before a hole. ".repeat(10_000);
+        let warning = read_capped(&file, text.as_bytes().chain(io::repeat(0)), MAX_DOCUMENT_BYTES).unwrap_err();
+        assert!(warning.message.contains("NUL bytes in the 65536 bytes from byte "), "{warning}");
+        assert!(warning.message.ends_with("looks binary; skipped"), "{warning}");
+        // A few NULs, or a NUL run shorter than a block at the end, stay text.
+        let mut bytes = text.clone().into_bytes();
+        bytes.extend([0; 1000]);
+        assert_eq!(read_capped(&file, &bytes[..], MAX_DOCUMENT_BYTES).unwrap(), bytes);
+        // UTF-16 is nearly half NUL bytes, in every block.
+        let utf16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(read_capped(&file, &utf16[..], MAX_DOCUMENT_BYTES).unwrap(), utf16);
+        // A PDF or a ZIP container is read whole, whatever it holds.
+        let pdf = DocumentFile { name: "a.pdf".into(), ..file };
+        let bytes: Vec<u8> = b"%PDF-1.7\n".iter().copied().chain(std::iter::repeat_n(0, 300_000)).collect();
+        assert_eq!(read_capped(&pdf, &bytes[..], MAX_DOCUMENT_BYTES).unwrap().len(), bytes.len());
+    }
+
+    #[test]
+    fn names_holding_characters_xml_cannot_are_skipped_and_a_directory_named_like_a_document_too() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.txt", "ctl\u{1}.txt", "tab\tand\nline.txt", "bad\u{fffe}.txt"] {
+            fs::write(dir.path().join(name), "x").unwrap();
+        }
+        fs::create_dir(dir.path().join("x.txt")).unwrap();
+        fs::create_dir(dir.path().join("sub\u{7}")).unwrap();
+        fs::write(dir.path().join("sub\u{7}/deep.txt"), "x").unwrap();
+        let warnings = crate::progress::Collect::default();
+        let listing = list_document_files(dir.path(), false, &warnings).unwrap();
+        let names: Vec<_> = listing.documents.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a.txt", "tab\tand\nline.txt"]);
+        assert_eq!(listing.skipped, 2);
+        let at = |name: &str| escape_invisible(&dir.path().join(name).display().to_string());
+        let mut expected = vec![
+            format!("{}: name holds U+0001, a character XML reports cannot hold; skipped", at("ctl\u{1}.txt")),
+            format!("{}: name holds U+FFFE, a character XML reports cannot hold; skipped", at("bad\u{fffe}.txt")),
+            format!("{}: a folder, skipped (use --recursive)", at("x.txt")),
+            format!("{}: a folder, skipped (use --recursive)", at("sub\u{7}")),
+        ];
+        expected.sort();
+        let mut lines = warnings.lines();
+        lines.sort();
+        assert_eq!(lines, expected);
+        let warnings = crate::progress::Collect::default();
+        let listing = list_document_files_recursive(dir.path(), &warnings).unwrap();
+        let names: Vec<_> = listing.documents.iter().map(|(f, _)| f.name.as_str()).collect();
+        assert_eq!(names, ["a.txt", "tab\tand\nline.txt"], "x.txt is descended into, sub\\u{{7}} is not");
+        assert!(warnings.lines().iter().any(|line| line.ends_with("directory name holds U+0007, a character XML reports cannot hold; skipped")));
     }
 
     #[test]

@@ -31,10 +31,10 @@ pub struct Synonyms {
 }
 
 impl Synonyms {
-    /// Reads a synonym file.
+    /// Reads a synonym file of at most [`crate::analysis::read::MAX_INPUT_BYTES`].
     pub fn load(path: &Path) -> Result<Synonyms, SynonymsError> {
         let read_error = |message: String| SynonymsError::Read { path: path.to_path_buf(), message };
-        let bytes = std::fs::read(path).map_err(|e| read_error(e.to_string()))?;
+        let bytes = crate::analysis::read::read_input(path).map_err(|e| read_error(e.to_string()))?;
         let text = String::from_utf8(bytes)
             .map_err(|e| read_error(format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to())))?;
         let synonyms = Synonyms::parse(&text);

@@ -196,9 +196,14 @@ impl<'a> Checker<'a> {
     /// Reads and checks the file at `path`, reported under the name `display`;
     /// returns the report and the file's text as it was read, which the HTML
     /// and JSON reports show. A file that cannot be read as text (missing,
-    /// unreadable, binary) is [`ArchiveError::Unreadable`], whose warning
-    /// names it.
+    /// unreadable, binary), or whose name no report can hold
+    /// ([`read::unreportable_name`]), is [`ArchiveError::Unreadable`], whose
+    /// warning names it.
     pub fn check_file_with_text(&mut self, path: &Path, display: &str) -> Result<(CheckReport, String), ArchiveError> {
+        if let Some(reason) = path.file_name().and_then(|name| name.to_str()).and_then(read::unreportable_name) {
+            let message = format!("{reason}; skipped");
+            return Err(ArchiveError::Unreadable(crate::error::Warning { path: path.to_path_buf(), message }));
+        }
         // A file that cannot be read is reported by `load`, as the detector reports it.
         let bytes = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
         let file = DocumentFile { name: display.to_string(), path: path.to_path_buf(), bytes };

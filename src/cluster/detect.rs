@@ -81,7 +81,7 @@ pub fn detect(
     let mine = cluster.my_workers();
     let owned = |file: &&DocumentFile| mine.contains(&document_worker(&file.name, peers));
     let my_names: Vec<&str> = files.suspicious.iter().filter(owned).map(|file| file.name.as_str()).collect();
-    sink.prepare(&[source_dir, suspicious_dir], &my_names, progress)?;
+    sink.prepare(&[source_dir, suspicious_dir], &my_names, &files.source_names(), progress)?;
     let taboo = run_taboo(params, scope);
     let setup = Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref());
     let my_bytes = files.sources.iter().chain(&files.suspicious).filter(owned).map(|file| file.bytes).sum();

@@ -249,8 +249,8 @@ fn local_address(i: usize) -> String {
 
 /// The `host:port` lines of a hostfile (blank lines and `#` comments left out).
 fn read_hostfile(path: &std::path::Path) -> Result<Vec<String>, ClusterError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| ClusterError::Hostfile { path: path.to_path_buf(), source })?;
+    let text = crate::analysis::read::read_input_to_string(path)
+        .map_err(|source| ClusterError::Hostfile { path: path.to_path_buf(), source })?;
     let lines: Vec<String> = text
         .lines()
         .map(|line| line.split('#').next().unwrap_or("").trim().to_string())

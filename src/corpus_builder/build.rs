@@ -25,6 +25,7 @@ use super::{
     CorpusError, CorpusSpec, DocChars, INCOMPLETE_MARKER, SUMMARY_FILES, SizeGoal, Summary, source_dir, source_name,
     suspicious_dir, suspicious_name,
 };
+use crate::analysis::read;
 use crate::progress::{Progress, Stage};
 use crate::report::output::{write_atomically, write_atomically_unsynced};
 use crate::report::pan_xml::PanDocument;
@@ -354,9 +355,9 @@ fn remove_partial_output(out: &Path, existed: bool) {
     }
 }
 
-/// Reads a whole UTF-8 file.
+/// Reads a whole UTF-8 file of at most [`read::MAX_INPUT_BYTES`].
 pub(crate) fn read_utf8(path: &Path) -> Result<String, CorpusError> {
-    let bytes = fs::read(path).map_err(|source| CorpusError::Io { path: path.to_path_buf(), source })?;
+    let bytes = read::read_input(path).map_err(|source| CorpusError::Io { path: path.to_path_buf(), source })?;
     String::from_utf8(bytes)
         .map_err(|e| CorpusError::Utf8 { path: path.to_path_buf(), byte: e.utf8_error().valid_up_to() as u64 })
 }

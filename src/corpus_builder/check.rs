@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use super::build::read_utf8;
 use super::stats::ReadmeCounts;
 use super::{CorpusError, INCOMPLETE_MARKER, SUMMARY_FILES, source_dir, suspicious_dir};
+use crate::analysis::read;
 use crate::analysis::span::{CharRange, char_slice};
 use crate::progress::{Progress, Stage};
 use crate::report::output::stale_temporaries;
@@ -197,7 +198,7 @@ fn readme_disagreements(dir: &Path, found: &CheckReport, pairs_file: bool) -> Re
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let bytes = fs::read(&path).map_err(|source| CorpusError::Io { path: path.clone(), source })?;
+    let bytes = read::read_input(&path).map_err(|source| CorpusError::Io { path: path.clone(), source })?;
     let Some(stated) = ReadmeCounts::parse(&String::from_utf8_lossy(&bytes)) else { return Ok(Vec::new()) };
     let mut problems = Vec::new();
     let mut compare = |what: &str, stated: usize, found: usize, place: &str| {

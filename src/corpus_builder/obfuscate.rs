@@ -20,6 +20,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::CorpusError;
 use super::texts::{self, is_word};
+use crate::analysis::read::read_input;
 
 /// How strongly a passage is obfuscated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -103,9 +104,10 @@ pub struct Synonyms {
 }
 
 impl Synonyms {
-    /// Reads a synonym file; errors name the file and line.
+    /// Reads a synonym file of at most [`crate::analysis::read::MAX_INPUT_BYTES`];
+    /// errors name the file and line.
     pub fn load(path: &Path) -> Result<Synonyms, CorpusError> {
-        let bytes = std::fs::read(path).map_err(|source| CorpusError::Io { path: path.to_path_buf(), source })?;
+        let bytes = read_input(path).map_err(|source| CorpusError::Io { path: path.to_path_buf(), source })?;
         let text = String::from_utf8(bytes)
             .map_err(|e| CorpusError::Utf8 { path: path.to_path_buf(), byte: e.utf8_error().valid_up_to() as u64 })?;
         Synonyms::parse(&text).map_err(|(line, message)| CorpusError::Synonyms {

@@ -139,7 +139,7 @@ pub fn detect_with(
 ) -> Result<Summary, Error> {
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
-    sink.prepare(&[source_dir, suspicious_dir], &files.suspicious_names(), progress)?;
+    sink.prepare(&[source_dir, suspicious_dir], &files.suspicious_names(), &files.source_names(), progress)?;
     let (params, stock) = params.for_collection(&files.sources, TextReader::new(scope.text_cache), scope.synonyms);
     let params = &params;
     let taboo = run_taboo(params, scope);
@@ -190,6 +190,11 @@ impl RunFiles {
     /// The file names of the suspicious documents.
     pub(crate) fn suspicious_names(&self) -> Vec<&str> {
         self.suspicious.iter().map(|file| file.name.as_str()).collect()
+    }
+
+    /// The file names of the source documents.
+    pub(crate) fn source_names(&self) -> Vec<&str> {
+        self.sources.iter().map(|file| file.name.as_str()).collect()
     }
 }
 

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::analysis::read::output_stem;
+use crate::analysis::read::{self, output_stem};
 use crate::analysis::span::CharRange;
 use crate::report::pan_xml::{DETECTION_FEATURE, Feature, PanDocument};
 
@@ -290,9 +290,10 @@ pub struct FileProblem {
 
 impl fmt::Display for FileProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = crate::error::escape_invisible(&self.path.display().to_string());
         match self.line {
-            Some(line) => write!(f, "{}: line {line}: {}", self.path.display(), self.reason),
-            None => write!(f, "{}: {}", self.path.display(), self.reason),
+            Some(line) => write!(f, "{path}: line {line}: {}", self.reason),
+            None => write!(f, "{path}: {}", self.reason),
         }
     }
 }
@@ -387,7 +388,7 @@ pub enum FileAnnotations {
 }
 
 fn load_file(path: &Path, select: &Select) -> Result<FileAnnotations, EvalError> {
-    let bytes = fs::read(path).map_err(|source| EvalError::Io { path: path.to_path_buf(), source })?;
+    let bytes = read::read_input(path).map_err(|source| EvalError::Io { path: path.to_path_buf(), source })?;
     read_annotations(path, &bytes, select)
 }
 
@@ -404,8 +405,8 @@ pub fn read_annotations(path: &Path, bytes: &[u8], select: &Select) -> Result<Fi
     };
     let mut warnings = Vec::new();
     if !names_document(path, &document.reference) {
-        let reason =
-            format!("reference=\"{}\" is not this file's document; read as its annotations", document.reference);
+        let reference = crate::error::escape_invisible(&document.reference);
+        let reason = format!("reference=\"{reference}\" is not this file's document; read as its annotations");
         warnings.push(problem(None, reason));
     }
     let mut annotations = Vec::new();

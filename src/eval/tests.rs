@@ -400,3 +400,43 @@ fn a_pairs_file_must_list_pairs_of_documents_with_truth_files() {
     let error = check_pairs(file, &parse("s.txt a.txt\nu.txt a.txt\nv.txt a.txt\n"), &truth, dir).unwrap_err();
     assert!(error.to_string().ends_with("u.txt and 1 other listed suspicious document"), "{error}");
 }
+
+/// How reading and scoring scale with the detections of one file, distinct
+/// (each overlapping its neighbours) or all identical, each against one case:
+/// prints the seconds for 15,000, 30,000 and 60,000 detections and the ratio
+/// of each to the one before (about 2 when it is n log n, 4 when quadratic).
+/// Timings vary with the machine, so this asserts nothing; run it by hand:
+/// `cargo test --release --lib eval::tests::scaling -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints timings; run by hand"]
+fn scaling_of_detections_in_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (truth, detections) = (dir.path().join("truth"), dir.path().join("detections"));
+    std::fs::create_dir_all(&truth).unwrap();
+    std::fs::create_dir_all(&detections).unwrap();
+    let feature = |name: &str, offset: u32, length: u32| {
+        format!(
+            "  <feature name=\"{name}\" this_offset=\"{offset}\" this_length=\"{length}\" source_reference=\"r.txt\" \
+             source_offset=\"{offset}\" source_length=\"{length}\"/>\n"
+        )
+    };
+    let document = |features: String| format!("<document reference=\"s.txt\">\n{features}</document>\n");
+    std::fs::write(truth.join("s.xml"), document(feature("plagiarism", 0, 1000))).unwrap();
+    for identical in [false, true] {
+        let mut previous: Option<f64> = None;
+        for n in [15_000u32, 30_000, 60_000] {
+            let features: String =
+                (0..n).map(|i| feature("detected-plagiarism", if identical { 0 } else { i * 10 }, 50)).collect();
+            std::fs::write(detections.join("s.xml"), document(features)).unwrap();
+            let started = std::time::Instant::now();
+            let cases = load_dir(&truth, &Select::Truth).unwrap().annotations;
+            let found = load_dir(&detections, &Select::detections()).unwrap().annotations;
+            let report = evaluate(&cases, &found, &Options::default());
+            let seconds = started.elapsed().as_secs_f64();
+            let ratio = previous.map_or(String::new(), |p| format!(", {:.2} times the half", seconds / p));
+            let kind = if identical { "identical" } else { "distinct" };
+            println!("{n} {kind} detections: {seconds:.3} s{ratio} (plagdet {:.4})", report.measures.plagdet);
+            previous = Some(seconds);
+        }
+    }
+}

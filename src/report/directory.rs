@@ -6,9 +6,10 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::read::{output_stem, same_directory};
+use crate::analysis::read::{output_stem, read_input, same_directory};
 use crate::error::Error;
 use crate::progress::Progress;
 use crate::report::output::{self, sync_filesystem, write_atomically_unsynced};
@@ -46,15 +47,21 @@ impl ReportKind {
     }
 }
 
-/// Why `bytes` are not a pan-detect PAN XML report (ground truth holds other
-/// features than `detected-plagiarism`).
+/// Why `bytes` are not a pan-detect PAN XML report: ground truth holds other
+/// features than `detected-plagiarism`, and a file pan-detect did not write
+/// (such as the ground truth of a document without cases, which holds no
+/// feature at all) is not byte for byte what [`PanDocument::to_xml`] writes
+/// of what it holds.
 fn check_is_pan_xml_report(bytes: &[u8]) -> Result<(), String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
     let report = PanDocument::parse(text).map_err(|error| format!("not PAN XML: {error}"))?;
-    match report.features.iter().find(|f| f.name != DETECTION_FEATURE) {
-        Some(other) => Err(format!("it holds a '{}' feature: ground truth?", other.name)),
-        None => Ok(()),
+    if let Some(other) = report.features.iter().find(|f| f.name != DETECTION_FEATURE) {
+        return Err(format!("it holds a '{}' feature: ground truth?", other.name));
     }
+    if report.to_xml() != text {
+        return Err("not written as pan-detect writes its reports: ground truth without cases?".to_string());
+    }
+    Ok(())
 }
 
 /// A directory that reports of one kind are written into.
@@ -134,8 +141,12 @@ impl ReportDirectory {
     /// report of this kind, such as the ground truth beside PAN's suspicious
     /// documents or a page someone wrote.
     pub fn check_replaceable(&self, path: &Path) -> Result<(), Error> {
-        let Ok(bytes) = fs::read(path) else { return Ok(()) };
-        self.kind.check_is_report(&bytes).map_err(|reason| Error::NotAReport { path: path.to_path_buf(), reason })
+        let not_a_report = |reason| Error::NotAReport { path: path.to_path_buf(), reason };
+        match read_input(path) {
+            Ok(bytes) => self.kind.check_is_report(&bytes).map_err(not_a_report),
+            Err(error) if error.kind() == io::ErrorKind::FileTooLarge => Err(not_a_report(error.to_string())),
+            Err(_) => Ok(()),
+        }
     }
 
     /// Writes `bytes` to `path` whole (see [`write_atomically_unsynced`]);
@@ -168,7 +179,9 @@ impl ReportDirectory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::span::CharRange;
     use crate::progress::Silent;
+    use crate::report::pan_xml::Feature;
 
     #[test]
     fn only_reports_of_the_directorys_kind_are_replaced() {
@@ -183,6 +196,23 @@ mod tests {
         fs::write(dir.path().join("c.json"), "[1, 2]").unwrap();
         json.prepare(&[], &["b.txt"], &[], &Silent).unwrap();
         assert!(json.prepare(&[], &["c.txt"], &[], &Silent).is_err());
+    }
+
+    #[test]
+    fn only_pan_xml_as_pan_detect_writes_it_is_a_report() {
+        let mut report = PanDocument::new("s.txt");
+        assert_eq!(check_is_pan_xml_report(report.to_xml().as_bytes()), Ok(()));
+        report.features.push(Feature::detection(CharRange::new(1, 5), "r.txt", CharRange::new(2, 9)));
+        assert_eq!(check_is_pan_xml_report(report.to_xml().as_bytes()), Ok(()));
+        // Ground truth of a document without cases, as PAN's corpora hold it.
+        let truth = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<document reference=\"s.txt\">\n</document>\n";
+        let reason = check_is_pan_xml_report(truth.as_bytes()).unwrap_err();
+        assert_eq!(reason, "not written as pan-detect writes its reports: ground truth without cases?");
+        let truth = report.to_xml().replace(DETECTION_FEATURE, "plagiarism");
+        assert_eq!(
+            check_is_pan_xml_report(truth.as_bytes()),
+            Err("it holds a 'plagiarism' feature: ground truth?".into())
+        );
     }
 
     #[test]

@@ -44,9 +44,16 @@ pub struct Detection<'a> {
 /// Receives the detections of each suspicious document, from several threads.
 pub trait DetectionSink: Sync {
     /// Called once before any work, with the directories the documents are read
-    /// from and the file names of the documents the run will report: a sink that
-    /// writes files checks here that it can, and that it would destroy nothing.
-    fn prepare(&self, _inputs: &[&Path], _documents: &[&str], _progress: &dyn Progress) -> Result<(), Error> {
+    /// from, the file names of the documents the run will report and those of
+    /// the source documents they are compared with: a sink that writes files
+    /// checks here that it can, and that it would destroy nothing.
+    fn prepare(
+        &self,
+        _inputs: &[&Path],
+        _documents: &[&str],
+        _sources: &[&str],
+        _progress: &dyn Progress,
+    ) -> Result<(), Error> {
         Ok(())
     }
 
@@ -87,7 +94,7 @@ impl DetectionSink for PanXmlDirectory {
     /// files, two documents that would share a report, and an existing file
     /// that is not a pan-detect report where a report would go; removes the
     /// temporary files of killed runs.
-    fn prepare(&self, inputs: &[&Path], documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
+    fn prepare(&self, inputs: &[&Path], documents: &[&str], _: &[&str], progress: &dyn Progress) -> Result<(), Error> {
         self.reports.prepare(inputs, documents, &[], progress)
     }
 
@@ -130,15 +137,33 @@ impl<'p> PanXmlPairDirectory<'p> {
 
     /// The report path of a pair of file names ([`output_stem`] of each).
     pub fn report_path(&self, suspicious: &str, source: &str) -> PathBuf {
-        self.reports.dir().join(format!("{}-{}.xml", output_stem(suspicious), output_stem(source)))
+        self.reports.dir().join(pair_report_name(&output_stem(suspicious), &output_stem(source)))
     }
 }
 
 impl DetectionSink for PanXmlPairDirectory<'_> {
     /// The checks of [`PanXmlDirectory`], on the reports of the listed pairs;
-    /// suspicious documents of one [`output_stem`] would share them.
-    fn prepare(&self, inputs: &[&Path], documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
+    /// suspicious documents of one [`output_stem`] would share them, and so
+    /// would two pairs whose names join alike (`a-b.txt` with `c.txt`, and
+    /// `a.txt` with `b-c.txt`, both `a-b-c.xml`): of the listed pairs, or
+    /// without them of any suspicious document and source.
+    fn prepare(
+        &self,
+        inputs: &[&Path],
+        documents: &[&str],
+        sources: &[&str],
+        progress: &dyn Progress,
+    ) -> Result<(), Error> {
         self.reports.check_distinct_reports(documents, &[])?;
+        let clash = match self.pairs {
+            Some(pairs) => listed_pair_clash(pairs),
+            None => pair_clash(documents, sources),
+        };
+        if let Some(PairClash { first, second, report }) = clash {
+            let pair = |(suspicious, source): (&str, &str)| format!("the pair ({suspicious}, {source})");
+            let (first, second) = (pair(first), pair(second));
+            return Err(Error::ReportClash { dir: self.reports.dir().to_path_buf(), first, second, report });
+        }
         self.reports.prepare(inputs, &[], &[], progress)?;
         let mut pairs = self.pairs.into_iter().flat_map(DocumentPairs::iter);
         pairs.try_for_each(|(suspicious, source)| self.reports.check_replaceable(&self.report_path(suspicious, source)))
@@ -165,6 +190,82 @@ impl DetectionSink for PanXmlPairDirectory<'_> {
     fn finish(&self) -> Result<(), Error> {
         self.reports.finish()
     }
+}
+
+/// Two (suspicious, source) pairs whose per-pair reports would have one name.
+#[derive(Debug, PartialEq, Eq)]
+struct PairClash<'a> {
+    first: (&'a str, &'a str),
+    second: (&'a str, &'a str),
+    /// The report's file name.
+    report: String,
+}
+
+/// The name of the per-pair report of the documents of output stems
+/// `suspicious` and `source`.
+fn pair_report_name(suspicious: &str, source: &str) -> String {
+    format!("{suspicious}-{source}.xml")
+}
+
+/// Two listed pairs whose reports would have one name, if any.
+fn listed_pair_clash(pairs: &DocumentPairs) -> Option<PairClash<'_>> {
+    let mut named = std::collections::HashMap::new();
+    pairs.iter().find_map(|pair| {
+        let report = pair_report_name(&output_stem(pair.0), &output_stem(pair.1));
+        let first = named.insert(report.clone(), pair)?;
+        Some(PairClash { first, second: pair, report })
+    })
+}
+
+/// Two pairs of a suspicious document of `suspicious` and a source of
+/// `sources` whose reports would have one name, if any, found without
+/// listing every pair: two sources of one [`output_stem`] clash with any
+/// suspicious document; otherwise `s-t` and `s'-t'` with `s` shorter join
+/// alike only when `s' = s-x` and `t = x-t'`, which each `-` of each name
+/// tells. (Suspicious documents of one stem are refused before.)
+fn pair_clash<'a>(suspicious: &[&'a str], sources: &[&'a str]) -> Option<PairClash<'a>> {
+    use std::collections::HashMap;
+    let suspicious_named = stemmed(suspicious);
+    let source_named = stemmed(sources);
+    let (suspicious_stems, _) = by_stem(&suspicious_named);
+    let (source_stems, twin_sources) = by_stem(&source_named);
+    if let (Some(&document), Some((first, second))) = (suspicious.first(), twin_sources) {
+        let report = pair_report_name(&output_stem(document), &output_stem(first));
+        return Some(PairClash { first: (document, first), second: (document, second), report });
+    }
+    // x → (s, s-x), for suspicious stems `s` and `s-x`.
+    let mut extensions: HashMap<&str, (&str, &str)> = HashMap::new();
+    for (longer, _) in &suspicious_named {
+        for (dash, _) in longer.match_indices('-') {
+            if suspicious_stems.contains_key(&longer[..dash]) {
+                extensions.entry(&longer[dash + 1..]).or_insert((&longer[..dash], longer.as_str()));
+            }
+        }
+    }
+    source_named.iter().find_map(|(source, _)| {
+        source.match_indices('-').find_map(|(dash, _)| {
+            let (&(shorter, longer), &other) =
+                (extensions.get(&source[..dash])?, source_stems.get(&source[dash + 1..])?);
+            let pairs = [(suspicious_stems[shorter], source_stems[source.as_str()]), (suspicious_stems[longer], other)];
+            let [first, second] = [pairs[0].min(pairs[1]), pairs[0].max(pairs[1])];
+            Some(PairClash { first, second, report: pair_report_name(shorter, source) })
+        })
+    })
+}
+
+/// Each name with its [`output_stem`].
+fn stemmed<'a>(names: &[&'a str]) -> Vec<(String, &'a str)> {
+    names.iter().map(|&name| (output_stem(name), name)).collect()
+}
+
+/// The names of `named` by their stem, and the first two names of one stem,
+/// if any.
+fn by_stem<'s, 'a>(
+    named: &'s [(String, &'a str)],
+) -> (std::collections::HashMap<&'s str, &'a str>, Option<(&'a str, &'a str)>) {
+    let mut stems = std::collections::HashMap::new();
+    let twins = named.iter().find_map(|(stem, name)| Some((stems.insert(stem.as_str(), *name)?, *name)));
+    (stems, twins)
 }
 
 #[cfg(test)]
@@ -236,8 +337,8 @@ mod tests {
         let sink = PanXmlDirectory::create(dir.path()).unwrap();
         assert_eq!(sink.report_path("a.txt"), dir.path().join("a.xml"));
         assert_eq!(sink.report_path("a.pdf"), dir.path().join("a.pdf.xml"));
-        sink.prepare(&[], &["a.pdf", "a.txt", "a.docx"], &crate::progress::Silent).unwrap();
-        let error = sink.prepare(&[], &["a.pdf", "a.pdf.txt"], &crate::progress::Silent).unwrap_err();
+        sink.prepare(&[], &["a.pdf", "a.txt", "a.docx"], &[], &crate::progress::Silent).unwrap();
+        let error = sink.prepare(&[], &["a.pdf", "a.pdf.txt"], &[], &crate::progress::Silent).unwrap_err();
         assert_eq!(
             error.to_string(),
             format!(
@@ -253,5 +354,55 @@ mod tests {
         let file = dir.path().join("out");
         fs::write(&file, "").unwrap();
         assert!(matches!(PanXmlDirectory::create(&file), Err(Error::OutputNotADirectory(_))));
+    }
+
+    #[test]
+    fn per_pair_reports_of_one_name_are_found_without_listing_every_pair() {
+        let clash = |first, second, report: &str| Some(PairClash { first, second, report: report.to_string() });
+        let names = ["a-b.txt", "a.txt"];
+        assert_eq!(
+            pair_clash(&names, &["b-c.txt", "c.txt"]),
+            clash(("a-b.txt", "c.txt"), ("a.txt", "b-c.txt"), "a-b-c.xml")
+        );
+        assert_eq!(pair_clash(&names, &["c.txt", "b-d.txt"]), None);
+        assert_eq!(pair_clash(&["a.txt", "x-b.txt"], &["b-c.txt", "c.txt"]), None);
+        assert_eq!(
+            pair_clash(&["a.txt"], &["b.pdf", "b.pdf.txt"]),
+            clash(("a.txt", "b.pdf"), ("a.txt", "b.pdf.txt"), "a-b.pdf.xml")
+        );
+        assert_eq!(pair_clash(&[], &["b.pdf", "b.pdf.txt"]), None);
+        // Stems, not names: a-b.pdf.txt is reported as a-b.pdf.
+        assert_eq!(
+            pair_clash(&["a-b.pdf.txt", "a.txt"], &["b.pdf-c.txt", "c.txt"]),
+            clash(("a-b.pdf.txt", "c.txt"), ("a.txt", "b.pdf-c.txt"), "a-b.pdf-c.xml")
+        );
+        // Every pair of a quadratic listing, against the clashes found.
+        let suspicious = ["x.txt", "x-y.txt", "x-y-z.txt", "q.txt"];
+        let sources = ["y-z.txt", "z.txt", "z-w.txt", "w.txt", "y-z-w.txt"];
+        let mut named = std::collections::HashMap::new();
+        let any = suspicious
+            .iter()
+            .flat_map(|s| sources.iter().map(move |t| (*s, *t)))
+            .any(|(s, t)| named.insert(pair_report_name(&output_stem(s), &output_stem(t)), (s, t)).is_some());
+        assert_eq!(any, pair_clash(&suspicious, &sources).is_some());
+    }
+
+    #[test]
+    fn listed_pairs_of_one_report_name_are_refused() {
+        let pairs = DocumentPairs::parse("a-b.txt c.txt\na.txt b-c.txt\n", Path::new("pairs")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let sink = PanXmlPairDirectory::create(dir.path(), Some(&pairs)).unwrap();
+        let error = sink.prepare(&[], &["a-b.txt", "a.txt"], &["b-c.txt", "c.txt"], &crate::progress::Silent);
+        assert_eq!(
+            error.unwrap_err().to_string(),
+            format!(
+                "{}: the pair (a-b.txt, c.txt) and the pair (a.txt, b-c.txt) would both be written as a-b-c.xml; \
+                 rename or move one of them",
+                dir.path().display()
+            )
+        );
+        let pairs = DocumentPairs::parse("a-b.txt c.txt\n", Path::new("pairs")).unwrap();
+        let sink = PanXmlPairDirectory::create(dir.path(), Some(&pairs)).unwrap();
+        sink.prepare(&[], &["a-b.txt", "a.txt"], &["b-c.txt", "c.txt"], &crate::progress::Silent).unwrap();
     }
 }

@@ -144,7 +144,7 @@ impl<'a> ReadableSink<'a> {
 }
 
 impl DetectionSink for ReadableSink<'_> {
-    fn prepare(&self, inputs: &[&Path], documents: &[&str], progress: &dyn Progress) -> Result<(), Error> {
+    fn prepare(&self, inputs: &[&Path], documents: &[&str], _: &[&str], progress: &dyn Progress) -> Result<(), Error> {
         self.reports.prepare(inputs, documents, progress)
     }
 
@@ -207,7 +207,7 @@ mod tests {
                 &suspicious,
                 TextReader::default(),
             );
-            sink.prepare(&[&sources, &suspicious], &["d.txt", "e.txt"], &Silent).unwrap();
+            sink.prepare(&[&sources, &suspicious], &["d.txt", "e.txt"], &[], &Silent).unwrap();
             sink.document("d.txt", &[detection]).unwrap();
             sink.document("e.txt", &[]).unwrap();
             sink.finish().unwrap();

@@ -20,7 +20,7 @@ use std::time::Instant;
 use tokio::sync::oneshot;
 
 use super::AppState;
-use crate::analysis::read::is_document_name;
+use crate::analysis::read::{is_document_name, unreportable_name};
 use crate::archive::{ArchiveIndex, SettingsOverride, UpdateOptions};
 use crate::progress::Silent;
 use crate::report::output::write_atomically;
@@ -74,6 +74,10 @@ pub enum BadName {
     /// Not of a type the index reads.
     #[error("not *.txt, *.pdf, *.docx, *.odt, *.html or *.htm")]
     Type,
+    /// Holding a character no report can name ([`unreportable_name`]),
+    /// which the index's listing would skip.
+    #[error("holds a character XML reports cannot hold (a control character)")]
+    Unreportable,
 }
 
 /// The path of document `name` under `docs`, for a name a client may give:
@@ -92,6 +96,9 @@ pub fn document_path(docs: &Path, name: &str) -> Result<PathBuf, BadName> {
     }
     if !is_document_name(relative) {
         return Err(BadName::Type);
+    }
+    if unreportable_name(name).is_some() {
+        return Err(BadName::Unreportable);
     }
     Ok(docs.join(relative))
 }
@@ -198,6 +205,8 @@ mod tests {
         assert_eq!(document_path(docs, "a\\..\\b.txt"), Err(BadName::Path));
         assert_eq!(document_path(docs, "a.exe"), Err(BadName::Type));
         assert_eq!(document_path(docs, "a"), Err(BadName::Type));
+        assert_eq!(document_path(docs, "ctl\u{1}.txt"), Err(BadName::Unreportable));
+        assert_eq!(document_path(docs, "tab\there.txt"), Ok(PathBuf::from("/archive/tab\there.txt")));
     }
 
     #[test]

@@ -95,8 +95,8 @@ fn flag_values_out_of_range_are_refused() {
     assert!(!output.status.success());
     assert!(!stderr(&output).contains("panicked"));
     assert!(!dir.path().join("out").exists(), "nothing is written when the flags are wrong");
-    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    assert!(readme.contains("usage hint and exit status 2"), "README's Bad input section states the rule");
+    let guide = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/detect.md")).unwrap();
+    assert!(guide.contains("usage hint and exit status 2"), "the guide's Bad input section states the rule");
 }
 
 #[test]
@@ -409,6 +409,6 @@ fn exit_status_is_2_for_what_the_parser_rejects_and_1_for_the_rest() {
     let output = run(&["detect", "--source-dir", &src, "--suspicious-dir", &susp]);
     assert_eq!(output.status.code(), Some(2), "a missing --out: {}", stderr(&output));
     assert!(!dir.path().join("out").exists(), "nothing is written when the flags are wrong");
-    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    assert!(readme.contains("usage hint and exit status 2"), "README's Bad input section states the rule");
+    let guide = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/detect.md")).unwrap();
+    assert!(guide.contains("usage hint and exit status 2"), "the guide's Bad input section states the rule");
 }

@@ -11,6 +11,7 @@ mod encodings;
 mod errors;
 mod failpoints;
 mod help_examples;
+mod hostile_inputs;
 mod html_report;
 mod man_pages;
 mod minhash;

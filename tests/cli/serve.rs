@@ -455,3 +455,13 @@ fn documents_with_upper_case_extensions_are_stored_and_indexed() {
     let (status, similar) = get(&server.url("/documents/2026/Thesis.PDF/similar?top=1"), None);
     assert_eq!(status, 200, "{similar}");
 }
+
+#[test]
+fn a_document_name_holding_a_control_character_is_a_400() {
+    let served = Served::new();
+    let server = served.start(&[]);
+    let (status, body) = put(&server.url("/documents/ctl%01.txt"), Some(WRITE_TOKEN), b"a short document");
+    assert_eq!(status, 400, "{body}");
+    assert!(json(&body)["error"].as_str().unwrap().contains("control character"), "{body}");
+    assert!(!served.docs.join("ctl\u{1}.txt").exists());
+}

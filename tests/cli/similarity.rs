@@ -125,12 +125,14 @@ fn aligned_characters_are_those_check_finds_for_the_pair() {
     assert_eq!(row["other_in_document_percent"], found["source_in_document_percent"]);
 }
 
-/// The SQL of the README's `sqlite3` example and the rows its output shows.
-fn readme_query() -> (String, Vec<Vec<String>>) {
-    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let example = &readme[readme.find("sqlite3 -readonly").expect("the README runs sqlite3")..];
-    // The command's second quoted argument is the query.
-    let sql = example.split('"').nth(3).unwrap().to_string();
+/// The SQL of the guide's `sqlite3` example (docs/archive.md) and the rows its
+/// output shows.
+fn guide_query() -> (String, Vec<Vec<String>>) {
+    let guide = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/archive.md")).unwrap();
+    let example = &guide[guide.find("sqlite3 -readonly").expect("the guide runs sqlite3")..];
+    // The query is the quoted argument that starts with SELECT.
+    let query = &example[example.find("\"SELECT").unwrap() + 1..];
+    let sql = query[..query.find('"').unwrap()].to_string();
     let fence = "\n```\n\n```\n";
     let output = &example[example.find(fence).unwrap() + fence.len()..];
     let output = &output[..output.find("```").unwrap()];
@@ -139,8 +141,8 @@ fn readme_query() -> (String, Vec<Vec<String>>) {
 }
 
 #[test]
-fn the_readme_query_gives_the_readme_rows() {
-    // The README's archive: the fixture sources, then one added and one deleted.
+fn the_guide_query_gives_the_guide_rows() {
+    // The guide's archive: the fixture sources, then one added and one deleted.
     let dir = tempfile::tempdir().unwrap();
     let (docs, index) = (dir.path().join("archive"), dir.path().join("archive.idx"));
     let pan = crate::fixtures().join("pan");
@@ -152,7 +154,7 @@ fn the_readme_query_gives_the_readme_rows() {
     write(&docs.join("suspicious-document00001.txt"), &fs::read_to_string(added).unwrap());
     fs::remove_file(docs.join("source-document00008.txt")).unwrap();
     ok(run(&["index", "update", "--docs", s(&docs), "--index", s(&index), "--quiet"]));
-    let (sql, expected) = readme_query();
+    let (sql, expected) = guide_query();
     let connection = Connection::open_with_flags(table_file(&index), OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let mut statement = connection.prepare(&sql).unwrap();
     let columns = statement.column_count();

@@ -129,7 +129,7 @@ impl Output {
             }
             (Format::PanXml, Some(out)) => {
                 let sink = PanXmlDirectory::create(out)?;
-                sink.prepare(&inputs, &names, progress)?;
+                sink.prepare(&inputs, &names, &[], progress)?;
                 Output::PanXml(sink)
             }
             (format @ (Format::Json | Format::Html), Some(out)) => {

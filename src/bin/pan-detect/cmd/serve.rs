@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
+use pan_detect::analysis::read;
 use pan_detect::archive::ArchiveIndex;
 use pan_detect::archive::check::CheckParams;
 use pan_detect::error::ParamError;
@@ -120,7 +121,8 @@ fn check_ranges(args: &Args) -> anyhow::Result<()> {
 
 /// The token in `path`: its first line, which must not be empty.
 fn read_token(path: &Path) -> anyhow::Result<String> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the token", path.display()))?;
+    let text =
+        read::read_input_to_string(path).with_context(|| format!("{}: cannot read the token", path.display()))?;
     let token = text.lines().next().unwrap_or("").trim().to_string();
     if token.is_empty() {
         anyhow::bail!("{}: the token file is empty", path.display());
