@@ -89,7 +89,12 @@ pub const DEFAULT_UPLOAD_NAME: &str = "upload.txt";
 /// else by its file name); otherwise the body (named by `name`). Unnamed:
 /// [`DEFAULT_UPLOAD_NAME`]. A malformed form, or one without a `file`
 /// field, is a 400.
-pub async fn parse_upload(content_type: Option<&str>, name: Option<String>, body: Bytes) -> Result<Upload, ApiError> {
+pub async fn parse_upload(
+    content_type: Option<&str>,
+    name: Option<String>,
+    body: impl Into<Bytes>,
+) -> Result<Upload, ApiError> {
+    let body = body.into();
     let multipart = content_type.is_some_and(|v| v.starts_with("multipart/form-data"));
     let named = |given: Option<String>| given.unwrap_or_else(|| DEFAULT_UPLOAD_NAME.to_string());
     if !multipart {
