@@ -17,6 +17,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -171,6 +173,8 @@ pub struct Checker<'a> {
     analyzer: Analyzer<'static>,
     /// With an index of the `best` preset: the alignment stage.
     finder: Option<PassageFinder<'a>>,
+    /// Set by the caller to stop a check under way ([`Checker::cancelled_by`]).
+    cancelled: Option<Arc<AtomicBool>>,
 }
 
 /// A document's hits grouped, before the passages are turned into offsets.
@@ -190,7 +194,21 @@ impl<'a> Checker<'a> {
         params.validate()?;
         let detect = index.settings().detect_params();
         let finder = detect.align.is_some().then(|| PassageFinder::new(&detect, None, index.stock_phrases()));
-        Ok(Checker { index, params, analyzer: Analyzer::new(&index.settings().analysis()), finder })
+        Ok(Checker { index, params, analyzer: Analyzer::new(&index.settings().analysis()), finder, cancelled: None })
+    }
+
+    /// The checker, whose checks stop with [`ArchiveError::Cancelled`] at
+    /// their next stage (after the analysis of the text; between the
+    /// look-ups of its chunks, the candidate documents, the alignment, the
+    /// reported documents) once
+    /// `cancelled` is set: a caller that gave up on a check frees its thread.
+    pub fn cancelled_by(self, cancelled: Arc<AtomicBool>) -> Self {
+        Checker { cancelled: Some(cancelled), ..self }
+    }
+
+    /// [`ArchiveError::Cancelled`] once the caller has cancelled the check.
+    fn go_on(&self) -> Result<(), ArchiveError> {
+        go_on(self.cancelled.as_deref())
     }
 
     /// Reads and checks the file at `path`, reported under the name `display`;
@@ -256,11 +274,14 @@ impl<'a> Checker<'a> {
             self.finder = Some(finder);
             return report;
         }
+        self.go_on()?;
         let hash = read::content_hash(text.as_bytes());
         let analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
+        self.go_on()?;
         let chunked = IndexedDoc::of(analysed, self.index.taboo());
         let taboo_regions = self.index.taboo().regions(&chunked.chunks.hashes, &chunked.chunks.ranges);
         let candidates = self.candidates(&chunked)?;
+        self.go_on()?;
         // Passages are numbered by document name, not id, so that ties in the
         // overlap policy fall the same way whatever the update history.
         let mut by_name: Vec<Candidate> = candidates;
@@ -299,7 +320,7 @@ impl<'a> Checker<'a> {
                 (Passage { source_doc: by_name[p.source_doc as usize].doc, ..*p }, matches)
             })
             .collect();
-        let documents = self.documents(text, &shared, &passages, chunked.distinct());
+        let documents = self.documents(text, &shared, &passages, chunked.distinct())?;
         Ok(CheckReport {
             file: display.to_string(),
             chunks: chunked.chunks.hashes.len() as u64,
@@ -320,8 +341,10 @@ impl<'a> Checker<'a> {
         display: &str,
         text: &str,
     ) -> Result<CheckReport, ArchiveError> {
+        self.go_on()?;
         let hash = read::content_hash(text.as_bytes());
         let mut analysed = self.analyzer.analyse_text(text.to_string(), text.len() as u64, hash);
+        self.go_on()?;
         let taboo = self.index.taboo();
         let taboo_regions = analysed.blank_taboo(taboo);
         let align = self.index.settings().detect_params().align.unwrap_or_default();
@@ -333,7 +356,9 @@ impl<'a> Checker<'a> {
             pair_places: align.pair_words > 0,
         };
         let (sources, mut hits) = archive_hits(self.index, &analysed.chunks.hashes, align.hit_budget(), rule)?;
+        self.go_on()?;
         let (passages, _) = finder.find(&analysed, &mut hits, &sources, None);
+        self.go_on()?;
         // Documents with a passage are reported however few chunks they share.
         let shared: Vec<(u32, u64)> = (0..sources.len() as u32)
             .filter(|&doc| {
@@ -354,7 +379,7 @@ impl<'a> Checker<'a> {
             })
             .collect();
         let distinct = scan::distinct_outside(analysed.chunks.hashes.iter().copied(), taboo).len() as u32;
-        let documents = self.documents(text, &shared, &passages, distinct);
+        let documents = self.documents(text, &shared, &passages, distinct)?;
         Ok(CheckReport {
             file: display.to_string(),
             chunks: analysed.chunks.hashes.len() as u64,
@@ -375,17 +400,18 @@ impl<'a> Checker<'a> {
         shared: &[(u32, u64)],
         passages: &[(Passage, u64)],
         file_distinct: u32,
-    ) -> Vec<DocumentMatch> {
+    ) -> Result<Vec<DocumentMatch>, ArchiveError> {
         let file_chars = text.chars().count() as u64;
         let mut documents: Vec<DocumentMatch> = shared
             .iter()
             .map(|&(id, common)| {
+                self.go_on()?;
                 let record = self.index.record(id);
                 let mine: Vec<&(Passage, u64)> = passages.iter().filter(|(p, _)| p.source_doc == id).collect();
                 let archived = if mine.is_empty() { None } else { self.index.document_text(id) };
                 let file_aligned = union_len(&mut mine.iter().map(|(p, _)| p.suspicious).collect::<Vec<_>>());
                 let document_aligned = union_len(&mut mine.iter().map(|(p, _)| p.source).collect::<Vec<_>>());
-                DocumentMatch {
+                Ok(DocumentMatch {
                     document: self.index.name(id).to_string(),
                     common_chunks: common,
                     file_in_document_percent: percent(common, file_distinct.into()),
@@ -401,11 +427,11 @@ impl<'a> Checker<'a> {
                             document: side(archived.as_deref(), p.source),
                         })
                         .collect(),
-                }
+                })
             })
-            .collect();
+            .collect::<Result<_, ArchiveError>>()?;
         documents.sort_by(|a, b| b.common_chunks.cmp(&a.common_chunks).then_with(|| a.document.cmp(&b.document)));
-        documents
+        Ok(documents)
     }
 
     /// Looks the file's distinct chunks up and finds, per archive document
@@ -421,6 +447,7 @@ impl<'a> Checker<'a> {
         let mut hits: Vec<(u32, u32)> = Vec::new();
         let mut docs = Vec::new();
         for group in file.by_hash.chunk_by(|a, b| a.0 == b.0) {
+            self.go_on()?;
             let occurrences = group.len() as u32;
             index.documents_with(group[0].0, &mut docs)?;
             hits.extend(docs.iter().map(|&doc| (doc, occurrences)));
@@ -434,9 +461,11 @@ impl<'a> Checker<'a> {
             .filter(|&(_, common, _)| common >= self.params.min_common as u64)
             .collect();
         let intervals = &self.params.intervals;
+        let cancelled = self.cancelled.as_deref();
         groups
             .par_iter()
             .map(|&(doc, common, positions)| {
+                go_on(cancelled)?;
                 let mut candidate = Candidate { doc, common, intervals: Vec::new(), chunks: None, unread: false };
                 if positions < intervals.min_chunks as u64 {
                     return Ok(candidate);
@@ -451,6 +480,14 @@ impl<'a> Checker<'a> {
                 Ok(candidate)
             })
             .collect()
+    }
+}
+
+/// [`ArchiveError::Cancelled`] once `cancelled` is set.
+fn go_on(cancelled: Option<&AtomicBool>) -> Result<(), ArchiveError> {
+    match cancelled {
+        Some(cancelled) if cancelled.load(Ordering::Relaxed) => Err(ArchiveError::Cancelled),
+        _ => Ok(()),
     }
 }
 
@@ -618,6 +655,23 @@ mod tests {
         let report = checker.check_text("new.txt", &upload).unwrap();
         assert_eq!(report.documents[0].common_chunks, 36);
         assert!(report.documents[0].passages.is_empty());
+    }
+
+    #[test]
+    fn a_cancelled_check_stops_with_cancelled_and_an_uncancelled_one_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        fs::create_dir_all(&docs).unwrap();
+        let passage = words("shared", 40);
+        fs::write(docs.join("thesis.txt"), &passage).unwrap();
+        let index_dir = dir.path().join("idx");
+        create(&docs, &index_dir, &Settings::default(), None, &Silent).unwrap();
+        let index = ArchiveIndex::open(&index_dir).unwrap();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let mut checker = Checker::new(&index, CheckParams::default()).unwrap().cancelled_by(Arc::clone(&cancelled));
+        assert_eq!(checker.check_text("new.txt", &passage).unwrap().documents.len(), 1);
+        cancelled.store(true, Ordering::Relaxed);
+        assert!(matches!(checker.check_text("new.txt", &passage), Err(ArchiveError::Cancelled)));
     }
 
     #[test]

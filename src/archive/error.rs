@@ -105,6 +105,10 @@ pub enum ArchiveError {
     /// A file to check could not be read as text.
     #[error("{0}")]
     Unreadable(Warning),
+    /// A check was stopped by its caller (a server's request that ran out of
+    /// time) before it finished.
+    #[error("the check was stopped before it finished")]
+    Cancelled,
     /// SQLite failed on the similarity table or an export of it.
     #[error("{path}: {source}")]
     Sqlite {

@@ -14,11 +14,20 @@
 //!   upload page).
 //!
 //! Reads never wait for a write: each request takes the live generation's
-//! [`ArchiveIndex`] (an `Arc` swapped by the writer after each commit) and
-//! keeps it to the end, so a read always sees one committed generation.
+//! [`ArchiveIndex`] (an `Arc` swapped by the writer after each commit, or by
+//! the first request that finds `CURRENT` naming a generation committed from
+//! outside, by the command line's `index update`) and keeps it to the end, so
+//! a read always sees one committed generation.
 //! Writes need a bearer token (`--token-file`); reads need one only with
-//! `--read-token-file`. Bodies above the size limit get 413, checks beyond the
-//! queue 429, a check that runs out of time or a server that cannot write 503.
+//! `--read-token-file`; the token is checked before any of the body is read.
+//! Bodies above the size limit get 413, bodies slower than the body timeout
+//! 408, checks beyond the queue 429, a write onto a file, a directory or a
+//! symbolic link 409, a check that runs out of time (it is then stopped) or a
+//! server that cannot write 503.
+//!
+//! Connections are bounded in time: one waiting for a request's headers (a
+//! new one, or an idle one kept alive) is closed after the header timeout; a
+//! stop waits at most the shutdown grace for the requests under way.
 //!
 //! Durability: a written document is stored in the documents directory
 //! (written whole, synced, then renamed into place) before the update that
@@ -28,6 +37,7 @@
 
 mod metrics;
 mod page;
+pub mod request;
 mod routes;
 pub mod writer;
 
@@ -37,7 +47,12 @@ use std::sync::mpsc::Receiver;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+
 use crate::archive::check::CheckParams;
+use crate::archive::format::current_generation;
 use crate::archive::{ArchiveError, ArchiveIndex, SettingsOverride, UpdateOptions};
 use crate::progress::Silent;
 
@@ -62,8 +77,16 @@ pub struct ServerConfig {
     pub check_workers: usize,
     /// Changes waiting for the writer at most (429 beyond).
     pub max_queued_writes: usize,
-    /// How long a request may take, waiting included (503 beyond).
+    /// How long a check may take, waiting included (503 beyond, and the
+    /// check is stopped).
     pub timeout: Duration,
+    /// How long a connection may wait for a request's headers to arrive
+    /// whole: a new connection, or an idle one kept alive (closed beyond).
+    pub header_timeout: Duration,
+    /// How long a request's body may take to arrive whole (408 beyond).
+    pub body_timeout: Duration,
+    /// How long a stop waits for the requests under way.
+    pub shutdown_grace: Duration,
     /// How long the writer waits for more changes to batch with the first.
     pub batch_window: Duration,
     /// The parameters of every check.
@@ -81,16 +104,36 @@ pub(crate) struct AppState {
 }
 
 impl AppState {
-    /// The live generation, kept by the caller for its whole request.
+    /// The live generation, kept by the caller for its whole request: the
+    /// one `CURRENT` names, opened anew when an update from outside the
+    /// server has committed another since (a generation that cannot be
+    /// opened leaves the one held live).
     fn index(&self) -> Arc<ArchiveIndex> {
+        let held = self.held_index();
+        match current_generation(&self.config.index) {
+            Ok(current) if current != held.header().generation => {
+                ArchiveIndex::open(&self.config.index).map_or(held, |index| self.publish(index))
+            }
+            _ => held,
+        }
+    }
+
+    /// The generation held live, without looking at `CURRENT`.
+    fn held_index(&self) -> Arc<ArchiveIndex> {
         // A poisoned lock still holds a committed generation.
         self.index.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
     }
 
-    /// Makes `index` the live generation (the writer, after a commit).
-    fn publish(&self, index: ArchiveIndex) {
-        self.metrics.set_index(&index);
-        *self.index.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(index);
+    /// Makes `index` the live generation (the writer after a commit, or a
+    /// reader that found a newer one) unless a newer one already is; returns
+    /// the live one.
+    fn publish(&self, index: ArchiveIndex) -> Arc<ArchiveIndex> {
+        let mut live = self.index.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if index.header().generation > live.header().generation {
+            self.metrics.set_index(&index);
+            *live = Arc::new(index);
+        }
+        Arc::clone(&live)
     }
 }
 
@@ -126,7 +169,7 @@ impl Server {
             writes,
             config,
         });
-        state.metrics.set_index(&state.index());
+        state.metrics.set_index(&state.held_index());
         Ok(Server { state, queue, listener })
     }
 
@@ -140,7 +183,8 @@ impl Server {
         self.listener.local_addr().unwrap_or(self.state.config.listen)
     }
 
-    /// Serves until SIGINT or SIGTERM; the changes being written are
+    /// Serves until SIGINT or SIGTERM, then waits at most the shutdown grace
+    /// for the requests under way; the changes queued for the writer are
     /// committed before it returns.
     pub fn run(self) -> Result<(), ArchiveError> {
         let Server { state, queue, listener } = self;
@@ -150,16 +194,48 @@ impl Server {
             .enable_all()
             .build()
             .map_err(ArchiveError::io(&state.config.index))?;
-        let served = runtime.block_on(async {
-            let listener = tokio::net::TcpListener::from_std(listener)?;
-            axum::serve(listener, routes::router(Arc::clone(&state))).with_graceful_shutdown(shutdown_signal()).await
-        });
-        // No request is left; the writer commits what is queued before the sentinel, then ends.
-        drop(runtime);
+        let served = runtime.block_on(serve(listener, Arc::clone(&state)));
+        // Requests still under way are dropped, which cancels their checks;
+        // those checks get what is left of the grace to stop.
+        let left =
+            served.as_ref().map_or(Duration::ZERO, |stop| state.config.shutdown_grace.saturating_sub(stop.elapsed()));
+        runtime.shutdown_timeout(left);
+        // The writer commits what is queued before the sentinel, then ends.
         let _ = state.writes.send(writer::WriteRequest::Stop);
         let _ = writer.join();
-        served.map_err(ArchiveError::io(&state.config.index))
+        served.map(drop).map_err(ArchiveError::io(&state.config.index))
     }
+}
+
+/// Accepts connections until SIGINT or SIGTERM, each served by hyper with
+/// the header timeout, then waits for the connections under way, at most the
+/// shutdown grace; returns when the stop began. (`axum::serve` sets no header
+/// timeout and waits for ever.)
+async fn serve(listener: std::net::TcpListener, state: Arc<AppState>) -> std::io::Result<std::time::Instant> {
+    let listener = tokio::net::TcpListener::from_std(listener)?;
+    let service = TowerToHyperService::new(routes::router(Arc::clone(&state)));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(state.config.header_timeout);
+    let connections = GracefulShutdown::new();
+    let mut stop = std::pin::pin!(shutdown_signal());
+    let stopped = loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of descriptors, or a connection reset before it was taken: wait, go on.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break std::time::Instant::now(),
+        };
+        let connection = connections.watch(http.serve_connection(TokioIo::new(stream), service.clone()));
+        tokio::spawn(connection);
+    };
+    drop(listener);
+    let _ = tokio::time::timeout(state.config.shutdown_grace, connections.shutdown()).await;
+    Ok(stopped)
 }
 
 /// A non-blocking listener on `address` (an error naming the address).

@@ -3,32 +3,34 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::multipart::{MultipartError, MultipartRejection};
-use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, FromRequest, MatchedPath, Multipart, Path, Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, FromRequest, MatchedPath, Path, Query, Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use super::writer::{WriteRequest, WriteResult, document_path};
+use super::request::{ApiError, Upload, json_response, parse_upload};
+use super::writer::{WriteError, WriteRequest, WriteResult, document_path, refuse_links_and_clashes};
 use super::{AppState, page};
 use crate::analysis::read::{DocumentFile, Loaded, TextReader};
+use crate::archive::ArchiveError;
 use crate::archive::check::Checker;
 use crate::archive::similar::SimilarRow;
 use crate::archive::table::SimilarityTable;
 use crate::report::model::{DocumentReport, DocumentTexts};
 use crate::report::{html, json};
 
-/// The routes, with the body limit and the metrics of every request (those
-/// of no route too: an unknown path is a JSON 404, a method a route does
-/// not take a JSON 405).
+/// The routes, with the body limit, the token check of every request before
+/// its body is read, and the metrics of every request (those of no route
+/// too: an unknown path is a JSON 404, a method a route does not take a JSON
+/// 405).
 pub(crate) fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/", get(upload_page))
@@ -38,53 +40,11 @@ pub(crate) fn router(state: Arc<AppState>) -> Router {
         .route("/metrics", get(metrics))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(Arc::clone(&state), authorize_first))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), observe))
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
         .with_state(state)
 }
-
-/// An error answered as `{"error": message}` with `status`.
-#[derive(Debug)]
-struct ApiError {
-    status: StatusCode,
-    message: String,
-}
-
-impl ApiError {
-    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into() }
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut response = json_response(self.status, &serde_json::json!({ "error": self.message }));
-        match self.status {
-            StatusCode::UNAUTHORIZED => {
-                response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            }
-            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
-                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            }
-            _ => {}
-        }
-        response
-    }
-}
-
-/// A rejection of axum's extractors answered as JSON, with its status and
-/// message, as every error of the API is.
-macro_rules! api_error_from_rejections {
-    ($($rejection:ty),+) => {$(
-        impl From<$rejection> for ApiError {
-            fn from(rejection: $rejection) -> ApiError {
-                ApiError::new(rejection.status(), rejection.body_text())
-            }
-        }
-    )+};
-}
-
-api_error_from_rejections!(BytesRejection, MultipartError, MultipartRejection, PathRejection, QueryRejection);
 
 /// The answer to a path no route takes.
 async fn no_route(method: Method, uri: Uri) -> ApiError {
@@ -121,10 +81,29 @@ fn endpoint(route: Option<&str>, method: &Method) -> &'static str {
 }
 
 /// Who may do what.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Access {
     Read,
     Write,
+}
+
+/// The access an endpoint (a metrics label of [`endpoint`]) needs, if any.
+fn access_of(endpoint: &str) -> Option<Access> {
+    match endpoint {
+        "check" | "similar" => Some(Access::Read),
+        "put" | "delete" => Some(Access::Write),
+        _ => None,
+    }
+}
+
+/// Refuses a request without the token its endpoint needs before anything
+/// of its body is read, so that no unauthorised body is ever taken in.
+async fn authorize_first(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let endpoint = endpoint(request.extensions().get::<MatchedPath>().map(MatchedPath::as_str), request.method());
+    if let Some(Err(refused)) = access_of(endpoint).map(|access| authorize(&state, request.headers(), access)) {
+        return refused.into_response();
+    }
+    next.run(request).await
 }
 
 /// Refuses a request without the bearer token `access` needs.
@@ -156,18 +135,14 @@ async fn upload_page() -> Html<&'static str> {
     Html(page::UPLOAD)
 }
 
-async fn healthz(State(state): State<Arc<AppState>>) -> Response {
-    let index = state.index();
+async fn healthz(State(state): State<Arc<AppState>>) -> Result<Response, ApiError> {
+    // Opening a generation committed from outside reads files: not on the runtime's threads.
+    let index = tokio::task::spawn_blocking(move || state.index())
+        .await
+        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "opening the index failed"))?;
     let header = index.header();
     let body = serde_json::json!({ "status": "ok", "generation": header.generation, "documents": header.documents });
-    json_response(StatusCode::OK, &body)
-}
-
-/// `value` as a JSON response with `status`, ending with a line break (as
-/// the command line's JSON does, so that answers read well in a terminal).
-fn json_response(status: StatusCode, value: &serde_json::Value) -> Response {
-    let text = value.to_string() + "\n";
-    (status, [(header::CONTENT_TYPE, "application/json")], text).into_response()
+    Ok(json_response(StatusCode::OK, &body))
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
@@ -190,24 +165,28 @@ async fn check(
     query: Result<Query<CheckQuery>, QueryRejection>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    authorize(&state, request.headers(), Access::Read)?;
     let Query(query) = query?;
     let html = match query.format.as_deref() {
         None | Some("json") => false,
         Some("html") => true,
         Some(other) => return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("format {other:?}: json or html"))),
     };
-    let (name, bytes) = upload(&state, query.name, request).await?;
+    let Upload { name, bytes } = upload(&state, query.name, request).await?;
     let _queued = QueuedCheck::admit(&state)?;
     let permits = Arc::clone(&state.checks);
     let work_state = Arc::clone(&state);
+    // Set when the request ends, answered or not (timed out, or its client
+    // gone): the check stops at its next stage.
+    let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+    let cancelled = Arc::clone(&cancel.0);
     let work = async move {
         let permit = permits.acquire_owned().await.map_err(|_| unavailable("the server is stopping"))?;
         // The permit goes with the work: a check that outlives its request
-        // still holds it, so no more checks run than there are workers.
+        // still holds it (until it sees its cancellation), so no more checks
+        // run than there are workers.
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            check_document(&work_state, &name, bytes)
+            check_document(&work_state, &name, bytes, cancelled)
         })
         .await
         .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the check failed"))?
@@ -222,6 +201,15 @@ async fn check(
     } else {
         ([(header::CONTENT_TYPE, "application/json")], json::Report::new(vec![report]).to_json()).into_response()
     })
+}
+
+/// A cancellation flag raised when dropped.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 fn unavailable(message: impl Into<String>) -> ApiError {
@@ -257,27 +245,24 @@ impl Drop for QueuedCheck<'_> {
     }
 }
 
-/// The uploaded document: the `file` field of a multipart form (named by
-/// its file name), or the body (named by `name`, else `upload.txt`).
-async fn upload(state: &Arc<AppState>, name: Option<String>, request: Request) -> Result<(String, Bytes), ApiError> {
-    let multipart = request
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("multipart/form-data"));
-    if !multipart {
-        let bytes = Bytes::from_request(request, state).await?;
-        return Ok((name.unwrap_or_else(|| "upload.txt".into()), bytes));
+/// The whole body of `request`, within the size limit (413) and the body
+/// timeout (408).
+async fn read_body(state: &Arc<AppState>, request: Request) -> Result<Bytes, ApiError> {
+    let timeout = state.config.body_timeout;
+    match tokio::time::timeout(timeout, Bytes::from_request(request, state)).await {
+        Ok(bytes) => Ok(bytes?),
+        Err(_) => Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!("the body did not arrive within {} s", timeout.as_secs_f64()),
+        )),
     }
-    let mut form = Multipart::from_request(request, state).await?;
-    while let Some(field) = form.next_field().await? {
-        if field.name() == Some("file") {
-            let file_name = field.file_name().map(str::to_string);
-            let bytes = field.bytes().await?;
-            return Ok((name.or(file_name).unwrap_or_else(|| "upload.txt".into()), bytes));
-        }
-    }
-    Err(ApiError::new(StatusCode::BAD_REQUEST, "the form has no field named file"))
+}
+
+/// The uploaded document of a request ([`parse_upload`]).
+async fn upload(state: &Arc<AppState>, name: Option<String>, request: Request) -> Result<Upload, ApiError> {
+    let content_type = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let body = read_body(state, request).await?;
+    parse_upload(content_type.as_deref(), name, body).await
 }
 
 /// The text of an uploaded document, told by content (422 when it is not a
@@ -291,34 +276,57 @@ fn document_text(name: &str, bytes: Bytes) -> Result<String, ApiError> {
 }
 
 /// Reads and checks an uploaded document against the live generation: its
-/// report, and the texts an HTML report shows.
-fn check_document(state: &AppState, name: &str, bytes: Bytes) -> Result<(DocumentReport, DocumentTexts), ApiError> {
+/// report, and the texts an HTML report shows. Stops between its stages once
+/// `cancelled` is set.
+fn check_document(
+    state: &AppState,
+    name: &str,
+    bytes: Bytes,
+    cancelled: Arc<AtomicBool>,
+) -> Result<(DocumentReport, DocumentTexts), ApiError> {
     let text = document_text(name, bytes)?;
     let index = state.index();
-    let internal = |e: crate::archive::ArchiveError| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
-    let mut checker = Checker::new(&index, state.config.check).map_err(internal)?;
+    let internal = |e: ArchiveError| match e {
+        ArchiveError::Cancelled => unavailable("the check was stopped"),
+        e => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    };
+    let mut checker = Checker::new(&index, state.config.check).map_err(internal)?.cancelled_by(Arc::clone(&cancelled));
     let report = checker.check_text(name, &text).map_err(internal)?;
+    if cancelled.load(Ordering::Relaxed) {
+        return Err(internal(ArchiveError::Cancelled));
+    }
     Ok(checker.document_report(name, &report, text))
 }
 
-/// The path of a document named in a write's URL (400 for a name outside
+/// The path of a document named in a write's URL: 400 for a name outside
 /// the documents directory, too long to store, or of a type the index does
-/// not read).
+/// not read; 409 for one that reaches through a symbolic link or a file, or
+/// names a directory.
 fn writable_path(state: &AppState, name: &str) -> Result<PathBuf, ApiError> {
-    document_path(&state.config.docs, name)
-        .map_err(|reason| ApiError::new(StatusCode::BAD_REQUEST, format!("{name:?} is not a document name: {reason}")))
+    let path = document_path(&state.config.docs, name).map_err(|reason| {
+        ApiError::new(StatusCode::BAD_REQUEST, format!("{name:?} is not a document name: {reason}"))
+    })?;
+    refuse_links_and_clashes(&state.config.docs, name).map_err(write_refused)?;
+    Ok(path)
+}
+
+/// The answer to a change the writer refused: 409 for what the client must
+/// change, 503 for the server's own trouble.
+fn write_refused(error: WriteError) -> ApiError {
+    match error {
+        WriteError::Conflict(message) => ApiError::new(StatusCode::CONFLICT, message),
+        WriteError::Failed(message) => unavailable(format!("not indexed: {message}")),
+    }
 }
 
 async fn put_document(
     State(state): State<Arc<AppState>>,
     name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    request: Request,
 ) -> Result<Response, ApiError> {
-    authorize(&state, &headers, Access::Write)?;
     let Path(name) = name?;
     let path = writable_path(&state, &name)?;
-    let bytes = body?;
+    let bytes = read_body(&state, request).await?;
     // Refused before it reaches the archive: what the index could not read.
     let (checked_name, checked_bytes) = (name.clone(), bytes.clone());
     tokio::task::spawn_blocking(move || document_text(&checked_name, checked_bytes))
@@ -336,9 +344,7 @@ async fn put_document(
 async fn delete_document(
     State(state): State<Arc<AppState>>,
     name: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    authorize(&state, &headers, Access::Write)?;
     let Path(name) = name?;
     let path = writable_path(&state, &name)?;
     if !path.is_file() {
@@ -363,11 +369,11 @@ fn send(state: &AppState, request: WriteRequest) -> Result<(), ApiError> {
     })
 }
 
-/// The generation that committed a change, or 503 with why it did not.
+/// The generation that committed a change, or why it did not.
 async fn committed(answer: tokio::sync::oneshot::Receiver<WriteResult>) -> Result<u64, ApiError> {
     match answer.await {
         Ok(Ok(generation)) => Ok(generation),
-        Ok(Err(message)) => Err(unavailable(format!("not indexed: {message}"))),
+        Ok(Err(error)) => Err(write_refused(error)),
         Err(_) => Err(unavailable("the server stopped before indexing the change")),
     }
 }
@@ -383,9 +389,7 @@ async fn similar(
     State(state): State<Arc<AppState>>,
     path: Result<Path<String>, PathRejection>,
     query: Result<Query<SimilarQuery>, QueryRejection>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    authorize(&state, &headers, Access::Read)?;
     let (Path(path), Query(query)) = (path?, query?);
     let Some(name) = path.strip_suffix("/similar").map(str::to_string) else {
         return Err(ApiError::new(StatusCode::NOT_FOUND, "GET /documents/{name}/similar?top=N"));
@@ -417,7 +421,7 @@ fn similar_rows(index: &crate::archive::ArchiveIndex, name: &str, top: usize) ->
     if !index.live_ids().any(|id| index.name(id) == name) {
         return Err(ApiError::new(StatusCode::NOT_FOUND, format!("no document {name:?} in the index")));
     }
-    let internal = |e: crate::archive::ArchiveError| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
+    let internal = |e: ArchiveError| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
     let table = SimilarityTable::of(index).map_err(internal)?;
     let mut rows = Vec::new();
     table
@@ -449,5 +453,16 @@ mod tests {
         assert_eq!(endpoint(Some("/documents/{*path}"), &Method::GET), "similar");
         assert_eq!(endpoint(Some("/check"), &Method::POST), "check");
         assert_eq!(endpoint(None, &Method::GET), "other");
+    }
+
+    #[test]
+    fn reads_and_writes_need_their_tokens_and_nothing_else_does() {
+        assert_eq!(access_of("check"), Some(Access::Read));
+        assert_eq!(access_of("similar"), Some(Access::Read));
+        assert_eq!(access_of("put"), Some(Access::Write));
+        assert_eq!(access_of("delete"), Some(Access::Write));
+        for open in ["page", "healthz", "metrics", "other"] {
+            assert_eq!(access_of(open), None, "{open}");
+        }
     }
 }

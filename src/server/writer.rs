@@ -8,8 +8,12 @@
 //! renamed into place; a removed one unlinked; the directory synced), then
 //! the update commits a new generation, the server's readers move to it, and
 //! every request of the batch is answered. A change that cannot be applied
-//! (a file system error) is answered at once with its error and left out of
-//! the batch.
+//! (a file system error, or a path through a symbolic link or a file) is
+//! answered at once with its error and left out of the batch.
+//!
+//! Writes never follow a symbolic link: every part of a document's path
+//! below the documents directory is looked at without following links
+//! ([`refuse_links_and_clashes`]) and a link anywhere refuses the change.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -30,7 +34,17 @@ pub const MAX_BATCH: usize = 256;
 
 /// What the writer answers a change: the generation that holds it, or why
 /// it failed.
-pub type WriteResult = Result<u64, String>;
+pub type WriteResult = Result<u64, WriteError>;
+
+/// Why a change was not indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteError {
+    /// The client must change the request: its path runs through a symbolic
+    /// link or a file, or names a directory.
+    Conflict(String),
+    /// The server could not store or index it (a file system error).
+    Failed(String),
+}
 
 /// One request to the writer.
 pub enum WriteRequest {
@@ -65,8 +79,9 @@ pub const MAX_NAME_PART_BYTES: usize = 255 - ".".len() - ".4194304.tmp".len();
 /// Why a name is not a document name a client may give.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum BadName {
-    /// Absolute, or with an empty, `.`, `..` or hidden part.
-    #[error("absolute, or with a hidden, empty, '.' or '..' part")]
+    /// Absolute, or with an empty, `.`, `..` or hidden part, or a control
+    /// character or backslash.
+    #[error("absolute, or with a hidden, empty, '.' or '..' part, a backslash or a control character")]
     Path,
     /// Too long for the file system.
     #[error("longer than {MAX_NAME_BYTES} bytes, or with a part between '/' longer than {MAX_NAME_PART_BYTES}")]
@@ -83,13 +98,16 @@ pub enum BadName {
 /// The path of document `name` under `docs`, for a name a client may give:
 /// `/`-separated relative components, none empty, `.`, `..` or hidden (which
 /// would reach outside the directory or collide with temporary files), none
-/// longer than the file system takes, of a document type the index reads by
-/// name (`*.txt`, `*.pdf`, `*.docx`, `*.odt`, `*.html`, `*.htm`).
+/// with a backslash or a control character (which no report or log would
+/// show as it is), none longer than the file system takes, of a document type
+/// the index reads by name (`*.txt`, `*.pdf`, `*.docx`, `*.odt`, `*.html`,
+/// `*.htm`). It looks at no file: see [`refuse_links_and_clashes`].
 pub fn document_path(docs: &Path, name: &str) -> Result<PathBuf, BadName> {
     if name.len() > MAX_NAME_BYTES || name.split('/').any(|c| c.len() > MAX_NAME_PART_BYTES) {
         return Err(BadName::TooLong);
     }
-    let ok_component = |c: &str| !c.is_empty() && !c.starts_with('.') && !c.contains(['\\', '\0']);
+    let ok_component =
+        |c: &str| !c.is_empty() && !c.starts_with('.') && !c.contains(|ch: char| ch == '\\' || ch.is_control());
     let relative = Path::new(name);
     if !name.split('/').all(ok_component) || !relative.components().all(|c| matches!(c, Component::Normal(_))) {
         return Err(BadName::Path);
@@ -101,6 +119,39 @@ pub fn document_path(docs: &Path, name: &str) -> Result<PathBuf, BadName> {
         return Err(BadName::Unreportable);
     }
     Ok(docs.join(relative))
+}
+
+/// Refuses a write of document `name` (a name [`document_path`] takes) whose
+/// path below `docs` would follow a symbolic link, go through a file, or
+/// replace a directory or anything else but a regular file: a
+/// [`WriteError::Conflict`] naming the part. Parts that do not exist yet are
+/// fine; a part that cannot be looked at is a [`WriteError::Failed`].
+pub fn refuse_links_and_clashes(docs: &Path, name: &str) -> Result<(), WriteError> {
+    let parts: Vec<&str> = name.split('/').collect();
+    let mut path = docs.to_path_buf();
+    for (i, part) in parts.iter().enumerate() {
+        path.push(part);
+        let shown = parts[..=i].join("/");
+        let last = i + 1 == parts.len();
+        let metadata = match std::fs::symlink_metadata(&path) {
+            Ok(metadata) => metadata,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(WriteError::Failed(format!("{}: {e}", path.display()))),
+        };
+        let conflict = if metadata.file_type().is_symlink() {
+            "is a symbolic link, which writes do not follow"
+        } else if !last && !metadata.is_dir() {
+            "is a file, not a directory"
+        } else if last && metadata.is_dir() {
+            "is a directory"
+        } else if last && !metadata.is_file() {
+            "is not a regular file"
+        } else {
+            continue;
+        };
+        return Err(WriteError::Conflict(format!("{shown} {conflict}")));
+    }
+    Ok(())
 }
 
 /// Starts the writer thread.
@@ -150,24 +201,48 @@ fn push_applied(state: &AppState, request: WriteRequest, batch: &mut Vec<oneshot
     true
 }
 
+/// The path of document `name` in `docs` as it stands now, for a write:
+/// refused when the name is bad or the path follows a link or runs into a
+/// file or a directory ([`refuse_links_and_clashes`]).
+fn path_to_write(docs: &Path, name: &str) -> Result<PathBuf, WriteError> {
+    let path = document_path(docs, name).map_err(|e| WriteError::Conflict(format!("{name}: {e}")))?;
+    refuse_links_and_clashes(docs, name)?;
+    Ok(path)
+}
+
 /// Writes document `name` whole into `docs` and syncs its directory.
-fn store(docs: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
-    let path = document_path(docs, name).map_err(|e| format!("{name}: {e}"))?;
+fn store(docs: &Path, name: &str, bytes: &[u8]) -> Result<(), WriteError> {
+    let path = path_to_write(docs, name)?;
     let parent = path.parent().unwrap_or(docs);
-    std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    write_atomically(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::create_dir_all(parent).map_err(|e| io_failure(parent, &e))?;
+    // Made in the meantime: a link or a file where a directory was missing.
+    refuse_links_and_clashes(docs, name)?;
+    write_atomically(&path, bytes).map_err(|e| io_failure(&path, &e))?;
     sync_dir(parent)
 }
 
 /// Removes document `name` from `docs` and syncs its directory.
-fn remove(docs: &Path, name: &str) -> Result<(), String> {
-    let path = document_path(docs, name).map_err(|e| format!("{name}: {e}"))?;
-    std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn remove(docs: &Path, name: &str) -> Result<(), WriteError> {
+    let path = path_to_write(docs, name)?;
+    std::fs::remove_file(&path).map_err(|e| io_failure(&path, &e))?;
     sync_dir(path.parent().unwrap_or(docs))
 }
 
-fn sync_dir(dir: &Path) -> Result<(), String> {
-    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| format!("{}: {e}", dir.display()))
+/// An error of the file system on `path`: a conflict when the client must
+/// change the request (a file or a directory is in the way), else a failure.
+fn io_failure(path: &Path, error: &std::io::Error) -> WriteError {
+    use std::io::ErrorKind;
+    let message = format!("{}: {error}", path.display());
+    match error.kind() {
+        ErrorKind::AlreadyExists | ErrorKind::NotADirectory | ErrorKind::IsADirectory => WriteError::Conflict(message),
+        _ => WriteError::Failed(message),
+    }
+}
+
+fn sync_dir(dir: &Path) -> Result<(), WriteError> {
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| WriteError::Failed(format!("{}: {e}", dir.display())))
 }
 
 /// Indexes the stored changes with one update, publishes the new
@@ -183,7 +258,7 @@ fn commit(state: &AppState, batch: Vec<oneshot::Sender<WriteResult>>) {
             state.publish(index);
             generation
         })
-        .map_err(|error| error.to_string());
+        .map_err(|error| WriteError::Failed(error.to_string()));
     state.metrics.observe_commit(batch.len(), started.elapsed(), result.is_ok());
     for reply in batch {
         let _ = reply.send(result.clone());
@@ -203,6 +278,9 @@ mod tests {
             assert_eq!(document_path(docs, bad), Err(BadName::Path), "{bad}");
         }
         assert_eq!(document_path(docs, "a\\..\\b.txt"), Err(BadName::Path));
+        for control in ["a\nb.txt", "a\rb.txt", "tab\t.txt", "bell\u{7}.txt", "nul\0.txt", "c1\u{85}.txt"] {
+            assert_eq!(document_path(docs, control), Err(BadName::Path), "{control:?}");
+        }
         assert_eq!(document_path(docs, "a.exe"), Err(BadName::Type));
         assert_eq!(document_path(docs, "a"), Err(BadName::Type));
         assert_eq!(document_path(docs, "ctl\u{1}.txt"), Err(BadName::Unreportable));
@@ -225,5 +303,29 @@ mod tests {
         // The temporary file of the longest name is one the file system takes.
         let temporary = crate::report::output::temporary_path(&docs.join(&longest)).unwrap();
         assert!(temporary.file_name().unwrap().len() <= 255);
+    }
+
+    #[test]
+    fn a_write_through_a_link_or_onto_a_file_or_directory_is_a_conflict() {
+        let dir = tempfile::tempdir().unwrap();
+        let (docs, outside) = (dir.path().join("docs"), dir.path().join("outside"));
+        std::fs::create_dir_all(docs.join("sub.txt")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(docs.join("file.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(&outside, docs.join("shared")).unwrap();
+        std::os::unix::fs::symlink(outside.join("gone.txt"), docs.join("dangling.txt")).unwrap();
+        for name in ["new.txt", "file.txt", "new/deeper/a.txt"] {
+            assert_eq!(refuse_links_and_clashes(&docs, name), Ok(()), "{name}");
+        }
+        for (name, conflict) in [
+            ("shared/a.txt", "shared is a symbolic link, which writes do not follow"),
+            ("dangling.txt", "dangling.txt is a symbolic link, which writes do not follow"),
+            ("file.txt/a.txt", "file.txt is a file, not a directory"),
+            ("sub.txt", "sub.txt is a directory"),
+        ] {
+            assert_eq!(refuse_links_and_clashes(&docs, name), Err(WriteError::Conflict(conflict.into())), "{name}");
+            assert!(matches!(store(&docs, name, b"y"), Err(WriteError::Conflict(_))), "{name}");
+        }
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written outside");
     }
 }

@@ -465,3 +465,152 @@ fn a_document_name_holding_a_control_character_is_a_400() {
     assert!(json(&body)["error"].as_str().unwrap().contains("control character"), "{body}");
     assert!(!served.docs.join("ctl\u{1}.txt").exists());
 }
+
+/// A raw connection to `server`, for requests no HTTP client sends: a body
+/// announced and never sent, headers cut short, nothing at all.
+fn connect(server: &Server) -> std::net::TcpStream {
+    let stream = std::net::TcpStream::connect(server.base.trim_start_matches("http://")).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    stream
+}
+
+/// What the server sent on `stream` until it closed it (or 20 s passed),
+/// with how long that took.
+fn read_until_closed(stream: &mut std::net::TcpStream) -> (String, Duration) {
+    use std::io::Read;
+    let started = Instant::now();
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => received.extend_from_slice(&buffer[..n]),
+        }
+    }
+    (String::from_utf8_lossy(&received).into_owned(), started.elapsed())
+}
+
+#[test]
+fn a_request_without_its_token_is_refused_before_its_body_is_read() {
+    use std::io::Write;
+    let served = Served::new();
+    let read_token = served.token_file("read.token");
+    let server = served.start(&["--read-token-file", &read_token]);
+    // 60 MB announced, none sent: the 401 comes without waiting for it.
+    for (method, path) in [("PUT", "/documents/big.txt"), ("POST", "/check"), ("PUT", "/documents/a/b.txt")] {
+        let mut stream = connect(&server);
+        let head = format!("{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 60000000\r\n\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        let (answer, took) = read_until_closed(&mut stream);
+        assert!(answer.starts_with("HTTP/1.1 401"), "{method} {path}: {answer:?} after {took:?}");
+        assert!(took < Duration::from_secs(5), "{method} {path}: answered after {took:?}");
+    }
+}
+
+#[test]
+fn an_index_update_from_the_command_line_is_served_at_once() {
+    let served = Served::new();
+    let server = served.start(&[]);
+    fs::write(served.docs.join("added.txt"), suspicious("suspicious-document00001.txt")).unwrap();
+    fs::remove_file(served.docs.join("source-document00002.txt")).unwrap();
+    ok(run(&["index", "update", "--docs", s(&served.docs), "--index", s(&served.index), "--quiet"]));
+    let (status, health) = get(&server.url("/healthz"), None);
+    assert_eq!((status, json(&health)["generation"].as_u64()), (200, Some(2)), "{health}");
+    for (document, expected) in
+        [("added.txt", 200), ("source-document00001.txt", 200), ("source-document00002.txt", 404)]
+    {
+        let (status, body) = get(&server.url(&format!("/documents/{document}/similar")), None);
+        assert_eq!(status, expected, "{document}: {body}");
+    }
+    let (status, body) = post(&server.url("/check"), None, &suspicious("suspicious-document00001.txt"));
+    assert!(status == 200 && body.contains("added.txt"), "{body:.300}");
+}
+
+#[test]
+fn writes_never_follow_a_symbolic_link_out_of_the_documents_directory() {
+    let served = Served::new();
+    let outside = served.dir.path().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("victim.txt"), "not the archive's").unwrap();
+    std::os::unix::fs::symlink(&outside, served.docs.join("shared")).unwrap();
+    std::os::unix::fs::symlink(outside.join("victim.txt"), served.docs.join("linked.txt")).unwrap();
+    let server = served.start(&[]);
+    let text = b"a document planted through a link";
+    for name in ["shared/victim.txt", "shared/planted.txt", "shared/deeper/planted.txt", "linked.txt"] {
+        let (status, body) = put(&server.url(&format!("/documents/{name}")), Some(WRITE_TOKEN), text);
+        assert_eq!(status, 409, "PUT {name}: {body}");
+        assert!(json(&body)["error"].as_str().unwrap().contains("symbolic link"), "{body}");
+        let (status, body) = delete(&server.url(&format!("/documents/{name}")), Some(WRITE_TOKEN));
+        assert_eq!(status, 409, "DELETE {name}: {body}");
+    }
+    assert_eq!(fs::read_to_string(outside.join("victim.txt")).unwrap(), "not the archive's");
+    assert_eq!(fs::read_dir(&outside).unwrap().count(), 1, "nothing was planted outside");
+}
+
+#[test]
+fn a_write_onto_a_file_or_a_directory_is_a_409_not_a_503() {
+    let served = Served::new();
+    fs::create_dir_all(served.docs.join("folder.txt")).unwrap();
+    let server = served.start(&[]);
+    let text = b"a short document";
+    assert_eq!(put(&server.url("/documents/good.txt"), Some(WRITE_TOKEN), text).0, 201);
+    for name in ["good.txt/x.txt", "good.txt/deeper/x.txt", "folder.txt"] {
+        let (status, body) = put(&server.url(&format!("/documents/{name}")), Some(WRITE_TOKEN), text);
+        assert_eq!(status, 409, "{name}: {body}");
+        assert!(json(&body)["error"].as_str().unwrap().contains(name.split('/').next().unwrap()), "{body}");
+    }
+    assert_eq!(fs::read(served.docs.join("good.txt")).unwrap(), text);
+}
+
+#[test]
+fn idle_and_slow_connections_are_closed_and_a_stop_waits_only_the_grace() {
+    use std::io::Write;
+    let served = Served::new();
+    let server = served.start(&["--header-timeout", "1", "--body-timeout", "1", "--shutdown-grace", "1"]);
+    // Nothing sent; half the headers; a body cut short.
+    let mut silent = connect(&server);
+    let mut half = connect(&server);
+    half.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").unwrap();
+    let mut short = connect(&server);
+    let head = format!(
+        "PUT /documents/slow.txt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {WRITE_TOKEN}\r\nContent-Length: 1000\r\n\r\nsome"
+    );
+    short.write_all(head.as_bytes()).unwrap();
+    for (what, stream) in [("silent", &mut silent), ("half headers", &mut half), ("short body", &mut short)] {
+        let (answer, took) = read_until_closed(stream);
+        assert!(took < Duration::from_secs(5), "{what}: open {took:?}: {answer:?}");
+        if what == "short body" {
+            assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+        }
+    }
+    assert!(!served.docs.join("slow.txt").exists());
+    // A request left hanging does not hold the stop past the grace.
+    let mut hanging = connect(&server);
+    hanging.write_all(head.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let log = server.terminate();
+    assert!(started.elapsed() < Duration::from_secs(5), "stopped after {:?}: {log}", started.elapsed());
+}
+
+#[test]
+fn a_check_past_its_time_is_stopped_and_frees_its_worker() {
+    let served = Served::new();
+    // Every archive document twenty times over (about 1.1 MB): its report
+    // takes seconds (most of them after the analysis of the text, between
+    // the stages a check stops at), far longer than the timeout.
+    let mut long = Vec::new();
+    let mut names: Vec<PathBuf> = fs::read_dir(&served.docs).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    for _ in 0..20 {
+        for name in &names {
+            long.extend(fs::read(name).unwrap());
+        }
+    }
+    let server = served.start(&["--workers", "1", "--timeout", "2"]);
+    let (status, body) = post(&server.url("/check"), None, &long);
+    assert_eq!(status, 503, "{body}");
+    // The one worker is free again within the timeout, for the next check.
+    let (status, body) = post(&server.url("/check"), None, &suspicious("suspicious-document00001.txt"));
+    assert_eq!(status, 200, "{body}");
+}

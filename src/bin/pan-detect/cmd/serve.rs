@@ -49,9 +49,20 @@ pub struct Args {
     /// Document changes waiting to be indexed at most (429 beyond).
     #[arg(long, value_name = "N", default_value_t = 1024)]
     max_queued_writes: usize,
-    /// Seconds a check may take, waiting included (503 beyond).
+    /// Seconds a check may take, waiting included (503 beyond, and the
+    /// check is stopped).
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     timeout: f64,
+    /// Seconds a connection may wait for a request's headers to arrive
+    /// whole, idle kept-alive connections included (closed beyond).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    header_timeout: f64,
+    /// Seconds a request's body may take to arrive whole (408 beyond).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    body_timeout: f64,
+    /// Seconds a stop (SIGINT, SIGTERM) waits for the requests under way.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    shutdown_grace: f64,
     /// Milliseconds the writer waits for more changes to index with the first.
     #[arg(long, value_name = "MS", default_value_t = 200)]
     batch_ms: u64,
@@ -64,7 +75,8 @@ const MAX_BODY_MB: u64 = 4096;
 const MAX_QUEUE: u64 = 65_536;
 /// The longest `--batch-ms`: a write is answered only once its batch is committed.
 const MAX_BATCH_MS: u64 = 60_000;
-/// The longest `--timeout`, in seconds.
+/// The longest `--timeout`, `--header-timeout`, `--body-timeout` and
+/// `--shutdown-grace`, in seconds.
 const MAX_TIMEOUT_SECONDS: f64 = 3600.0;
 
 /// Runs `pan-detect serve`.
@@ -86,6 +98,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         check_workers: threads::capped("--workers", args.workers.unwrap_or(cores))?,
         max_queued_writes: args.max_queued_writes,
         timeout: Duration::from_secs_f64(args.timeout),
+        header_timeout: Duration::from_secs_f64(args.header_timeout),
+        body_timeout: Duration::from_secs_f64(args.body_timeout),
+        shutdown_grace: Duration::from_secs_f64(args.shutdown_grace),
         batch_window: Duration::from_millis(args.batch_ms),
         check,
     };
@@ -106,11 +121,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Refuses a flag out of its range, before anything is opened or printed.
 fn check_ranges(args: &Args) -> anyhow::Result<()> {
-    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= MAX_TIMEOUT_SECONDS) {
-        anyhow::bail!(
-            "--timeout {:?} is out of range (expected seconds above 0, at most {MAX_TIMEOUT_SECONDS})",
-            args.timeout
-        );
+    for (flag, seconds) in [
+        ("--timeout", args.timeout),
+        ("--header-timeout", args.header_timeout),
+        ("--body-timeout", args.body_timeout),
+        ("--shutdown-grace", args.shutdown_grace),
+    ] {
+        if !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_TIMEOUT_SECONDS) {
+            anyhow::bail!(
+                "{flag} {seconds:?} is out of range (expected seconds above 0, at most {MAX_TIMEOUT_SECONDS})"
+            );
+        }
     }
     ParamError::check("--max-body-mb", args.max_body_mb as u64, 1..=MAX_BODY_MB)?;
     ParamError::check("--max-queued-checks", args.max_queued_checks as u64, 1..=MAX_QUEUE)?;
@@ -163,6 +184,15 @@ mod tests {
             (["--max-queued-writes", "70000"], "--max-queued-writes 70000 is out of range (expected 1..=65536)"),
             (["--batch-ms", "99999999999"], "--batch-ms 99999999999 is out of range (expected 0..=60000)"),
             (["--timeout", "1e300"], "--timeout 1e300 is out of range (expected seconds above 0, at most 3600)"),
+            (
+                ["--header-timeout", "0"],
+                "--header-timeout 0.0 is out of range (expected seconds above 0, at most 3600)",
+            ),
+            (["--body-timeout", "NaN"], "--body-timeout NaN is out of range (expected seconds above 0, at most 3600)"),
+            (
+                ["--shutdown-grace", "5000"],
+                "--shutdown-grace 5000.0 is out of range (expected seconds above 0, at most 3600)",
+            ),
         ] {
             assert_eq!(ranges_of(&flags), Err(error.to_string()));
         }
