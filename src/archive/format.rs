@@ -69,8 +69,9 @@
 //! live generation's file under its readers) into the new generation and
 //! changed there, so it too commits with the rename of `CURRENT`.
 //!
-//! The header's CRC-32 of each file is what `--verify` checks, and what an
-//! update checks before it carries a file's bytes into a new generation
+//! The header's CRC-32 of each file is what `--verify` checks (the small
+//! `names.bin` is checked on every opening: a damaged name would attribute
+//! passages to another document), and what an update checks before it carries a file's bytes into a new generation
 //! ([`update`](mod@super::update)): a linked segment keeps its old entry, a
 //! compacted one gets the CRC-32 of the bytes copied, so an unchecked carry
 //! would pass damage on, in the second case under a checksum that matches.

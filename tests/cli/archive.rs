@@ -310,6 +310,26 @@ fn flip_byte(path: &Path) {
     fs::write(path, &bytes).unwrap();
 }
 
+#[test]
+fn a_damaged_name_is_refused_on_opening_without_verify() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    archive.create(&index);
+    let before = archive.check_json(&index);
+    assert!(before.contains("\"thesis-5.txt\""), "{before}");
+    // "thesis-5.txt" becomes "thesis-7.txt": valid UTF-8, in bounds, another
+    // document's name; only the checksum tells.
+    let names = generation_dir(&index).join("names.bin");
+    let mut bytes = fs::read(&names).unwrap();
+    let at = bytes.windows(12).position(|w| w == b"thesis-5.txt").unwrap() + 7;
+    bytes[at] ^= 0x02;
+    fs::write(&names, &bytes).unwrap();
+    let message = format!("{}: checksum mismatch", names.display());
+    fails_with(run(&["check", "--index", s(&index), "--format", "json", s(&archive.probe)]), &message);
+    fails_with(run(&["similar", "--index", s(&index)]), &message);
+    fails_with(run(&["index", "stats", "--index", s(&index)]), &message);
+}
+
 /// The entries of `dir`, sorted.
 fn entries(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> =
