@@ -1,7 +1,8 @@
 //! PDF: text placed by pdf-extract, rebuilt into lines and paragraphs.
 //!
-//! pdf-extract (over lopdf) decodes each page's content streams and fonts
-//! and hands over every glyph with its position; a [`LineCollector`] groups
+//! pdf-extract (over lopdf) decodes each page's content streams and fonts,
+//! the pages in one walk of the page tree (linear in pages), and hands over
+//! every glyph with its position; a [`LineCollector`] groups
 //! them into lines as pdf-extract's own plain-text output does (a new line
 //! where the baseline moves by more than half the font size, a space where
 //! the gap to the previous glyph exceeds a tenth of it), keeping each line's
@@ -27,7 +28,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
 use flate2::read::{DeflateDecoder, ZlibDecoder};
-use pdf_extract::{Document, MediaBox, OutputDev, OutputError, Transform, output_doc_page};
+use pdf_extract::{Document, MediaBox, OutputDev, OutputError, Transform, output_doc};
 
 use super::repair::{self, Dehyphenator, Join};
 use super::{ExpansionBudget, ExtractError, Extracted};
@@ -52,10 +53,11 @@ fn read_pages(bytes: &[u8]) -> Result<Vec<Vec<Line>>, ExtractError> {
     if document.is_encrypted() && document.decrypt("").is_err() {
         return Err(ExtractError("an encrypted PDF (a password is needed)".into()));
     }
+    // Every page in one walk of the page tree: `output_doc_page` finds its
+    // page by number by listing the whole tree again, which made a PDF of n
+    // pages cost n walks of n pages (10,000 pages took 115 s instead of 1).
     let mut collector = LineCollector::default();
-    for &page in document.get_pages().keys() {
-        output_doc_page(&document, &mut collector, page).map_err(|e| unreadable(&e))?;
-    }
+    output_doc(&document, &mut collector).map_err(|e| unreadable(&e))?;
     Ok(collector.pages)
 }
 
@@ -355,6 +357,7 @@ fn paragraphs(pages: &[Vec<Line>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::{flat_pdf, flat_pdf_page_text};
 
     fn line(text: &str, left: f64, right: f64, y: f64) -> Line {
         let first_word_right = text.find(' ').map(|i| left + (right - left) * i as f64 / text.len() as f64);
@@ -411,6 +414,40 @@ mod tests {
         let image = pdf("<< /Type /XObject /Subtype /Image /Filter /FlateDecode >>");
         let mut budget = ExpansionBudget::with_limit(1 << 19);
         check_streams(&image, &mut budget).unwrap();
+    }
+
+    /// The text extracted from a [`flat_pdf`] of `pages` pages.
+    fn flat_pdf_text(pages: usize) -> String {
+        let pdf = flat_pdf(pages);
+        extract(&pdf, &mut ExpansionBudget::for_file(pdf.len())).unwrap().text
+    }
+
+    #[test]
+    fn every_page_of_a_flat_page_tree_is_read_once_in_order() {
+        let expected: Vec<String> = (0..12).map(flat_pdf_page_text).collect();
+        let words = |text: &str| text.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(words(&flat_pdf_text(12)), words(&expected.join(" ")));
+    }
+
+    /// A benchmark, not a test (timed tests are not allowed):
+    /// `eval/pdf-pages.sh` runs it in release mode. Prints the seconds to
+    /// extract flat PDFs of 1,000, 3,000 and 10,000 pages and each one's time
+    /// a page over the 1,000-page one's: about 1 when extraction is linear
+    /// in pages (it was 3 and 10, quadratic, when each page was looked up by
+    /// number through the whole page tree).
+    #[test]
+    #[ignore = "a benchmark: eval/pdf-pages.sh runs it in release mode"]
+    fn time_a_page_stays_flat_as_pages_grow() {
+        let mut base = None;
+        for pages in [1_000, 3_000, 10_000] {
+            let started = std::time::Instant::now();
+            let text = flat_pdf_text(pages);
+            let seconds = started.elapsed().as_secs_f64();
+            assert!(text.ends_with(&flat_pdf_page_text(pages - 1)), "every page is read");
+            let per_page = seconds / pages as f64;
+            let ratio = per_page / *base.get_or_insert(per_page);
+            println!("{pages:>6} pages: {seconds:8.3} s, time a page {ratio:5.2} x that of 1,000 pages");
+        }
     }
 
     #[test]
