@@ -70,3 +70,50 @@ pub(crate) fn long_document_corpus(dir: &std::path::Path) -> String {
     std::fs::write(dir.join("susp/long.txt"), &long).unwrap();
     long
 }
+
+/// A PDF of `pages` pages in a flat page tree (every page a kid of the one
+/// `Pages` node), each page one line of Helvetica: [`flat_pdf_page_text`]
+/// of its number. Written byte by byte, with a correct cross-reference
+/// table, so that no PDF library is needed to make one.
+pub(crate) fn flat_pdf(pages: usize) -> Vec<u8> {
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    let mut object = |pdf: &mut Vec<u8>, body: &str| {
+        offsets.push(pdf.len());
+        pdf.extend(format!("{} 0 obj\n{body}\nendobj\n", offsets.len()).as_bytes());
+    };
+    // Objects 1 to 3, then a page and its content stream: 4 + 2i and 5 + 2i.
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 4 + 2 * i)).collect();
+    object(&mut pdf, "<< /Type /Catalog /Pages 2 0 R >>");
+    object(
+        &mut pdf,
+        &format!(
+            "<< /Type /Pages /Kids [{}] /Count {pages} /MediaBox [0 0 612 792] \
+             /Resources << /Font << /F1 3 0 R >> >> >>",
+            kids.join(" ")
+        ),
+    );
+    object(&mut pdf, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>");
+    for i in 0..pages {
+        let content = format!("BT /F1 12 Tf 72 720 Td ({}) Tj ET", flat_pdf_page_text(i));
+        object(&mut pdf, &format!("<< /Type /Page /Parent 2 0 R /Contents {} 0 R >>", 5 + 2 * i));
+        object(&mut pdf, &format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()));
+    }
+    let xref = pdf.len();
+    pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", offsets.len() + 1).as_bytes());
+    for offset in &offsets {
+        pdf.extend(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    let trailer = format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", offsets.len() + 1);
+    pdf.extend(trailer.as_bytes());
+    pdf
+}
+
+/// The line on page `page` (from 0) of [`flat_pdf`]: words that no other
+/// page has (its number spelled in syllables), so that no line repeats as a
+/// running header would.
+pub(crate) fn flat_pdf_page_text(page: usize) -> String {
+    const DIGITS: [&str; 10] = ["ba", "ce", "di", "fo", "gu", "ha", "je", "ki", "lo", "mu"];
+    let spelled: String = page.to_string().bytes().map(|digit| DIGITS[usize::from(digit - b'0')]).collect();
+    format!("Leaf {spelled} holds the words of page {spelled} alone")
+}

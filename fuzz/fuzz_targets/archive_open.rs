@@ -5,8 +5,9 @@
 //! `.directory` file of each segment the header lists. They are
 //! written into generation 1 of an index in a temporary directory. So that the
 //! fuzzer gets past the length checks to the tables, the lengths recorded in the
-//! header are set to those of the sections, and `docs_root` to a directory in
-//! the temporary one (check reads excerpts there).
+//! header are set to those of the sections (and the body files' CRC-32s, as
+//! the names' is checked on opening), and `docs_root` to a directory in the
+//! temporary one (check reads excerpts there).
 //!
 //! Invariants: opening, verifying, every accessor, `check` and `similar` return
 //! answers or errors, never panic; on an opened index each live document's
@@ -47,6 +48,15 @@ fn set_bytes(entry: Option<&mut Value>, bytes: usize) {
     }
 }
 
+/// Sets an entry's length and CRC-32 to those of `bytes` (the names' CRC-32
+/// is checked on opening).
+fn set_bytes_and_crc32(entry: &mut Value, bytes: &[u8]) {
+    set_bytes(Some(entry), bytes.len());
+    if let Value::Object(entry) = entry {
+        entry.insert("crc32".into(), Value::from(crc32fast::hash(bytes)));
+    }
+}
+
 /// Writes the index; false when the input is too short to hold one.
 fn write_index(root: &Path, parts: &[&[u8]]) -> bool {
     let [current, _, header, body @ ..] = parts else { return false };
@@ -64,7 +74,7 @@ fn write_index(root: &Path, parts: &[&[u8]]) -> bool {
     if let Ok(mut value) = serde_json::from_slice::<Value>(header) {
         if let Some(Value::Array(files)) = value.get_mut("files") {
             for (entry, bytes) in files.iter_mut().zip(fixed) {
-                set_bytes(Some(entry), bytes.len());
+                set_bytes_and_crc32(entry, bytes);
             }
         }
         if let Some(object) = value.as_object_mut() {

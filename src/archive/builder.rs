@@ -8,6 +8,8 @@
 //! are then removed, before its header is written ([`super::similar`]).
 
 use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -29,6 +31,7 @@ use crate::analysis::span::CharRange;
 use crate::matching::bucket_sort;
 use crate::matching::index::{ChunkKey, KeyWidth};
 use crate::progress::{Progress, Stage};
+use crate::report::output;
 
 /// What `index create` did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -76,8 +79,10 @@ pub(crate) fn sort_postings<K: ChunkKey>(postings: &mut [KeyDoc<K>], hash_bits: 
 /// Builds a new index in `index` from every document under `docs`, storing the
 /// taboo set of `taboo` in it when given.
 ///
-/// Refuses a directory that already holds an index. Nothing is visible under
-/// `index` until the final commit (the rename of `CURRENT`).
+/// Refuses a directory that already holds an index, one that holds anything
+/// else (but what a killed `create` left there), and one that is, lies
+/// inside or contains `docs`. Nothing is visible under `index` until the
+/// final commit (the rename of `CURRENT`).
 pub fn create(
     docs: &Path,
     index: &Path,
@@ -89,6 +94,8 @@ pub fn create(
     if index.join(format::CURRENT).exists() {
         return Err(ArchiveError::AlreadyExists(index.to_path_buf()));
     }
+    scan::refuse_overlap(docs, index)?;
+    refuse_foreign_directory(index)?;
     let scanned_ns = scan::now_ns();
     let read::Listing { documents: files, skipped } = scan::list_documents(docs, progress)?;
     let docs_root = docs.canonicalize().map_err(ArchiveError::io(docs))?;
@@ -111,6 +118,37 @@ pub fn create(
     }?;
     summary.skipped_files += skipped;
     Ok(summary)
+}
+
+/// Refuses an `index` directory that holds anything but what a `create`
+/// killed before its commit leaves there (its `LOCK` file, made first, then
+/// generation directories, the text cache and `CURRENT`'s temporary file):
+/// the index removes the generation directories it does not use, so it
+/// must own its directory. A missing or empty directory is taken.
+fn refuse_foreign_directory(index: &Path) -> Result<(), ArchiveError> {
+    let entries = match fs::read_dir(index) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(ArchiveError::Io { path: index.to_path_buf(), source: error }),
+    };
+    let names: Vec<OsString> = entries
+        .map(|entry| entry.map(|entry| entry.file_name()))
+        .collect::<Result<_, _>>()
+        .map_err(ArchiveError::io(index))?;
+    let left_by_create = |name: &OsString| {
+        name.to_str().is_some_and(|name| {
+            name == format::LOCK
+                || name == format::TEXT_CACHE
+                || format::generation_number(name).is_some()
+                || output::temporary_of(name).is_some_and(|(target, _)| target == format::CURRENT)
+        })
+    };
+    let locked = names.iter().any(|name| name == format::LOCK);
+    if names.is_empty() || (locked && names.iter().all(left_by_create)) {
+        Ok(())
+    } else {
+        Err(ArchiveError::NotEmpty(index.to_path_buf()))
+    }
 }
 
 /// The documents `create` indexes: listed under `docs_root` at `scanned_ns`,

@@ -38,6 +38,21 @@ pub enum ArchiveError {
     /// `index create` on a directory that already holds an index.
     #[error("{0}: already holds an index (use `pan-detect index update`)")]
     AlreadyExists(PathBuf),
+    /// `index create` on a directory that holds other things than an index
+    /// (an index removes what it wrote, so it must own its directory).
+    #[error("{0}: not empty and not an index; `pan-detect index create` makes an index in a new or empty directory")]
+    NotEmpty(PathBuf),
+    /// The index directory is, lies inside or contains the documents
+    /// directory (paths compared with symbolic links resolved).
+    #[error("{index}: the index directory {relation} the documents directory {docs}; keep them apart")]
+    OverlapsDocuments {
+        /// The index directory, as given.
+        index: PathBuf,
+        /// The documents directory, as given.
+        docs: PathBuf,
+        /// How they overlap: "is the same directory as", "is inside" or "contains".
+        relation: &'static str,
+    },
     /// The header does not start with this format's magic string.
     #[error("{path}: not a pan-detect index header (magic {got:?})")]
     BadMagic {

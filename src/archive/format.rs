@@ -69,8 +69,9 @@
 //! live generation's file under its readers) into the new generation and
 //! changed there, so it too commits with the rename of `CURRENT`.
 //!
-//! The header's CRC-32 of each file is what `--verify` checks, and what an
-//! update checks before it carries a file's bytes into a new generation
+//! The header's CRC-32 of each file is what `--verify` checks (the small
+//! `names.bin` is checked on every opening: a damaged name would attribute
+//! passages to another document), and what an update checks before it carries a file's bytes into a new generation
 //! ([`update`](mod@super::update)): a linked segment keeps its old entry, a
 //! compacted one gets the CRC-32 of the bytes copied, so an unchecked carry
 //! would pass damage on, in the second case under a checksum that matches.
@@ -887,6 +888,14 @@ pub fn generation_name(number: u64) -> String {
     format!("gen-{number:06}")
 }
 
+/// The number of the generation directory `name`, when [`generation_name`]
+/// gives exactly that name: `None` for `gen-2023`, `gen-backup` or any other
+/// name that only looks alike.
+pub fn generation_number(name: &str) -> Option<u64> {
+    let number = name.strip_prefix("gen-")?.parse::<u64>().ok()?;
+    (generation_name(number) == name).then_some(number)
+}
+
 impl GenerationWriter {
     /// Creates the directory of generation `number` in `index`, replacing what
     /// a crashed run may have left under that name (never the live generation,
@@ -980,21 +989,27 @@ pub fn current_generation(index: &Path) -> Result<u64, ArchiveError> {
         }
         Err(e) => return Err(ArchiveError::Io { path, source: e }),
     };
-    text.trim()
-        .strip_prefix("gen-")
-        .and_then(|n| n.parse::<u64>().ok())
+    generation_number(text.trim())
         .ok_or_else(|| ArchiveError::Corrupt { path, message: format!("expected gen-NNNNNN, got {:?}", text.trim()) })
 }
 
-/// Removes generation directories other than `keep` (left by finished updates
-/// or by crashed ones). Best effort: a failure only leaves garbage behind.
+/// Removes the generations of `index` other than the live one, `keep`: those
+/// that earlier commits replaced and the one a killed run began. Best effort:
+/// a failure only leaves garbage behind.
+///
+/// Only what the index wrote itself is removed, recognised by what it
+/// recorded: generation numbers are given out one after another from 1 (a
+/// run writes the one after the live one, as `CURRENT` names it), so the
+/// index's own generations are the directories named exactly as
+/// [`generation_name`] names a number up to `keep + 1`. Anything else in the
+/// directory (`gen-backup/`, `gen-2023/`, `gen-9999999/`, a symbolic link, a
+/// file) is not the index's and stays.
 pub(crate) fn remove_other_generations(index: &Path, keep: u64) {
     let Ok(entries) = fs::read_dir(index) else { return };
-    let keep = generation_name(keep);
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name.starts_with("gen-") && name != keep {
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        let number = entry.file_name().to_str().and_then(generation_number);
+        if is_dir && number.is_some_and(|number| number != keep && number <= keep.saturating_add(1)) {
             let _ = fs::remove_dir_all(entry.path());
         }
     }
@@ -1013,6 +1028,31 @@ mod tests {
         assert!(error.to_string().contains("another pan-detect process"), "{error}");
         drop(first);
         WriterLock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn only_generations_the_index_numbered_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path();
+        let own = ["gen-000001", "gen-000002", "gen-000004"];
+        let foreign = ["gen-theses", "gen-2023", "gen-backup", "gen-00003", "gen-+00003", "gen-000005", "gen-1000000"];
+        for name in own.iter().chain(&foreign) {
+            fs::create_dir(index.join(name)).unwrap();
+            fs::write(index.join(name).join("thesis.txt"), "text").unwrap();
+        }
+        fs::write(index.join("gen-000000"), "a file, not a generation").unwrap();
+        std::os::unix::fs::symlink(index.join("gen-backup"), index.join("gen-000001-link")).unwrap();
+        remove_other_generations(index, 3);
+        let mut left: Vec<String> =
+            fs::read_dir(index).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        left.sort();
+        let mut expected: Vec<&str> = foreign.into_iter().chain(["gen-000000", "gen-000001-link"]).collect();
+        expected.sort();
+        assert_eq!(left, expected);
+        assert!(index.join("gen-backup/thesis.txt").exists());
+        assert_eq!(generation_number("gen-000003"), Some(3));
+        assert_eq!(generation_number("gen-1234567"), Some(1_234_567));
+        assert_eq!(generation_number("gen-2023"), None);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::analysis::extract::cache::TextCache;
 use crate::analysis::read::{self, DocumentFile, Listing, TextReader};
 use crate::analysis::taboo::TabooChunks;
 use crate::progress::Progress;
+use crate::report::output;
 
 /// A document found by [`list_documents`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +34,22 @@ pub fn list_documents(dir: &Path, progress: &dyn Progress) -> Result<Listing<Lis
     let documents =
         documents.into_iter().map(|(file, metadata)| ListedDocument { file, modified_ns: modified_ns(&metadata) });
     Ok(Listing { documents: documents.collect(), skipped })
+}
+
+/// Refuses an index directory that is, lies inside or contains the documents
+/// directory, comparing paths with symbolic links resolved: the documents'
+/// listing would read the index, and the index's cleanup would work among
+/// the documents. A documents directory that does not exist is left to the
+/// listing, which names it.
+pub(crate) fn refuse_overlap(docs: &Path, index: &Path) -> Result<(), ArchiveError> {
+    let Ok(docs_root) = docs.canonicalize() else { return Ok(()) };
+    let resolved = output::resolve(index).map_err(ArchiveError::io(index))?;
+    match output::overlap(&resolved, &docs_root) {
+        Some(relation) => {
+            Err(ArchiveError::OverlapsDocuments { index: index.to_path_buf(), docs: docs.to_path_buf(), relation })
+        }
+        None => Ok(()),
+    }
 }
 
 /// A file's modification time in nanoseconds since 1970 (0 when unknown).

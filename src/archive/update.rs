@@ -175,7 +175,8 @@ enum Scanned {
     Skipped,
 }
 
-/// Updates the index in `root` from the documents under `docs`.
+/// Updates the index in `root` from the documents under `docs`; refuses an
+/// index directory that is, lies inside or contains `docs`.
 pub fn update(
     docs: &Path,
     root: &Path,
@@ -187,6 +188,7 @@ pub fn update(
     if !root.join(format::CURRENT).exists() {
         return Err(ArchiveError::NotAnIndex(root.to_path_buf()));
     }
+    scan::refuse_overlap(docs, root)?;
     let _lock = format::WriterLock::acquire(root)?;
     let old = ArchiveIndex::open(root)?;
     let cache = scan::text_cache(root)?;

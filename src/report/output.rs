@@ -2,7 +2,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::error::Warning;
 use crate::progress::Progress;
@@ -58,6 +58,44 @@ pub fn temporary_path(path: &Path) -> io::Result<PathBuf> {
     Ok(dir.join(temporary_name))
 }
 
+/// How the resolved path `out` relates to the resolved path `input` when they
+/// overlap: "is the same directory as", "is inside" or "contains"; `None`
+/// when neither lies in the other (a shared name prefix is no overlap).
+pub fn overlap(out: &Path, input: &Path) -> Option<&'static str> {
+    if out == input {
+        Some("is the same directory as")
+    } else if out.starts_with(input) {
+        Some("is inside")
+    } else if input.starts_with(out) {
+        Some("contains")
+    } else {
+        None
+    }
+}
+
+/// `path` made absolute with symbolic links resolved, also when it does not
+/// exist yet: its nearest existing ancestor is canonicalized and the rest
+/// appended, `..` taken lexically (parts that do not exist are not links).
+pub fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    for ancestor in absolute.ancestors() {
+        let Ok(mut resolved) = ancestor.canonicalize() else { continue };
+        // `ancestor` is a prefix of `absolute`, so this cannot fail.
+        let rest = absolute.strip_prefix(ancestor).unwrap_or(Path::new(""));
+        for component in rest.components() {
+            match component {
+                Component::ParentDir => {
+                    resolved.pop();
+                }
+                Component::Normal(name) => resolved.push(name),
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+            }
+        }
+        return Ok(resolved);
+    }
+    Ok(absolute)
+}
+
 /// A temporary file that a write of this module left behind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaleTemporary {
@@ -69,6 +107,14 @@ pub struct StaleTemporary {
     pub pid: u32,
 }
 
+/// The target name and process of a temporary file name of
+/// [`temporary_path`] (`.NAME.PID.tmp`); `None` for any other name.
+pub fn temporary_of(name: &str) -> Option<(&str, u32)> {
+    let (target, pid) = name.strip_prefix('.')?.strip_suffix(".tmp")?.rsplit_once('.')?;
+    let pid = pid.parse::<u32>().ok()?;
+    (!target.is_empty()).then_some((target, pid))
+}
+
 /// The temporary files in `dir` (`.NAME.PID.tmp`, see [`temporary_path`]) whose
 /// process is not running: left by a run that was killed while it wrote. A file
 /// of this process counts as stale too, so call this before writing into `dir`
@@ -78,15 +124,8 @@ pub fn stale_temporaries(dir: &Path) -> io::Result<Vec<StaleTemporary>> {
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
         let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
-        let Some((target, pid)) = name
-            .strip_prefix('.')
-            .and_then(|rest| rest.strip_suffix(".tmp"))
-            .and_then(|rest| rest.rsplit_once('.'))
-            .and_then(|(target, pid)| Some((target, pid.parse::<u32>().ok()?)))
-        else {
-            continue;
-        };
-        if !target.is_empty() && (pid == std::process::id() || !is_running(pid)) {
+        let Some((target, pid)) = temporary_of(&name) else { continue };
+        if pid == std::process::id() || !is_running(pid) {
             stale.push(StaleTemporary { path: entry.path(), target: target.to_string(), pid });
         }
     }
@@ -184,6 +223,16 @@ impl NewDirectories {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_that_does_not_exist_resolves_through_its_nearest_existing_ancestor() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::create_dir(root.join("a")).unwrap();
+        assert_eq!(resolve(&root.join("a/new/deeper")).unwrap(), root.join("a/new/deeper"));
+        assert_eq!(resolve(&root.join("a/new/../../b")).unwrap(), root.join("b"));
+        assert_eq!(resolve(&root.join("a/./x")).unwrap(), root.join("a/x"));
+    }
 
     #[test]
     fn replaces_the_whole_file_and_leaves_no_temporary() {

@@ -7,7 +7,7 @@ use std::process::Output;
 use pan_detect::report::pan_xml::PanDocument;
 
 use crate::detect::misread_every_other_word;
-use crate::{pan_detect, prose, run};
+use crate::{copy_tree, pan_detect, prose, run};
 
 /// Characters of `text`.
 fn char_len(text: &str) -> u64 {
@@ -308,6 +308,100 @@ fn flip_byte(path: &Path) {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x20;
     fs::write(path, &bytes).unwrap();
+}
+
+#[test]
+fn a_damaged_name_is_refused_on_opening_without_verify() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    archive.create(&index);
+    let before = archive.check_json(&index);
+    assert!(before.contains("\"thesis-5.txt\""), "{before}");
+    // "thesis-5.txt" becomes "thesis-7.txt": valid UTF-8, in bounds, another
+    // document's name; only the checksum tells.
+    let names = generation_dir(&index).join("names.bin");
+    let mut bytes = fs::read(&names).unwrap();
+    let at = bytes.windows(12).position(|w| w == b"thesis-5.txt").unwrap() + 7;
+    bytes[at] ^= 0x02;
+    fs::write(&names, &bytes).unwrap();
+    let message = format!("{}: checksum mismatch", names.display());
+    fails_with(run(&["check", "--index", s(&index), "--format", "json", s(&archive.probe)]), &message);
+    fails_with(run(&["similar", "--index", s(&index)]), &message);
+    fails_with(run(&["index", "stats", "--index", s(&index)]), &message);
+}
+
+/// The entries of `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn create_refuses_an_index_directory_that_is_not_its_own() {
+    let archive = Archive::new();
+    let root = &archive.root;
+    let theses = root.join("r/gen-theses");
+    copy_tree(&archive.docs, &theses);
+    let before = crate::files_under(&theses);
+    let create =
+        |docs: &Path, index: &Path| run(&["index", "create", "--docs", s(docs), "--index", s(index), "--quiet"]);
+    // The documents in a folder of the index directory.
+    let contains = format!("{}: the index directory contains the documents directory", root.join("r").display());
+    fails_with(create(&theses, &root.join("r")), &contains);
+    // The documents directory itself, with a gen-2023 folder of documents.
+    copy_tree(&archive.docs, &theses.join("gen-2023"));
+    fails_with(create(&theses, &theses), "the index directory is the same directory as the documents directory");
+    std::os::unix::fs::symlink(&theses, root.join("link")).unwrap();
+    fails_with(create(&theses, &root.join("link")), "is the same directory as the documents directory");
+    // Inside the documents (not made).
+    fails_with(create(&theses, &theses.join("idx")), "the index directory is inside the documents directory");
+    fails_with(create(&theses, &root.join("link/idx")), "is inside the documents directory");
+    assert!(!theses.join("idx").exists());
+    fs::remove_dir_all(theses.join("gen-2023")).unwrap();
+    assert_eq!(crate::files_under(&theses), before, "the documents are untouched");
+    // A folder holding anything else.
+    let other = root.join("other");
+    write(&other.join("notes.txt"), "mine");
+    fs::create_dir(other.join("gen-backup")).unwrap();
+    fails_with(create(&archive.docs, &other), &format!("{}: not empty and not an index", other.display()));
+    assert_eq!(entries(&other), ["gen-backup", "notes.txt"]);
+    // A new or empty folder is taken.
+    fs::create_dir(root.join("empty")).unwrap();
+    ok(create(&archive.docs, &root.join("empty")));
+    ok(create(&archive.docs, &root.join("new/idx")));
+}
+
+#[test]
+fn an_index_removes_only_the_generations_it_wrote() {
+    let archive = Archive::new();
+    let index = archive.index("idx");
+    archive.create(&index);
+    // Folders of the user's beside the index's own, named like generations.
+    copy_tree(&generation_dir(&index), &index.join("gen-backup"));
+    copy_tree(&archive.docs, &index.join("gen-2023"));
+    copy_tree(&archive.docs, &index.join("gen-theses"));
+    copy_tree(&archive.docs, &index.join("gen-000009"));
+    let theirs = ["gen-000009", "gen-2023", "gen-backup", "gen-theses"];
+    let files: Vec<_> = theirs.iter().map(|name| crate::files_under(&index.join(name))).collect();
+    let kept = || {
+        let after: Vec<_> = theirs.iter().map(|name| crate::files_under(&index.join(name))).collect();
+        assert!(after == files, "a folder the index did not write changed");
+    };
+    archive.change();
+    assert!(archive.update(&index).contains("updated"));
+    kept();
+    assert!(archive.update(&index).contains("up to date"));
+    kept();
+    ok(run(&["index", "merge", "--index", s(&index), "--quiet"]));
+    kept();
+    let generations: Vec<String> = entries(&index).into_iter().filter(|name| name.starts_with("gen-00000")).collect();
+    assert_eq!(generations, ["gen-000003", "gen-000009"], "the old generations are removed");
+    // An update from a documents directory inside the index is refused too.
+    let refused = run(&["index", "update", "--docs", s(&index.join("gen-2023")), "--index", s(&index), "--quiet"]);
+    fails_with(refused, "the index directory contains the documents directory");
+    kept();
 }
 
 #[test]

@@ -5,29 +5,12 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{copy_tree, fixtures, pan_detect, run};
-
-/// Every file under `dir` (relative path → bytes).
-fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for entry in fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else {
-                out.insert(path.strip_prefix(root).unwrap().to_path_buf(), fs::read(&path).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
-}
+use super::{copy_tree, files_under, fixtures, pan_detect, run};
 
 /// Asserts that two directories hold the same files with the same bytes, naming
 /// the first difference.
 fn assert_same_tree(expected: &Path, got: &Path) {
-    let (a, b) = (files(expected), files(got));
+    let (a, b) = (files_under(expected), files_under(got));
     let names_a: Vec<_> = a.keys().collect();
     let names_b: Vec<_> = b.keys().collect();
     assert_eq!(names_a, names_b, "file lists differ: expected {}, got {}", expected.display(), got.display());
@@ -117,7 +100,7 @@ fn same_seed_gives_a_byte_identical_corpus_whatever_the_threads() {
     assert_same_tree(&first, &second);
 
     assert!(build_small(&other, "6").status.success());
-    assert_ne!(files(&first), files(&other), "a different seed should give a different corpus");
+    assert_ne!(files_under(&first), files_under(&other), "a different seed should give a different corpus");
 }
 
 #[test]
@@ -141,7 +124,7 @@ fn target_size_recombines_sentences_when_the_texts_are_too_small() {
     assert!(output.status.success(), "{}", stderr(&output));
     let readme = fs::read_to_string(out.join("README.txt")).unwrap();
     assert!(readme.contains("recombined from input sentences"), "{readme}");
-    let bytes: usize = files(&out)
+    let bytes: usize = files_under(&out)
         .iter()
         .filter(|(name, _)| name.extension().is_some_and(|e| e == "txt") && name.components().count() == 2)
         .map(|(_, bytes)| bytes.len())
@@ -173,7 +156,7 @@ fn a_reuse_heavy_corpus_passes_its_check_and_its_documents_share_sentences() {
     assert!(!cases(&out).is_empty(), "cases are planted as in every corpus");
 
     // A sentence of the first source document (5+ words) stands verbatim in another document.
-    let corpus_files = files(&out);
+    let corpus_files = files_under(&out);
     let documents: Vec<String> = corpus_files
         .iter()
         .filter(|(name, _)| name.extension().is_some_and(|e| e == "txt"))
@@ -202,7 +185,7 @@ fn a_reuse_pool_larger_than_the_input_is_a_one_line_error() {
     // INCOMPLETE with them.
     fs::create_dir(&out).unwrap();
     assert!(!build_reuse_heavy(&out, "1000000").status.success());
-    assert!(files(&out).is_empty(), "{:?}", files(&out).keys().collect::<Vec<_>>());
+    assert!(files_under(&out).is_empty(), "{:?}", files_under(&out).keys().collect::<Vec<_>>());
     fs::remove_dir(&out).unwrap();
 
     let zero = build_reuse_heavy(&out, "0");
@@ -525,7 +508,7 @@ fn an_output_directory_overlapping_the_texts_is_refused_before_anything_is_writt
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("texts");
     copy_tree(&texts(), &input);
-    let before = files(&input);
+    let before = files_under(&input);
 
     // The output inside a text directory (not yet there, two levels deep).
     let inside = input.join("corpus/new");
@@ -541,7 +524,7 @@ fn an_output_directory_overlapping_the_texts_is_refused_before_anything_is_writt
         assert_overlap_refused(&build_from(&input, &through_link), &through_link, "is inside", &input);
         assert_overlap_refused(&build_from(&link, &input), &input, "is the same directory as", &link);
     }
-    assert_eq!(files(&input), before, "nothing may be written into the texts");
+    assert_eq!(files_under(&input), before, "nothing may be written into the texts");
 
     // A sibling whose name starts with the texts' name is no overlap.
     let sibling = dir.path().join("texts-corpus");

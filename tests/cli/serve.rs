@@ -401,6 +401,13 @@ fn a_server_that_cannot_start_says_why_in_one_line_before_serving() {
     let served = Served::new();
     let missing = served.dir.path().join("missing");
     fails_with(refused_start(&served.index, &free_address(), &["--docs", s(&missing)]), "missing: no such directory");
+    // Documents inside the index: its start-up update refuses them.
+    let inside = served.index.join("gen-theses");
+    std::fs::create_dir(&inside).unwrap();
+    std::fs::write(inside.join("a.txt"), "a thesis").unwrap();
+    let overlap = "the index directory contains the documents directory";
+    fails_with(refused_start(&served.index, &free_address(), &["--docs", s(&inside)]), overlap);
+    assert!(inside.join("a.txt").exists());
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = taken.local_addr().unwrap().to_string();
     fails_with(refused_start(&served.index, &address, &[]), &format!("{address}: cannot listen: "));
