@@ -1,6 +1,7 @@
 """Type stubs of the extension module ``pan_detect._pan_detect``."""
 
 import os
+import pathlib
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -85,7 +86,7 @@ class Archive:
 
     def __init__(self, path: StrPath) -> None: ...
     @property
-    def path(self) -> str: ...
+    def path(self) -> pathlib.Path: ...
     def create(self, docs_dir: StrPath, *, taboo: Sequence[StrPath] = ()) -> None:
         """Builds the index of ``docs_dir`` (``pan-detect index create``, default settings)."""
     def update(self, docs_dir: StrPath) -> bool:

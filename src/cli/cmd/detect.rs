@@ -91,7 +91,7 @@ pub struct Args {
 
 /// The flags of `detect` that choose the method and its parameters, apart
 /// from those naming files, so that the Python module (`python/`) takes the
-/// very same parameters, checked the same way ([`detect_params`]).
+/// very same parameters, checked the same way ([`method`]).
 #[derive(clap::Args)]
 pub struct MethodArgs {
     /// Method: `best` (candidate pairs from the chunk index, then sentence
