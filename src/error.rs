@@ -14,6 +14,9 @@ pub enum Error {
     /// The processes of a cluster run could not work together.
     #[error(transparent)]
     Cluster(#[from] crate::cluster::ClusterError),
+    /// The caller stopped the run ([`crate::progress::Progress::cancelled`]).
+    #[error("interrupted")]
+    Interrupted,
     /// An input directory does not exist.
     #[error("{0}: no such directory")]
     MissingDirectory(PathBuf),

@@ -30,7 +30,8 @@
 //! Python scripts count them. Beside the pipeline, [`eval`] computes PAN's
 //! measures and [`corpus_builder`] makes PAN-style corpora with known cases,
 //! and [`screening`] finds likely near-duplicates from MinHash signatures
-//! banded by LSH.
+//! banded by LSH. [`cli`] is the `pan-detect` command line itself, shared by
+//! the binary and the Python package.
 //!
 //! ```
 //! use std::sync::Mutex;
@@ -84,5 +85,6 @@ pub mod corpus_builder;
 pub mod eval;
 pub mod error;
 pub mod progress;
+pub mod cli;
 #[cfg(test)]
 mod testutil;

@@ -1,7 +1,7 @@
 //! Progress reporting, pushed by the library to whatever the caller supplies: the
 //! binary shows progress bars, tests and library users can ignore it.
 
-use crate::error::Warning;
+use crate::error::{Error, Warning};
 
 /// A stage of a detection run, an archive index build or a corpus build, as shown
 /// to the user.
@@ -59,6 +59,17 @@ pub trait Progress: Sync {
     fn finish(&self) {}
     /// A per-file problem that did not stop the run.
     fn warn(&self, _warning: &Warning) {}
+    /// Whether the caller wants the run stopped (the Python module, on
+    /// Ctrl-C): a detection run asks between documents and stops with
+    /// [`Error::Interrupted`], writing no more reports.
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// [`Error::Interrupted`] when `progress` wants the run stopped.
+pub fn stop_if_cancelled(progress: &dyn Progress) -> Result<(), Error> {
+    if progress.cancelled() { Err(Error::Interrupted) } else { Ok(()) }
 }
 
 /// Ignores all progress and warnings.

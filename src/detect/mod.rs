@@ -24,7 +24,7 @@ use crate::matching::overlap::{Passage, Twins, resolve_overlaps};
 use crate::matching::search::{BatchLookup, FoundChunks, Hit, HitBudget};
 use crate::pairs::DocumentPairs;
 use crate::passages::{PassageFinder, SourceDocuments, add_where_the_document_copies};
-use crate::progress::{Progress, Stage};
+use crate::progress::{Progress, Stage, stop_if_cancelled};
 use crate::report::{Detection, DetectionSink};
 use params::DetectParams;
 use parts::{AnalysedPart, Part, PartSizes};
@@ -292,6 +292,7 @@ fn run<K: ChunkKey>(
     let started = Instant::now();
     let (side, builder) = read_sources::<K>(sources, setup, progress, &mut summary);
     summary.read_sources = started.elapsed();
+    stop_if_cancelled(progress)?;
 
     let started = Instant::now();
     progress.start(Stage::BuildIndex, 0);
@@ -387,7 +388,8 @@ fn read_sources<'f, K: ChunkKey>(
     let mut analysed: Option<(&[DocumentFile], Vec<Option<Document>>)> = None;
     let mut batches = document::batches(sources, |f| f.bytes);
     loop {
-        let next = batches.next();
+        // A cancelled run reads no more (and `run` then stops).
+        let next = if progress.cancelled() { None } else { batches.next() };
         if next.is_none() && analysed.is_none() {
             break;
         }
@@ -518,7 +520,7 @@ impl<K: ChunkKey> Matching<'_, K> {
     /// Finds and reports the passages of a looked-up batch, a document per
     /// thread; counts them in `summary`.
     fn align_batch(&self, looked_up: LookedUp<'_>, summary: &mut Summary) -> Result<(), Error> {
-        let Matching { side, index, setup, sink, .. } = *self;
+        let Matching { side, index, setup, sink, progress } = *self;
         let LookedUp { batch, documents, found } = looked_up;
         let passages = batch
             .par_iter()
@@ -529,6 +531,7 @@ impl<K: ChunkKey> Matching<'_, K> {
             .map_init(
                 || PassageFinder::new(setup.params, setup.synonyms, setup.stock),
                 |finder, (file, doc, found)| {
+                    stop_if_cancelled(progress)?;
                     let mut hits = found.hits(index, &doc.chunks.hashes);
                     if setup.same_directory {
                         drop_hits_of(&side.names, &file.name, &mut hits);
@@ -550,6 +553,7 @@ impl<K: ChunkKey> Matching<'_, K> {
     /// per thread is held in words, chunks and hits, beside the text.
     fn report_in_parts(&self, file: &DocumentFile, summary: &mut Summary) -> Result<(), Error> {
         let Matching { side, setup, progress, .. } = *self;
+        stop_if_cancelled(progress)?;
         summary.input_bytes += file.bytes;
         let text = document::read_text(file, setup.reader, progress);
         progress.advance(file.bytes);
@@ -740,5 +744,44 @@ mod tests {
         assert_eq!(parted, whole);
         assert_eq!(parted_summary.passages, whole_summary.passages);
         assert_eq!(parted_summary.suspicious_chunks, whole_summary.suspicious_chunks);
+    }
+
+    /// Asks every run to stop once `after` units of matching are done, and
+    /// counts the documents the sink received.
+    struct CancelAfter {
+        after: u64,
+        matched: std::sync::atomic::AtomicU64,
+    }
+
+    impl Progress for CancelAfter {
+        fn advance(&self, units: u64) {
+            self.matched.fetch_add(units, std::sync::atomic::Ordering::SeqCst);
+        }
+
+        fn cancelled(&self) -> bool {
+            self.matched.load(std::sync::atomic::Ordering::SeqCst) >= self.after
+        }
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_between_documents_with_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let (src, susp) = (dir.path().join("src"), dir.path().join("susp"));
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::create_dir_all(&susp).unwrap();
+        std::fs::write(src.join("a.txt"), crate::testutil::prose(1, 400)).unwrap();
+        for i in 0..50 {
+            std::fs::write(susp.join(format!("s{i:02}.txt")), crate::testutil::prose(2 + i, 200)).unwrap();
+        }
+        let params = DetectParams::preset(Preset::Pan09);
+        let sink = CollectDetections::default();
+        let cancelled = CancelAfter { after: 0, matched: Default::default() };
+        let result = detect(&src, &susp, &params, &sink, &cancelled);
+        assert!(matches!(result, Err(Error::Interrupted)), "{result:?}");
+        assert_eq!(result.unwrap_err().to_string(), "interrupted");
+
+        let not_cancelled = CancelAfter { after: u64::MAX, matched: Default::default() };
+        let summary = detect(&src, &susp, &params, &sink, &not_cancelled).unwrap();
+        assert_eq!(summary.suspicious_documents, 50);
     }
 }

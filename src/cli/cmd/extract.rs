@@ -6,19 +6,19 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
-use clap::ValueEnum;
-use pan_detect::archive::{ArchiveIndex, SettingsOverride};
-use pan_detect::detect::params::{DetectParams, Preset};
-use pan_detect::extraction::{
+use crate::archive::{ArchiveIndex, SettingsOverride};
+use crate::detect::params::{DetectParams, Preset};
+use crate::extraction::{
     ExtractOptions, Extraction, GroupFormat, check_groups_file, extract_dir, extract_index, write_groups_file,
 };
-use pan_detect::report::output::NewDirectories;
-use pan_detect::report::{DetectionSink, PanXmlDirectory};
+use crate::report::output::NewDirectories;
+use crate::report::{DetectionSink, PanXmlDirectory};
+use anyhow::Context;
+use clap::ValueEnum;
 
 use super::args::{Overlap, PresetArg, StrictArg, ThreadsArg};
-use crate::messages::{self, count, skipped_files};
-use crate::progress_bar::TerminalProgress;
+use crate::cli::messages::{self, count, skipped_files};
+use crate::cli::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect extract`.
 #[derive(clap::Args)]

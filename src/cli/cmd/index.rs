@@ -4,14 +4,14 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::archive::similar::TableSummary;
+use crate::archive::{self, ArchiveIndex, TabooChange, TabooFiles, UpdateOptions, hashing_name};
 use anyhow::Context;
 use clap::Subcommand;
-use pan_detect::archive::similar::TableSummary;
-use pan_detect::archive::{self, ArchiveIndex, TabooChange, TabooFiles, UpdateOptions, hashing_name};
 
 use super::args::{SettingsArgs, StrictArg, ThreadsArg};
-use crate::messages::{self, count, skipped_files};
-use crate::progress_bar::TerminalProgress;
+use crate::cli::messages::{self, count, skipped_files};
+use crate::cli::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect index`.
 #[derive(clap::Args)]

@@ -15,9 +15,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap_mangen::Man;
-use pan_detect::report::output::{NewDirectories, sync_filesystem, temporary_path};
+use crate::report::output::{NewDirectories, sync_filesystem, temporary_path};
 
-use crate::messages::{self, count};
+use crate::cli::messages::{self, count};
 
 /// Arguments of `pan-detect man`.
 #[derive(clap::Args)]
@@ -55,7 +55,7 @@ impl Page {
 
 /// Writes the man pages into `--out`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let pages = pages(crate::command()).context("cannot render the man pages")?;
+    let pages = pages(crate::cli::command()).context("cannot render the man pages")?;
     NewDirectories::removed_on_failure(&args.out, || write_pages(&args.out, &pages))?;
     messages::note(format_args!("{} written into {}", count(pages.len() as u64, "man page"), args.out.display()));
     Ok(ExitCode::SUCCESS)

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use crate::corpus_builder::{self, CorpusSpec, DocChars, ObfuscationMix, SizeGoal};
 use anyhow::Context;
-use pan_detect::corpus_builder::{self, CorpusSpec, DocChars, ObfuscationMix, SizeGoal};
 
-use crate::messages::{self, count};
-use crate::progress_bar::TerminalProgress;
+use crate::cli::messages::{self, count};
+use crate::cli::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect corpus`.
 #[derive(clap::Args)]

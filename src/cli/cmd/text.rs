@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::report::texts::extract_texts;
 use anyhow::Context;
-use pan_detect::report::texts::extract_texts;
 
 use super::args::StrictArg;
-use crate::messages::{self, count, skipped_files};
-use crate::progress_bar::TerminalProgress;
+use crate::cli::messages::{self, count, skipped_files};
+use crate::cli::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect text`.
 #[derive(clap::Args)]

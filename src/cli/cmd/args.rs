@@ -3,14 +3,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::cluster::{Cluster, DEFAULT_CONNECT_TIMEOUT};
 use clap::ValueEnum;
-use pan_detect::cluster::{Cluster, DEFAULT_CONNECT_TIMEOUT};
 
-use crate::messages::count;
-use pan_detect::analysis::tokenize::TokenizerKind;
-use pan_detect::archive::SettingsOverride;
-use pan_detect::detect::params::Preset;
-use pan_detect::matching::overlap::OverlapPolicy;
+use crate::analysis::tokenize::TokenizerKind;
+use crate::archive::SettingsOverride;
+use crate::cli::messages::count;
+use crate::detect::params::Preset;
+use crate::matching::overlap::OverlapPolicy;
 
 /// `--preset` values.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -69,9 +69,9 @@ pub struct ThreadsArg {
 }
 
 impl ThreadsArg {
-    /// Sizes rayon's global pool (see [`crate::threads::configure`]).
+    /// Sizes rayon's global pool (see [`crate::cli::threads::configure`]).
     pub fn configure(&self) -> anyhow::Result<()> {
-        crate::threads::configure(self.threads)
+        crate::cli::threads::configure(self.threads)
     }
 }
 
@@ -220,12 +220,12 @@ impl ClusterArgs {
         }
         let workers = self.workers.unwrap_or(1);
         // Unlike --threads, not lowered: every process of a run needs the same count.
-        let limit = crate::threads::thread_limit();
+        let limit = crate::cli::threads::thread_limit();
         if workers > limit {
             anyhow::bail!(
                 "--workers {workers} is out of range (at most {} × the {} cores: {limit})",
-                crate::threads::MAX_THREADS_PER_CORE,
-                crate::threads::cores()
+                crate::cli::threads::MAX_THREADS_PER_CORE,
+                crate::cli::threads::cores()
             );
         }
         let mut cluster = Cluster::new(workers, self.processes, self.process, self.hostfile.as_deref())?;
@@ -238,6 +238,6 @@ impl ClusterArgs {
 pub fn note_traffic(cluster: &Cluster, sent: u64) {
     if cluster.processes() > 1 {
         let (process, processes, mb) = (cluster.process, cluster.processes(), sent as f64 / 1e6);
-        crate::messages::note(format_args!("process {process} of {processes}: sent {mb:.1} MB to the others"));
+        crate::cli::messages::note(format_args!("process {process} of {processes}: sent {mb:.1} MB to the others"));
     }
 }

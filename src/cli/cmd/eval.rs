@@ -4,13 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::eval::{self, FileProblem, GroupBy, Loaded, Options, Report, Select, Thresholds};
+use crate::pairs::DocumentPairs;
 use anyhow::Context;
 use clap::ValueEnum;
-use pan_detect::eval::{self, FileProblem, GroupBy, Loaded, Options, Report, Select, Thresholds};
-use pan_detect::pairs::DocumentPairs;
 use serde::Serialize;
 
-use crate::messages::{self, count};
+use crate::cli::messages::{self, count};
 
 /// The end of `pan-detect eval --help`: what is read, what a class's figures mean, and examples.
 const AFTER_HELP: &str = "\
@@ -55,7 +55,7 @@ pub struct Args {
     by: Option<By>,
     /// Share of a case that must be detected, and of a detection that must be
     /// plagiarised, for the case-level and document-level measures (τ of PAN 2015).
-    #[arg(long, value_name = "T", default_value_t = 0.5, value_parser = unit_interval)]
+    #[arg(long, value_name = "T", default_value_t = DEFAULT_CASE_THRESHOLD, value_parser = unit_interval)]
     case_threshold: f64,
     /// A PAN 2013-2015 `pairs` file (`SUSPICIOUS SOURCE` per line): only the
     /// cases and detections of its pairs count, at every level, as PAN scored a
@@ -109,49 +109,92 @@ fn unit_interval(text: &str) -> Result<f64, String> {
 
 /// Runs `pan-detect eval`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let truth = load(&args.truth, &Select::Truth).context("cannot read the ground truth")?;
-    let detections = load(&args.detections, &Select::detections()).context("cannot read the detections")?;
-    let subsets =
-        args.pairs.iter().map(|path| read_pairs(path, &truth, &args.truth)).collect::<anyhow::Result<Vec<_>>>()?;
-    let union = (!subsets.is_empty()).then(|| {
-        let mut union = DocumentPairs::default();
-        subsets.iter().for_each(|(_, pairs)| union.extend(pairs));
-        union
-    });
-    let options = Options {
-        thresholds: Thresholds { recall: args.case_threshold, precision: args.case_threshold },
-        group_by: args.by.map(By::group_by),
-        pairs: union,
-    };
-    let report = eval::evaluate(&truth.annotations, &detections.annotations, &options);
-    // One row per pairs file when there are several.
-    let subset_reports: Vec<Subset> = match subsets.len() {
-        0 | 1 => Vec::new(),
-        _ => subsets
-            .into_iter()
-            .map(|(name, pairs)| {
-                let options = Options { group_by: None, pairs: Some(pairs), ..options.clone() };
-                Subset { name, report: eval::evaluate(&truth.annotations, &detections.annotations, &options) }
-            })
-            .collect(),
-    };
-
-    let text = if args.json {
-        let output = JsonOutput::new(&report, &subset_reports, &truth, &detections);
-        // Serialising plain structs of numbers and strings cannot fail.
-        serde_json::to_string_pretty(&output).expect("the report serialises") + "\n"
-    } else {
-        table(&report, &subset_reports, args.by, &truth, &detections)
-    };
+    let evaluation = Evaluation::of(&args)?;
+    let text = if args.json { evaluation.json() } else { evaluation.table(args.by) };
     messages::print(&text).context("cannot write the report")?;
 
+    let plagdet = evaluation.report.measures.plagdet;
     if let Some(minimum) = args.fail_below
-        && report.measures.plagdet < minimum
+        && plagdet < minimum
     {
-        messages::note(format_args!("plagdet {:.4} is below --fail-below {minimum}", report.measures.plagdet));
+        messages::note(format_args!("plagdet {plagdet:.4} is below --fail-below {minimum}"));
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `pan-detect eval --json` prints for the detections in `detections`
+/// against the ground truth in `truth`, as `--pairs` `pairs` and `--by
+/// obfuscation` (when `by_obfuscation`) ask; warnings go to stderr as the
+/// command writes them. For callers other than the command line, such as the
+/// Python module.
+pub fn json_report(truth: &Path, detections: &Path, pairs: &[PathBuf], by_obfuscation: bool) -> anyhow::Result<String> {
+    let args = Args {
+        truth: truth.to_path_buf(),
+        detections: detections.to_path_buf(),
+        json: true,
+        by: by_obfuscation.then_some(By::Obfuscation),
+        case_threshold: DEFAULT_CASE_THRESHOLD,
+        pairs: pairs.to_vec(),
+        fail_below: None,
+    };
+    Ok(Evaluation::of(&args)?.json())
+}
+
+/// `--case-threshold`'s default: PAN 2015's τ.
+const DEFAULT_CASE_THRESHOLD: f64 = 0.5;
+
+/// The measures of one `eval` run and what they were computed from.
+struct Evaluation {
+    report: Report,
+    /// One report per pairs file when there are several.
+    subsets: Vec<Subset>,
+    truth: Loaded,
+    detections: Loaded,
+}
+
+impl Evaluation {
+    /// Reads the ground truth and the detections of `args` and computes the measures.
+    fn of(args: &Args) -> anyhow::Result<Evaluation> {
+        let truth = load(&args.truth, &Select::Truth).context("cannot read the ground truth")?;
+        let detections = load(&args.detections, &Select::detections()).context("cannot read the detections")?;
+        let subsets =
+            args.pairs.iter().map(|path| read_pairs(path, &truth, &args.truth)).collect::<anyhow::Result<Vec<_>>>()?;
+        let union = (!subsets.is_empty()).then(|| {
+            let mut union = DocumentPairs::default();
+            subsets.iter().for_each(|(_, pairs)| union.extend(pairs));
+            union
+        });
+        let options = Options {
+            thresholds: Thresholds { recall: args.case_threshold, precision: args.case_threshold },
+            group_by: args.by.map(By::group_by),
+            pairs: union,
+        };
+        let report = eval::evaluate(&truth.annotations, &detections.annotations, &options);
+        let subsets: Vec<Subset> = match subsets.len() {
+            0 | 1 => Vec::new(),
+            _ => subsets
+                .into_iter()
+                .map(|(name, pairs)| {
+                    let options = Options { group_by: None, pairs: Some(pairs), ..options.clone() };
+                    Subset { name, report: eval::evaluate(&truth.annotations, &detections.annotations, &options) }
+                })
+                .collect(),
+        };
+        Ok(Evaluation { report, subsets, truth, detections })
+    }
+
+    /// The measures as `--json` prints them.
+    fn json(&self) -> String {
+        let output = JsonOutput::new(&self.report, &self.subsets, &self.truth, &self.detections);
+        // Serialising plain structs of numbers and strings cannot fail.
+        serde_json::to_string_pretty(&output).expect("the report serialises") + "\n"
+    }
+
+    /// The measures as the table prints them, with the rows of `by`.
+    fn table(&self, by: Option<By>) -> String {
+        table(&self.report, &self.subsets, by, &self.truth, &self.detections)
+    }
 }
 
 /// A pairs file's row name and its pairs, checked against the ground truth

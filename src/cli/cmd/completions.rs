@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap_complete::Shell;
 
-use crate::messages;
+use crate::cli::messages;
 
 /// Arguments of `pan-detect completions`.
 #[derive(clap::Args)]
@@ -21,7 +21,7 @@ pub struct Args {
 /// Prints the completion script of `pan-detect` for the shell.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut crate::command(), "pan-detect", &mut script);
+    clap_complete::generate(args.shell, &mut crate::cli::command(), "pan-detect", &mut script);
     messages::print(&String::from_utf8(script)?)?;
     Ok(ExitCode::SUCCESS)
 }

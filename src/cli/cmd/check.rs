@@ -7,21 +7,21 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::analysis::code::CodeDefaults;
+use crate::analysis::read::{DocumentFile, layout_of};
+use crate::archive::check::{CheckParams, CheckReport, Checker, DocumentMatch};
+use crate::archive::{ArchiveError, ArchiveIndex};
+use crate::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS, IntervalParams};
 use anyhow::Context;
 use clap::ValueEnum;
-use pan_detect::analysis::code::CodeDefaults;
-use pan_detect::analysis::read::{DocumentFile, layout_of};
-use pan_detect::archive::check::{CheckParams, CheckReport, Checker, DocumentMatch};
-use pan_detect::archive::{ArchiveError, ArchiveIndex};
-use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS, IntervalParams};
 
 use super::args::{Overlap, SettingsArgs, StrictArg};
-use crate::messages::{self, count};
-use crate::progress_bar::TerminalProgress;
-use pan_detect::analysis::span::CharRange;
-use pan_detect::report::json::Report;
-use pan_detect::report::model::DocumentReport;
-use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory, ReadableFormat, ReadableReports};
+use crate::analysis::span::CharRange;
+use crate::cli::messages::{self, count};
+use crate::cli::progress_bar::TerminalProgress;
+use crate::report::json::Report;
+use crate::report::model::DocumentReport;
+use crate::report::{Detection, DetectionSink, PanXmlDirectory, ReadableFormat, ReadableReports};
 
 /// Arguments of `pan-detect check`.
 #[derive(clap::Args)]

@@ -1,7 +1,7 @@
 //! The `--threads` flag shared by the commands that run in parallel, and the
 //! cap that it and `serve --workers` share.
 
-use crate::messages;
+use crate::cli::messages;
 
 /// Threads per core above which `--threads` is lowered (and the cluster's
 /// `--workers` refused): more only add per-thread buffers and contention

@@ -2,11 +2,11 @@
 
 use std::sync::Mutex;
 
+use crate::error::Warning;
+use crate::progress::{Progress, Stage};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use pan_detect::error::Warning;
-use pan_detect::progress::{Progress, Stage};
 
-use crate::messages;
+use crate::cli::messages;
 
 /// Shows one bar per stage on stderr when it is a terminal; prints warnings as
 /// one line each above the bar.

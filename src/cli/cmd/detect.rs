@@ -1,37 +1,38 @@
 //! `pan-detect detect` (also the default command): find plagiarised passages and
 //! write one report per suspicious document: PAN XML, HTML or JSON.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
-use clap::ValueEnum;
-use pan_detect::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
-use pan_detect::analysis::chunk::{DEFAULT_CHUNK_WORDS, DEFAULT_HASH_BITS};
-use pan_detect::analysis::extract::cache::TextCache;
-use pan_detect::analysis::read::TextReader;
-use pan_detect::analysis::stem::{Language, LanguageSetting};
-use pan_detect::analysis::synonyms::Synonyms;
-use pan_detect::analysis::taboo::TabooTexts;
-use pan_detect::analysis::tokenize::{DEFAULT_MIN_WORD_LEN, TokenizerKind};
-use pan_detect::cluster::Cluster;
-use pan_detect::detect::params::DetectParams;
-use pan_detect::detect::{Scope, Summary, detect_with};
-use pan_detect::error::Error;
-use pan_detect::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS};
-use pan_detect::matching::search::DEFAULT_MIN_COMMON;
-use pan_detect::pairs::DocumentPairs;
-use pan_detect::report::output::NewDirectories;
-use pan_detect::report::{
+use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
+use crate::analysis::chunk::{DEFAULT_CHUNK_WORDS, DEFAULT_HASH_BITS};
+use crate::analysis::extract::cache::TextCache;
+use crate::analysis::read::TextReader;
+use crate::analysis::stem::{Language, LanguageSetting};
+use crate::analysis::synonyms::Synonyms;
+use crate::analysis::taboo::TabooTexts;
+use crate::analysis::tokenize::{DEFAULT_MIN_WORD_LEN, TokenizerKind};
+use crate::cluster::Cluster;
+use crate::detect::params::DetectParams;
+use crate::detect::{Scope, Summary, detect_with};
+use crate::error::Error;
+use crate::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS};
+use crate::matching::search::DEFAULT_MIN_COMMON;
+use crate::pairs::DocumentPairs;
+use crate::report::output::NewDirectories;
+use crate::report::{
     DetectionSink, PanXmlDirectory, PanXmlPairDirectory, ReadableFormat, ReadableReports, ReadableSink,
 };
+use anyhow::Context;
+use clap::{CommandFactory, FromArgMatches, ValueEnum};
 
 use super::args::{
     ClusterArgs, HashingArg, Overlap, PresetArg, StrictArg, ThreadsArg, check_tokenizer_preset, note_traffic,
     parse_tokenizer,
 };
-use crate::messages::{self, count, skipped_files};
-use crate::progress_bar::TerminalProgress;
+use crate::cli::messages::{self, count, skipped_files};
+use crate::cli::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect detect`.
 #[derive(clap::Args)]
@@ -87,6 +88,24 @@ pub struct Args {
     /// --pairs, every listed pair gets one, empty when nothing was found).
     #[arg(long, value_enum, default_value_t = Layout::PerDocument)]
     layout: Layout,
+    #[command(flatten)]
+    method: MethodArgs,
+    #[command(flatten)]
+    threads: ThreadsArg,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+    #[command(flatten)]
+    strict: StrictArg,
+    /// No progress bars (they are also off when stderr is not a terminal).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// The flags of `detect` that choose the method and its parameters, apart
+/// from those naming files, so that the Python module (`python/`) takes the
+/// very same parameters, checked the same way ([`method`]).
+#[derive(clap::Args)]
+pub struct MethodArgs {
     /// Method: `best` (candidate pairs from the chunk index, then sentence
     /// alignment; finds paraphrases) or `pan09` (the paper's method exactly). The
     /// flags below override the preset's values; a flag of the other preset is refused
@@ -207,15 +226,6 @@ pub struct Args {
     /// measure candidate recall with `pan-detect eval`'s document level).
     #[arg(long, hide = true)]
     report_candidates: bool,
-    #[command(flatten)]
-    threads: ThreadsArg,
-    #[command(flatten)]
-    cluster: ClusterArgs,
-    #[command(flatten)]
-    strict: StrictArg,
-    /// No progress bars (they are also off when stderr is not a terminal).
-    #[arg(long)]
-    quiet: bool,
 }
 
 /// `--format` values.
@@ -255,7 +265,7 @@ fn unit_interval(value: &str) -> Result<f64, String> {
     }
 }
 
-impl Args {
+impl MethodArgs {
     /// The flags of the paper's method alone, each with whether it was given.
     fn pan09_flags(&self) -> [(&'static str, bool); 6] {
         [
@@ -332,7 +342,9 @@ impl Args {
         }
     }
 
-    fn params(&self) -> anyhow::Result<DetectParams> {
+    /// The parameters these flags give; with `listed_pairs` (`--pairs`), the
+    /// `best` preset's thresholds for given pairs.
+    fn params(&self, listed_pairs: bool) -> anyhow::Result<DetectParams> {
         self.check_flags_apply()?;
         let mut params = DetectParams::preset(self.preset().into()).with_tokenizer(self.tokenizer);
         params.tokenizer.digits = !self.no_digits;
@@ -351,7 +363,7 @@ impl Args {
             params.overlap = overlap.into();
         }
         if let Some(align) = &mut params.align {
-            if self.pairs.is_some() {
+            if listed_pairs {
                 *align = align.for_listed_pairs();
             }
             set(&mut align.candidate_words, self.candidate_words);
@@ -390,6 +402,43 @@ impl Args {
     }
 }
 
+/// A method of `detect`: its parameters and synonyms.
+#[derive(Debug)]
+pub struct Method {
+    /// The parameters.
+    pub params: DetectParams,
+    /// The synonym groups of `--synonyms`, loaded.
+    pub synonyms: Option<Synonyms>,
+}
+
+/// The method that `flags`, method flags of `detect` alone (`--preset pan09
+/// --min-chunks 4`, no program name), give, refused as `detect` refuses them,
+/// with `detect`'s one-line messages; `listed_pairs` as `--pairs` is given or
+/// not. For callers other than the command line, such as the Python module.
+pub fn method(flags: &[OsString], listed_pairs: bool) -> anyhow::Result<Method> {
+    /// The method flags as a command of their own.
+    #[derive(clap::Parser)]
+    #[command(name = "pan-detect detect", no_binary_name = true)]
+    struct Flags {
+        #[command(flatten)]
+        method: MethodArgs,
+    }
+    let command = super::super::allow_negative_numbers(Flags::command());
+    let matches = command.try_get_matches_from(flags).map_err(|error| anyhow::anyhow!(clap_line(&error)))?;
+    let method = Flags::from_arg_matches(&matches)?.method;
+    let params = method.params(listed_pairs)?;
+    params.validate()?;
+    let synonyms = method.synonyms.as_deref().map(Synonyms::load).transpose()?;
+    Ok(Method { params, synonyms })
+}
+
+/// The first line of a clap error, without its `error: `.
+fn clap_line(error: &clap::Error) -> String {
+    let text = error.render().to_string();
+    let line = text.lines().next().unwrap_or_default();
+    line.strip_prefix("error: ").unwrap_or(line).to_string()
+}
+
 /// A flag's help text with the default the code uses.
 fn defaulted(text: &str, default: impl std::fmt::Display) -> String {
     format!("{} [default: {default}]", text.trim_end_matches('.'))
@@ -424,10 +473,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
-    let params = args.params()?;
+    let params = args.method.params(args.pairs.is_some())?;
     params.validate()?;
     args.threads.configure()?;
-    let synonyms = args.synonyms.as_deref().map(Synonyms::load).transpose()?;
+    let synonyms = args.method.synonyms.as_deref().map(Synonyms::load).transpose()?;
     let pairs = args.pairs.as_deref().map(DocumentPairs::read).transpose()?;
     let progress = TerminalProgress::new(args.quiet);
     let taboo = (!args.taboo.is_empty()).then(|| TabooTexts::load(&args.taboo)).transpose()?;
@@ -446,10 +495,10 @@ fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
             if cluster.processes() > 1 && args.format != Format::PanXml {
                 anyhow::bail!("--processes applies to --format pan-xml only (HTML and JSON reports have one index)");
             }
-            pan_detect::cluster::report_lost_processes();
+            crate::cluster::report_lost_processes();
             let job = job_hash(args, &params, &cluster);
             let (dirs, sink) = (&args.source_dir, sink.as_ref());
-            let ran = pan_detect::cluster::detect::detect(
+            let ran = crate::cluster::detect::detect(
                 &cluster,
                 job,
                 dirs,
@@ -481,7 +530,7 @@ fn job_hash(args: &Args, params: &DetectParams, cluster: &Cluster) -> u64 {
         args.out,
         args.pairs,
         args.taboo,
-        args.synonyms,
+        args.method.synonyms,
         args.layout,
         args.recursive,
         params,

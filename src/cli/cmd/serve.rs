@@ -1,18 +1,18 @@
-//! `pan-detect serve`: the archive index over HTTP ([`pan_detect::server`]).
+//! `pan-detect serve`: the archive index over HTTP ([`crate::server`]).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::analysis::read;
+use crate::archive::ArchiveIndex;
+use crate::archive::check::CheckParams;
+use crate::error::ParamError;
+use crate::server::{Server, ServerConfig};
 use anyhow::Context;
-use pan_detect::analysis::read;
-use pan_detect::archive::ArchiveIndex;
-use pan_detect::archive::check::CheckParams;
-use pan_detect::error::ParamError;
-use pan_detect::server::{Server, ServerConfig};
 
-use crate::{messages, threads};
+use crate::cli::{messages, threads};
 
 /// Arguments of `pan-detect serve`.
 #[derive(clap::Args)]

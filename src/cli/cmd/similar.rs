@@ -7,24 +7,24 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use crate::archive::ArchiveError;
+use crate::archive::similar::{STORED_MIN_PERCENT, SimilarParams, SimilarRow, similar, table_is_stale};
+use crate::archive::table::{SimilarityTable, SqliteExport};
+use crate::cluster::Cluster;
 use anyhow::Context;
 use clap::ValueEnum;
-use pan_detect::archive::ArchiveError;
-use pan_detect::archive::similar::{STORED_MIN_PERCENT, SimilarParams, SimilarRow, similar, table_is_stale};
-use pan_detect::archive::table::{SimilarityTable, SqliteExport};
-use pan_detect::cluster::Cluster;
 
-use pan_detect::analysis::minhash::{DEFAULT_SEED, DEFAULT_SHINGLE_WIDTH};
-use pan_detect::analysis::read::{DocumentFile, Loaded, TextReader};
-use pan_detect::archive::ArchiveIndex;
-use pan_detect::archive::format::current_generation;
-use pan_detect::archive::minhash::{SignatureStore, signatures_path};
-use pan_detect::matching::lsh::{Banding, DEFAULT_BANDS, DEFAULT_ROWS};
-use pan_detect::screening::{ScreenedPair, Screening};
+use crate::analysis::minhash::{DEFAULT_SEED, DEFAULT_SHINGLE_WIDTH};
+use crate::analysis::read::{DocumentFile, Loaded, TextReader};
+use crate::archive::ArchiveIndex;
+use crate::archive::format::current_generation;
+use crate::archive::minhash::{SignatureStore, signatures_path};
+use crate::matching::lsh::{Banding, DEFAULT_BANDS, DEFAULT_ROWS};
+use crate::screening::{ScreenedPair, Screening};
 
 use super::args::{ClusterArgs, note_traffic};
-use crate::messages::{self, count};
-use crate::progress_bar::TerminalProgress;
+use crate::cli::messages::{self, count};
+use crate::cli::progress_bar::TerminalProgress;
 
 /// Arguments of `pan-detect similar`.
 #[derive(clap::Args)]
@@ -235,7 +235,7 @@ fn run_table_on_cluster(
     }
     let top = args.top.unwrap_or(SimilarParams::default().top);
     let params = SimilarParams { top, min_percent, since_update: false };
-    pan_detect::cluster::report_lost_processes();
+    crate::cluster::report_lost_processes();
     let shared = format!(
         "{index_dir:?} {:?} {} {:?} {:?}",
         params,
@@ -245,7 +245,7 @@ fn run_table_on_cluster(
     );
     let job = xxhash_rust::xxh3::xxh3_64(shared.as_bytes());
     let (rows, summary, sent) =
-        pan_detect::cluster::similar::similar(cluster, job, &index, &params).with_context(|| "similarity stopped")?;
+        crate::cluster::similar::similar(cluster, job, &index, &params).with_context(|| "similarity stopped")?;
     if cluster.process == 0 {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
