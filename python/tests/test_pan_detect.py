@@ -196,3 +196,15 @@ def test_ctrl_c_interrupts_a_detection(tmp_path):
     started = time.monotonic()
     assert len(pan_detect.detect(sources, suspicious)) == 1600, "the module works after an interrupt"
     assert interrupted_after < (time.monotonic() - started) / 2
+
+
+def test_the_readmes_python_example_runs_as_written(tmp_path):
+    """The README's ``python`` block, run from the repository root."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = readme.split("```python\n")[1:]
+    assert blocks, "the README has a python example"
+    for block in blocks:
+        code = block.split("\n```", 1)[0]
+        result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert float(result.stdout.split()[-1]) > 0.9, result.stdout
