@@ -250,7 +250,13 @@ fn detect_into(
     let method = cli::method(flags, pairs.is_some())?;
     // A cache only spares extracting PDF, DOCX and ODT sources again.
     let text_cache = TextCache::temporary().ok();
-    let scope = Scope { synonyms: method.synonyms.as_ref(), pairs, taboo: None, text_cache: text_cache.as_ref() };
+    let scope = Scope {
+        synonyms: method.synonyms.as_ref(),
+        pairs,
+        taboo: None,
+        text_cache: text_cache.as_ref(),
+        recursive: false,
+    };
     detect_with(source_dir, suspicious_dir, &method.params, &scope, sink, progress)
         .map_err(|error| anyhow::Error::new(error).context("detection stopped"))?;
     Ok(())
@@ -318,7 +324,7 @@ fn write_reports(py: Python<'_>, detections: Passages, out_dir: PathBuf) -> PyRe
         NewDirectories::removed_on_failure(&out_dir, || {
             let sink = PanXmlDirectory::create(&out_dir)?;
             let names: Vec<&str> = detections.keys().map(String::as_str).collect();
-            sink.prepare(&[], &names, &Silent)?;
+            sink.prepare(&[], &names, &[], &Silent)?;
             for (name, passages) in &detections {
                 let found = passages.iter().map(Passage::detection).collect::<anyhow::Result<Vec<_>>>()?;
                 sink.document(name, &found)?;
