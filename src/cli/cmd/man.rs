@@ -13,9 +13,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::report::output::{NewDirectories, sync_filesystem, temporary_path};
 use anyhow::{Context, bail};
 use clap_mangen::Man;
-use crate::report::output::{NewDirectories, sync_filesystem, temporary_path};
 
 use crate::cli::messages::{self, count};
 
