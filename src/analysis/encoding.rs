@@ -145,7 +145,7 @@ fn byte_order_mark(bytes: &[u8]) -> Option<Endian> {
 }
 
 /// The NUL bytes in `bytes` when there are more than a text has (one in
-/// [`NUL_DENSITY_DIVISOR`]): the rule that makes a probe binary (unless it is
+/// `NUL_DENSITY_DIVISOR`, 1 %): the rule that makes a probe binary (unless it is
 /// UTF-16), which reading applies to each later block of a plain text too.
 pub fn nul_dense(bytes: &[u8]) -> Option<usize> {
     let nuls = nul_count(bytes);
