@@ -12,6 +12,8 @@ use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use unicode_segmentation::UnicodeSegmentation;
+
 use super::CorpusError;
 
 /// Largest block of an input file handled at once.
@@ -219,6 +221,66 @@ pub fn count_words(text: &str) -> usize {
     text.split_whitespace().filter(|t| is_word(t)).count()
 }
 
+/// The tokens a word shuffle moves: each whitespace-separated token of `text`
+/// ([`tokens`]) cut at its Unicode (UAX #29) word boundaries, so that every
+/// punctuation mark is a token of its own (`wick,` → `wick` `,`; `«oui»` → `«`
+/// `oui` `»`), while a word keeps its inner apostrophes and dots and its
+/// combining marks (`don't`, `3.5`, Arabic harakat) and each Han ideograph is a
+/// token. Joined by spaces, the tokens cut the same way again.
+pub fn words_and_marks(text: &str) -> Vec<&str> {
+    tokens(text).into_iter().flat_map(|token| text[token.bytes].split_word_bounds()).collect()
+}
+
+/// Marks after which a clause or sentence ends: `, ; : . ! ? …` and the Arabic,
+/// Devanagari, Armenian, Ethiopic, Greek and CJK ones.
+const CLAUSE_MARKS: &[char] = &[
+    ',', ';', ':', '.', '!', '?', '…', '،', '؛', '؟', '۔', '।', '॥', '։', '።', '፣', '፤', '\u{37e}', '。', '，', '、',
+    '；', '：', '！', '？', '｡', '､',
+];
+
+/// Clause marks of scripts written without spaces: a phrase ends after them even
+/// when no whitespace follows.
+const UNSPACED_CLAUSE_MARKS: &[char] = &['。', '，', '、', '；', '：', '！', '？', '｡', '､'];
+
+/// The phrases of `text`, each trimmed of whitespace: a phrase ends after a
+/// clause mark ([`CLAUSE_MARKS`], with the closing quotes and brackets that follow
+/// it) that whitespace or the end of the text follows, or any CJK clause mark; so
+/// `3.5`, `12:30` and `http://` do not end one. A piece without a word (a lone
+/// `...`) joins the phrase before it (the first phrase when there is none). The phrases cover every non-whitespace
+/// character of `text`, in order.
+pub fn phrases(text: &str) -> Vec<&str> {
+    let mut ends = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        if !CLAUSE_MARKS.contains(&c) {
+            continue;
+        }
+        while chars.next_if(|&(_, next)| CLOSERS.contains(&next)).is_some() {}
+        let end = chars.peek().map_or(text.len(), |&(at, _)| at);
+        if UNSPACED_CLAUSE_MARKS.contains(&c) || chars.peek().is_none_or(|&(_, next)| next.is_whitespace()) {
+            ends.push(end);
+        }
+    }
+    ends.push(text.len());
+    let mut phrases: Vec<Range<usize>> = Vec::new();
+    let mut start = 0;
+    for end in ends {
+        if is_word(&text[start..end]) {
+            phrases.push(start..end);
+        } else if let Some(last) = phrases.last_mut() {
+            last.end = end;
+        } else {
+            // No word yet: the piece joins the first phrase.
+            continue;
+        }
+        start = end;
+    }
+    if phrases.is_empty() && !text.trim().is_empty() {
+        phrases.push(0..text.len());
+    }
+    phrases.into_iter().map(|range| text[range].trim()).collect()
+}
+
 /// One sentence: byte and character range (from its first to its last
 /// non-whitespace character) and its number of words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -376,6 +438,40 @@ mod tests {
         let found: Vec<(&str, std::ops::Range<usize>)> =
             tokens(text).into_iter().map(|t| (&text[t.bytes], t.chars)).collect();
         assert_eq!(found, vec![("naïve", 1..6), ("café", 7..11), ("x", 12..13), ("Žluť", 14..18)]);
+    }
+
+    #[test]
+    fn words_and_marks_cut_punctuation_off_words_in_any_script() {
+        assert_eq!(
+            words_and_marks("He trimmed the wick, (polished) «it»; don't 3.5 e.g."),
+            [
+                "He", "trimmed", "the", "wick", ",", "(", "polished", ")", "«", "it", "»", ";", "don't", "3.5", "e.g",
+                "."
+            ]
+        );
+        // Arabic: the comma and question mark go, the harakat stay on their letters.
+        assert_eq!(words_and_marks("الكتابُ، مفيدٌ؟"), ["الكتابُ", "،", "مفيدٌ", "؟"]);
+        assert_eq!(words_and_marks("Это, да."), ["Это", ",", "да", "."]);
+        assert_eq!(words_and_marks("我们去公园。"), ["我", "们", "去", "公", "园", "。"]);
+        assert!(words_and_marks(" \n ").is_empty());
+    }
+
+    #[test]
+    fn phrases_end_at_clause_marks_followed_by_space_or_cjk_marks() {
+        assert_eq!(
+            phrases("He came at 12:30, with 3.5 kg; then he left! \"Why?\" Nobody knew"),
+            ["He came at 12:30,", "with 3.5 kg;", "then he left!", "\"Why?\"", "Nobody knew"]
+        );
+        assert_eq!(
+            phrases("قال المعلم: الكتاب مفيد، والقلم أيضا؟ نعم."),
+            ["قال المعلم:", "الكتاب مفيد،", "والقلم أيضا؟", "نعم."]
+        );
+        assert_eq!(phrases("我们去公园，然后回家。好吗？"), ["我们去公园，", "然后回家。", "好吗？"]);
+        // A piece without a word joins the phrase before it, or the first one.
+        assert_eq!(phrases("... Wait. . . and see."), ["... Wait. . .", "and see."]);
+        assert_eq!(phrases("no marks at all"), ["no marks at all"]);
+        assert_eq!(phrases(" ... "), ["..."]);
+        assert!(phrases("  ").is_empty());
     }
 
     #[test]
