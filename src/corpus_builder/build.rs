@@ -510,14 +510,7 @@ fn plan_cases(
         let mut text = obfuscate(strategy, original, &context, ctx.synonyms, rng);
         if too_little_changed(strategy, original, &text) {
             // Nothing or too little to change, e.g. few words of the passage have synonyms.
-            let level = match strategy {
-                Strategy::Random(level)
-                | Strategy::Shuffle(level)
-                | Strategy::Semantic(level)
-                | Strategy::Ocr(level) => level,
-                Strategy::Verbatim | Strategy::Normalise => Level::Low,
-            };
-            strategy = Strategy::Random(level);
+            strategy = strategy.fallback();
             text = obfuscate(strategy, original, &context, ctx.synonyms, rng);
         }
         if text.is_empty() {

@@ -1,6 +1,8 @@
 //! The corpus check (`pan-detect corpus --check DIR`): every truth range lies
 //! inside its documents, the cases of a document do not overlap, every `none`
-//! case is an exact copy of its source passage, every suspicious text has its
+//! case is an exact copy of its source passage, every `word-shuffle` case holds
+//! exactly its passage's tokens and every `phrase-shuffle` case exactly its
+//! passage's non-whitespace characters (in any order), every suspicious text has its
 //! truth file, neither document set is empty, and the `pairs` file (when
 //! present) names existing documents and every pair that has a case.
 //!
@@ -19,7 +21,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::build::read_utf8;
+use super::obfuscate::Strategy;
 use super::stats::ReadmeCounts;
+use super::texts::words_and_marks;
 use super::{CorpusError, INCOMPLETE_MARKER, SUMMARY_FILES, source_dir, suspicious_dir};
 use crate::analysis::read;
 use crate::analysis::span::{CharRange, char_slice};
@@ -38,6 +42,8 @@ pub struct CheckReport {
     pub cases: usize,
     /// `none` cases compared character by character with their source.
     pub verbatim_cases: usize,
+    /// `word-shuffle` and `phrase-shuffle` cases compared with their source.
+    pub reordered_cases: usize,
     /// Lines of the `pairs` file (0 when there is none).
     pub pairs: usize,
 }
@@ -48,7 +54,61 @@ struct DocumentCheck {
     problems: Vec<String>,
     cases: usize,
     verbatim_cases: usize,
+    reordered_cases: usize,
     pairs: BTreeSet<String>,
+}
+
+/// What the text of a case must hold of its source passage, by its `obfuscation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expected {
+    /// `none`: the passage itself.
+    Copy,
+    /// `word-shuffle`: the passage's tokens ([`words_and_marks`]), in any order.
+    SameTokens,
+    /// `phrase-shuffle`: the passage's non-whitespace characters, in any order.
+    SameCharacters,
+}
+
+impl Expected {
+    /// What a case labelled `obfuscation` must hold; `None` for the classes whose
+    /// text is not compared (`low`, `high`, those of other tools).
+    fn of(obfuscation: &str) -> Option<Expected> {
+        [
+            (Strategy::Verbatim, Expected::Copy),
+            (Strategy::WordShuffle, Expected::SameTokens),
+            (Strategy::PhraseShuffle, Expected::SameCharacters),
+        ]
+        .into_iter()
+        .find_map(|(strategy, expected)| (strategy.obfuscation() == obfuscation).then_some(expected))
+    }
+
+    /// True when `copied` holds what it must of `original`.
+    fn holds(self, copied: &str, original: &str) -> bool {
+        match self {
+            Expected::Copy => copied == original,
+            Expected::SameTokens => sorted(words_and_marks(copied)) == sorted(words_and_marks(original)),
+            Expected::SameCharacters => {
+                let characters = |text: &str| sorted(text.chars().filter(|c| !c.is_whitespace()).collect());
+                characters(copied) == characters(original)
+            }
+        }
+    }
+
+    /// How a case's text fails: the words between it and the source passage's
+    /// name, and after the passage's range.
+    fn failure(self) -> (&'static str, &'static str) {
+        match self {
+            Expected::Copy => ("differs from", ""),
+            Expected::SameTokens => ("does not hold the tokens of", ", in any order"),
+            Expected::SameCharacters => ("does not hold the characters of", ", in any order"),
+        }
+    }
+}
+
+/// `items` sorted.
+fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort_unstable();
+    items
 }
 
 /// Checks the corpus in `dir`; `Err(CorpusError::CheckFailed)` lists the
@@ -103,6 +163,7 @@ pub fn check(dir: &Path, progress: &dyn Progress) -> Result<CheckReport, CorpusE
         problems.extend(document.problems);
         report.cases += document.cases;
         report.verbatim_cases += document.verbatim_cases;
+        report.reordered_cases += document.reordered_cases;
         truth_pairs.extend(document.pairs);
     }
 
@@ -306,25 +367,29 @@ fn check_document(
             )));
             continue;
         }
-        if feature.get("obfuscation") == Some("none") {
+        let Some(obfuscation) = feature.get("obfuscation") else { continue };
+        let Some(expected) = Expected::of(obfuscation) else { continue };
+        if expected == Expected::Copy {
             result.verbatim_cases += 1;
-            let in_range = this.1 <= chars as u64;
-            let (Ok(this), Ok(source)) = (to_range(this), to_range(source)) else {
-                result.problems.push(problem("offsets beyond 4G characters".into()));
-                continue;
-            };
-            if !in_range {
-                continue;
-            }
-            let source_text = read_utf8(&sources_dir.join(reference))?;
-            let copied = char_slice(&text, this);
-            let original = char_slice(&source_text, source);
-            if copied != original {
-                result.problems.push(problem(format!(
-                    "obfuscation=\"none\" but the text at {}..{} differs from {reference} {}..{}",
-                    this.start, this.end, source.start, source.end
-                )));
-            }
+        } else {
+            result.reordered_cases += 1;
+        }
+        let in_range = this.1 <= chars as u64;
+        let (Ok(this), Ok(source)) = (to_range(this), to_range(source)) else {
+            result.problems.push(problem("offsets beyond 4G characters".into()));
+            continue;
+        };
+        if !in_range {
+            continue;
+        }
+        let source_text = read_utf8(&sources_dir.join(reference))?;
+        let texts = char_slice(&text, this).zip(char_slice(&source_text, source));
+        if !texts.is_some_and(|(copied, original)| expected.holds(copied, original)) {
+            let (relation, manner) = expected.failure();
+            result.problems.push(problem(format!(
+                "obfuscation=\"{obfuscation}\" but the text at {}..{} {relation} {reference} {}..{}{manner}",
+                this.start, this.end, source.start, source.end
+            )));
         }
     }
     ranges.sort_unstable();
@@ -411,6 +476,40 @@ mod tests {
         assert!(all.contains("overlap"), "{all}");
         assert!(all.contains("no suspicious document suspicious-document00002.txt"), "{all}");
         assert!(all.contains("has a case but is not listed"), "{all}");
+    }
+
+    #[test]
+    fn reordered_cases_must_hold_their_passage_s_tokens_or_characters() {
+        let source = "Der Kater, alt und müde, schlief.";
+        // "müde , schlief . Der alt , und Kater" holds the tokens of 0..33 in another order.
+        let shuffled = "Vorher: müde , schlief . Der alt , und Kater";
+        let dir = corpus(source, shuffled, &feature("word-shuffle", (8, 36), (0, 33)));
+        let report = check(dir.path(), &Silent).unwrap();
+        assert_eq!((report.cases, report.verbatim_cases, report.reordered_cases), (1, 0, 1));
+        let dir = corpus(source, shuffled, &feature("phrase-shuffle", (8, 36), (0, 33)));
+        assert_eq!(check(dir.path(), &Silent).unwrap().reordered_cases, 1);
+
+        // One token lost ("," before "und"), one changed ("Kater" -> "Katze").
+        for (obfuscation, relation) in [("word-shuffle", "tokens"), ("phrase-shuffle", "characters")] {
+            for wrong in ["Vorher: müde , schlief . Der alt und Kater", "Vorher: müde , schlief . Der alt , und Katze"]
+            {
+                let length = wrong.chars().count() - 8;
+                let dir = corpus(source, wrong, &feature(obfuscation, (8, length), (0, 33)));
+                let error = check(dir.path(), &Silent).unwrap_err().to_string();
+                let expected = format!(
+                    "case 1: obfuscation=\"{obfuscation}\" but the text at 8..{} does not hold the {relation} of \
+                     source-document00001.txt 0..33, in any order",
+                    8 + length
+                );
+                assert!(error.contains(&expected), "{error}");
+            }
+        }
+        // Tokens are not characters: two words run together are one token less.
+        let glued = "Vorher: müde , schlief . Der alt , undKater";
+        let dir = corpus(source, glued, &feature("word-shuffle", (8, 35), (0, 33)));
+        assert!(check(dir.path(), &Silent).is_err());
+        let dir = corpus(source, glued, &feature("phrase-shuffle", (8, 35), (0, 33)));
+        assert!(check(dir.path(), &Silent).is_ok());
     }
 
     #[test]

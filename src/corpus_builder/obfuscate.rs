@@ -9,7 +9,9 @@
 //! whitespace, diacritics). `low` touches roughly 10-20 % of the words, `high`
 //! 30-50 %. Beside them, [`ocr_noise`] imitates the errors of optical character
 //! recognition (confusable letters, broken and merged words, lost punctuation),
-//! for corpora that test noise-robust hashing.
+//! for corpora that test noise-robust hashing; [`word_shuffle`] and
+//! [`phrase_shuffle`] destroy the passage's word order (every token, or every
+//! phrase, in a random order), as some corpora made by others do.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -65,10 +67,17 @@ pub enum Strategy {
     /// OCR noise ([`ocr_noise`]): confusable letters, broken and merged words,
     /// dropped punctuation.
     Ocr(Level),
+    /// Every token, words and punctuation marks, in a random order
+    /// ([`word_shuffle`]; `obfuscation="word-shuffle"`).
+    WordShuffle,
+    /// The phrases in a random order, each keeping its words' order
+    /// ([`phrase_shuffle`]; `obfuscation="phrase-shuffle"`).
+    PhraseShuffle,
 }
 
 impl Strategy {
-    /// The value of the `obfuscation` attribute: `none`, `low` or `high`.
+    /// The value of the `obfuscation` attribute: `none`, `low`, `high`,
+    /// `word-shuffle` or `phrase-shuffle`.
     pub fn obfuscation(self) -> &'static str {
         match self {
             Strategy::Verbatim => "none",
@@ -76,11 +85,12 @@ impl Strategy {
             Strategy::Random(level) | Strategy::Shuffle(level) | Strategy::Semantic(level) | Strategy::Ocr(level) => {
                 level.name()
             }
+            Strategy::WordShuffle | Strategy::PhraseShuffle => self.name(),
         }
     }
 
     /// The strategy's name in `cases.tsv`: verbatim, random, shuffle, semantic,
-    /// normalise or ocr.
+    /// normalise, ocr, word-shuffle or phrase-shuffle.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Verbatim => "verbatim",
@@ -89,6 +99,26 @@ impl Strategy {
             Strategy::Semantic(_) => "semantic",
             Strategy::Normalise => "normalise",
             Strategy::Ocr(_) => "ocr",
+            Strategy::WordShuffle => "word-shuffle",
+            Strategy::PhraseShuffle => "phrase-shuffle",
+        }
+    }
+
+    /// The strategy the builder uses instead when this one left the passage
+    /// unchanged (or, for synonyms, changed too little): random operations at the
+    /// same level (low for normalisation) for the kinds of PAN-PC-10; word
+    /// shuffling for phrase shuffling (a passage of fewer than [`MIN_PHRASES`]
+    /// phrases); a verbatim copy for word shuffling (a passage without two
+    /// different tokens, whose order cannot change). The case is labelled with the
+    /// strategy its text comes from.
+    pub fn fallback(self) -> Strategy {
+        match self {
+            Strategy::Random(level) | Strategy::Shuffle(level) | Strategy::Semantic(level) | Strategy::Ocr(level) => {
+                Strategy::Random(level)
+            }
+            Strategy::Normalise => Strategy::Random(Level::Low),
+            Strategy::PhraseShuffle => Strategy::WordShuffle,
+            Strategy::WordShuffle | Strategy::Verbatim => Strategy::Verbatim,
         }
     }
 }
@@ -186,6 +216,8 @@ pub fn obfuscate<R: Rng + ?Sized>(
         (Strategy::Semantic(level), Some(synonyms)) => replace_synonyms(passage, level, synonyms, rng),
         (Strategy::Normalise, _) => normalise(passage, rng),
         (Strategy::Ocr(level), _) => ocr_noise(passage, level, rng),
+        (Strategy::WordShuffle, _) => word_shuffle(passage, rng),
+        (Strategy::PhraseShuffle, _) => phrase_shuffle(passage, rng),
     };
     result.trim().to_string()
 }
@@ -336,6 +368,55 @@ fn with_first_letter(word: &str, upper: bool) -> String {
         Some(first) if upper => first.to_uppercase().chain(chars).collect(),
         Some(first) => first.to_lowercase().chain(chars).collect(),
         None => String::new(),
+    }
+}
+
+/// Word shuffling: the passage's tokens, words and punctuation marks alike
+/// ([`texts::words_and_marks`]), in a uniformly random order that differs from
+/// theirs, joined by single spaces: no run of words and no sentence survives, but
+/// the bag of tokens is the passage's. Works for any script (a Han ideograph is a
+/// token). The passage itself when it has no two different tokens.
+pub fn word_shuffle<R: Rng + ?Sized>(passage: &str, rng: &mut R) -> String {
+    let tokens = texts::words_and_marks(passage);
+    match reordered(&tokens, rng) {
+        Some(shuffled) => shuffled.join(" "),
+        None => passage.to_string(),
+    }
+}
+
+/// A passage with fewer phrases is not phrase-shuffled (see [`Strategy::fallback`]):
+/// two phrases could only swap.
+pub const MIN_PHRASES: usize = 3;
+
+/// Phrase shuffling: the passage cut into phrases at clause punctuation
+/// ([`texts::phrases`]: `, ; : . ! ?` and their Arabic and CJK forms) and the
+/// phrases put in a uniformly random order that differs from theirs, joined by
+/// single spaces; the words of a phrase keep their order. The passage itself when
+/// it has fewer than [`MIN_PHRASES`] phrases or no two different ones.
+pub fn phrase_shuffle<R: Rng + ?Sized>(passage: &str, rng: &mut R) -> String {
+    let phrases = texts::phrases(passage);
+    if phrases.len() < MIN_PHRASES {
+        return passage.to_string();
+    }
+    match reordered(&phrases, rng) {
+        Some(shuffled) => shuffled.join(" "),
+        None => passage.to_string(),
+    }
+}
+
+/// `items` in a uniformly random order other than theirs (redrawn until it
+/// differs); `None` when no other order exists (no two different items).
+fn reordered<'a, R: Rng + ?Sized>(items: &[&'a str], rng: &mut R) -> Option<Vec<&'a str>> {
+    let first = items.first()?;
+    if items.iter().all(|item| item == first) {
+        return None;
+    }
+    let mut shuffled = items.to_vec();
+    loop {
+        shuffled.shuffle(rng);
+        if shuffled != items {
+            return Some(shuffled);
+        }
     }
 }
 
@@ -917,11 +998,114 @@ mod tests {
         assert_eq!(Strategy::Ocr(Level::High).name(), "ocr");
     }
 
+    const ARABIC: &str = "قال المعلمُ للطلاب: الكتابُ مفيدٌ جدا، والقراءةُ تفتح العقول. هل قرأتم الفصل الأول؟ \
+        نعم، قرأناه أمس في المكتبة، وكتبنا ملخصا قصيرا له.";
+
+    /// The tokens of `text` ([`texts::words_and_marks`]), sorted: its bag of tokens.
+    fn bag(text: &str) -> Vec<&str> {
+        let mut tokens = texts::words_and_marks(text);
+        tokens.sort_unstable();
+        tokens
+    }
+
+    /// Share of the passage's pairs of neighbouring tokens that are neighbours,
+    /// in the same order, in `changed`.
+    fn kept_neighbours(passage: &str, changed: &str) -> f64 {
+        let pairs = |text| {
+            let tokens = texts::words_and_marks(text);
+            tokens.windows(2).map(|pair| (pair[0], pair[1])).collect::<Vec<_>>()
+        };
+        let after: std::collections::HashSet<(&str, &str)> = pairs(changed).into_iter().collect();
+        let before = pairs(passage);
+        before.iter().filter(|pair| after.contains(*pair)).count() as f64 / before.len() as f64
+    }
+
+    #[test]
+    fn word_shuffle_keeps_the_bag_of_tokens_and_destroys_their_order() {
+        for passage in [PASSAGE, ARABIC, "我们去公园，然后回家。明天再来，好吗？"] {
+            for seed in 0..20 {
+                let shuffled = word_shuffle(passage, &mut rng(seed));
+                assert_eq!(bag(&shuffled), bag(passage), "{shuffled}");
+                assert_ne!(texts::words_and_marks(&shuffled), texts::words_and_marks(passage));
+                assert!(!shuffled.contains("  ") && shuffled.trim() == shuffled, "{shuffled}");
+            }
+            let mean =
+                (0..20).map(|seed| kept_neighbours(passage, &word_shuffle(passage, &mut rng(seed)))).sum::<f64>()
+                    / 20.0;
+            assert!(mean < 0.2, "{mean} of the neighbours kept");
+        }
+        // Punctuation marks are tokens of their own, moved like words.
+        let shuffled = word_shuffle(ARABIC, &mut rng(1));
+        assert!(shuffled.split(' ').any(|token| token == "،"), "{shuffled}");
+        assert!(shuffled.split(' ').filter(|token| token.contains('،')).all(|token| token == "،"), "{shuffled}");
+        assert!(shuffled.contains("المعلمُ") && shuffled.contains("مفيدٌ"), "harakat kept: {shuffled}");
+    }
+
+    #[test]
+    fn word_shuffle_leaves_a_passage_whose_order_cannot_change() {
+        assert_eq!(word_shuffle("ha  ha\nha", &mut rng(1)), "ha  ha\nha");
+        assert_eq!(word_shuffle("", &mut rng(1)), "");
+        assert_eq!(word_shuffle("a b", &mut rng(1)), "b a");
+    }
+
+    #[test]
+    fn phrase_shuffle_moves_whole_phrases() {
+        for passage in [PASSAGE, ARABIC, "我们去公园，然后回家。明天再来，好吗？"] {
+            let mut phrases = texts::phrases(passage);
+            phrases.sort_unstable();
+            for seed in 0..20 {
+                let shuffled = phrase_shuffle(passage, &mut rng(seed));
+                assert_ne!(shuffled, passage);
+                let mut moved = texts::phrases(&shuffled);
+                assert_ne!(moved, texts::phrases(passage));
+                moved.sort_unstable();
+                assert_eq!(moved, phrases, "{shuffled}");
+            }
+        }
+        // Fewer than three phrases: unchanged, the builder falls back to word shuffling.
+        assert_eq!(phrase_shuffle("One phrase, and two", &mut rng(1)), "One phrase, and two");
+        assert_eq!(phrase_shuffle("Echo. Echo. Echo.", &mut rng(1)), "Echo. Echo. Echo.");
+        assert_eq!(Strategy::PhraseShuffle.fallback(), Strategy::WordShuffle);
+        assert_eq!(Strategy::WordShuffle.fallback(), Strategy::Verbatim);
+        assert_eq!(Strategy::Normalise.fallback(), Strategy::Random(Level::Low));
+        assert_eq!(Strategy::Shuffle(Level::High).fallback(), Strategy::Random(Level::High));
+    }
+
+    #[test]
+    fn reordering_strategies_are_labelled_by_name_and_repeat_for_a_seed() {
+        assert_eq!(Strategy::WordShuffle.obfuscation(), "word-shuffle");
+        assert_eq!(Strategy::PhraseShuffle.obfuscation(), "phrase-shuffle");
+        assert_eq!(Strategy::WordShuffle.name(), "word-shuffle");
+        for strategy in [Strategy::WordShuffle, Strategy::PhraseShuffle] {
+            for passage in [PASSAGE, ARABIC] {
+                let a = obfuscate(strategy, passage, &[], None, &mut rng(9));
+                assert_eq!(a, obfuscate(strategy, passage, &[], None, &mut rng(9)));
+                assert_ne!(a, obfuscate(strategy, passage, &[], None, &mut rng(10)));
+            }
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn ocr_noise_takes_any_text(text in "\\PC{0,80}", seed in 0u64..1000) {
             let noisy = ocr_noise(&text, Level::High, &mut rng(seed));
             proptest::prop_assert!(noisy.chars().count() <= 2 * text.chars().count() + 1);
+        }
+
+        #[test]
+        fn word_shuffle_keeps_the_tokens_of_any_text(text in "(\\PC|\\s){0,120}", seed in 0u64..1000) {
+            let shuffled = word_shuffle(&text, &mut rng(seed));
+            proptest::prop_assert_eq!(bag(&shuffled), bag(&text));
+        }
+
+        #[test]
+        fn phrase_shuffle_keeps_the_characters_of_any_text(text in "[a-z ,.;:!?،؟。，]{0,120}", seed in 0u64..1000) {
+            let characters = |text: &str| {
+                let mut characters: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+                characters.sort_unstable();
+                characters
+            };
+            proptest::prop_assert_eq!(characters(&phrase_shuffle(&text, &mut rng(seed))), characters(&text));
         }
     }
 }

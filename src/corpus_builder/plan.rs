@@ -137,12 +137,34 @@ pub enum ObfuscationMix {
     PanPc,
     /// OCR noise only ([`Strategy::Ocr`]): none 20 %, low 40 %, high 40 %.
     Ocr,
+    /// Word order destroyed: none 20 %, phrase-shuffle 30 %
+    /// ([`Strategy::PhraseShuffle`]), word-shuffle 50 % ([`Strategy::WordShuffle`]);
+    /// a passage of fewer than three phrases is word-shuffled instead.
+    Reorder,
+}
+
+impl ObfuscationMix {
+    /// The `obfuscation` attributes of the mix's cases, in the order the corpus
+    /// README and summary list them.
+    pub fn classes(self) -> &'static [&'static str] {
+        match self {
+            ObfuscationMix::PanPc | ObfuscationMix::Ocr => &["none", "low", "high"],
+            ObfuscationMix::Reorder => &["none", "phrase-shuffle", "word-shuffle"],
+        }
+    }
 }
 
 /// A strategy drawn from `mix`. The PAN-PC mix is that of the dev corpus:
 /// none 33 %, low 40 %, high 27 %; semantic cases only when a synonym list is
 /// given (otherwise their share goes to random operations).
 pub fn draw_strategy<R: Rng + ?Sized>(mix: ObfuscationMix, with_synonyms: bool, rng: &mut R) -> Strategy {
+    if mix == ObfuscationMix::Reorder {
+        return match rng.random_range(0..10u32) {
+            0..2 => Strategy::Verbatim,
+            2..5 => Strategy::PhraseShuffle,
+            _ => Strategy::WordShuffle,
+        };
+    }
     if mix == ObfuscationMix::Ocr {
         return match rng.random_range(0..10u32) {
             0..2 => Strategy::Verbatim,
@@ -384,6 +406,32 @@ mod tests {
             verbatim += usize::from(strategy == Strategy::Verbatim);
         }
         assert!((250..420).contains(&verbatim), "{verbatim}");
+    }
+
+    #[test]
+    fn every_drawn_strategy_and_its_fallback_is_a_class_of_the_mix() {
+        for mix in [ObfuscationMix::PanPc, ObfuscationMix::Ocr, ObfuscationMix::Reorder] {
+            let mut rng = rng_for(3, Purpose::Cases, 0);
+            for _ in 0..500 {
+                let strategy = draw_strategy(mix, true, &mut rng);
+                for labelled in [strategy, strategy.fallback()] {
+                    assert!(mix.classes().contains(&labelled.obfuscation()), "{mix:?}: {labelled:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_reorder_mix_is_half_word_shuffles() {
+        let mut rng = rng_for(1, Purpose::Cases, 0);
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..1000 {
+            *counts.entry(draw_strategy(ObfuscationMix::Reorder, false, &mut rng)).or_insert(0) += 1;
+        }
+        assert!((440..560).contains(&counts[&Strategy::WordShuffle]), "{counts:?}");
+        assert!((250..350).contains(&counts[&Strategy::PhraseShuffle]), "{counts:?}");
+        assert!((150..250).contains(&counts[&Strategy::Verbatim]), "{counts:?}");
+        assert_eq!(counts.len(), 3);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::obfuscate::{Level, Strategy};
-use super::plan::{Case, LengthClass};
+use super::plan::{Case, LengthClass, ObfuscationMix};
 use super::pool::MIN_POOL_WORDS;
 use super::{CorpusSpec, SizeGoal};
 
@@ -19,7 +19,7 @@ pub enum DocumentSet {
 }
 
 /// Strategies in the order the README lists them.
-const STRATEGY_ORDER: [Strategy; 10] = [
+const STRATEGY_ORDER: [Strategy; 12] = [
     Strategy::Random(Level::Low),
     Strategy::Random(Level::High),
     Strategy::Shuffle(Level::Low),
@@ -29,6 +29,8 @@ const STRATEGY_ORDER: [Strategy; 10] = [
     Strategy::Normalise,
     Strategy::Ocr(Level::Low),
     Strategy::Ocr(Level::High),
+    Strategy::PhraseShuffle,
+    Strategy::WordShuffle,
     Strategy::Verbatim,
 ];
 
@@ -88,6 +90,8 @@ pub struct CorpusStats {
     pub input_bytes: u64,
     /// The options in command-line form, without paths.
     pub options: String,
+    /// The obfuscations the cases were drawn from.
+    pub mix: ObfuscationMix,
     /// Documents recombined from pooled sentences (the rest are cut from the input).
     pub recombined_documents: usize,
     /// The shared pool, for a reuse-heavy corpus.
@@ -161,7 +165,15 @@ impl CorpusStats {
         if let Some(sentences) = spec.reuse_pool {
             let _ = write!(options, " --reuse-pool {sentences}");
         }
-        CorpusStats { seed: spec.seed, texts, input_files, input_bytes, options, ..CorpusStats::default() }
+        CorpusStats {
+            seed: spec.seed,
+            texts,
+            input_files,
+            input_bytes,
+            options,
+            mix: spec.mix,
+            ..CorpusStats::default()
+        }
     }
 
     /// Counts a written document of `set`.
@@ -196,6 +208,12 @@ impl CorpusStats {
         if let Some(bin) = LENGTH_BINS.iter().position(|(low, high, _)| (*low..=*high).contains(&case.words)) {
             self.case_words[bin] += 1;
         }
+    }
+
+    /// Cases per `obfuscation` attribute, for every class of the mix
+    /// ([`ObfuscationMix::classes`]) in its order, zero counts included.
+    pub fn class_counts(&self) -> Vec<(&'static str, usize)> {
+        self.mix.classes().iter().map(|&class| (class, self.per_obfuscation.get(class).copied().unwrap_or(0))).collect()
     }
 
     /// Bytes of all documents.
@@ -269,13 +287,17 @@ impl CorpusStats {
         let _ = writeln!(r, "plagiarised characters in suspicious docs: {share:.1}%");
         let _ = writeln!(r);
         let _ = writeln!(r, "cases per obfuscation (XML attribute):");
-        for name in ["none", "low", "high"] {
-            let _ = writeln!(r, "  {name:<24} {}", self.per_obfuscation.get(name).copied().unwrap_or(0));
+        for (name, count) in self.class_counts() {
+            let _ = writeln!(r, "  {name:<24} {count}");
         }
         let _ = writeln!(r, "cases per strategy (cases.tsv):");
         for strategy in STRATEGY_ORDER {
             if let Some(count) = self.per_strategy.get(&strategy) {
-                let label = format!("{}/{}", strategy.obfuscation(), strategy.name());
+                let label = if strategy.obfuscation() == strategy.name() {
+                    strategy.name().to_string()
+                } else {
+                    format!("{}/{}", strategy.obfuscation(), strategy.name())
+                };
                 let _ = writeln!(r, "  {label:<24} {count}");
             }
         }
@@ -300,18 +322,34 @@ impl CorpusStats {
         let _ = writeln!(r);
         let _ =
             writeln!(r, "Offsets are character (Python str) offsets into the UTF-8 decoded files; no CR characters.");
-        let _ =
-            writeln!(r, "Obfuscation: none = verbatim; low/high = random word operations (shuffle, delete, insert,");
-        let _ = writeln!(r, "replace with words of the receiving document), word-order changes within sentences, or");
-        let _ = writeln!(r, "synonym replacement from the given word list, touching ~10-20% / ~30-50% of the words;");
-        let _ =
-            writeln!(r, "'normalise' cases (diacritics, case, punctuation, whitespace changes only) are labelled low.");
+        let explanation = match self.mix {
+            ObfuscationMix::PanPc | ObfuscationMix::Ocr => PAN_PC_OBFUSCATIONS,
+            ObfuscationMix::Reorder => REORDER_OBFUSCATIONS,
+        };
+        r.push_str(explanation);
         let _ =
             writeln!(r, "Cases are inserted at sentence boundaries; this_offset/this_length cover the inserted text,");
         let _ = writeln!(r, "source_offset/source_length the original passage. cases.tsv lists every case.");
         r
     }
 }
+
+/// The README's explanation of the obfuscation classes of the PAN-PC mix.
+const PAN_PC_OBFUSCATIONS: &str = "\
+Obfuscation: none = verbatim; low/high = random word operations (shuffle, delete, insert,
+replace with words of the receiving document), word-order changes within sentences, or
+synonym replacement from the given word list, touching ~10-20% / ~30-50% of the words;
+'normalise' cases (diacritics, case, punctuation, whitespace changes only) are labelled low.
+";
+
+/// The README's explanation of the obfuscation classes of the reorder mix.
+const REORDER_OBFUSCATIONS: &str = "\
+Obfuscation: none = verbatim; word-shuffle = every token of the passage (words and punctuation
+marks alike) in a random order, joined by single spaces: the bag of tokens is the source's;
+phrase-shuffle = the passage cut into phrases after clause punctuation (, ; : . ! ? and their
+Arabic and CJK forms) and the phrases put in another order, the words of each in theirs.
+A passage of fewer than 3 phrases is word-shuffled instead (and labelled word-shuffle).
+";
 
 impl ReuseStats {
     /// The README's lines on the shared pool.
@@ -435,6 +473,37 @@ mod tests {
         assert!(readme.contains("plagiarised characters in suspicious docs: 2.3%"));
         assert!(!readme.contains("/some/where"));
         assert!(!readme.contains("reuse"), "{readme}");
+    }
+
+    #[test]
+    fn a_reorder_corpus_readme_lists_and_explains_its_classes() {
+        let mut spec = CorpusSpec::new(vec!["texts".into()], "out".into(), 7);
+        spec.mix = ObfuscationMix::Reorder;
+        let mut stats = CorpusStats::new(&spec, 3, 12_000);
+        let case = |strategy| Case {
+            suspicious: 1,
+            this_offset: 0,
+            this_length: 700,
+            source: 1,
+            source_offset: 10,
+            source_length: 700,
+            strategy,
+            class: LengthClass::Short,
+            words: 120,
+            this_language: "ar",
+            source_language: "ar",
+        };
+        for strategy in [Strategy::WordShuffle, Strategy::WordShuffle, Strategy::Verbatim] {
+            stats.add_case(&case(strategy));
+        }
+        assert_eq!(stats.class_counts(), [("none", 1), ("phrase-shuffle", 0), ("word-shuffle", 2)]);
+        let readme = stats.readme();
+        let classes = "cases per obfuscation (XML attribute):\n  none                     1\n  \
+                       phrase-shuffle           0\n  word-shuffle             2\ncases per strategy";
+        assert!(readme.contains(classes), "{readme}");
+        assert!(readme.contains("\n  word-shuffle             2\n  none/verbatim            1\n"), "{readme}");
+        assert!(readme.contains("word-shuffle = every token of the passage"), "{readme}");
+        assert!(!readme.contains("low/high"), "{readme}");
     }
 
     #[test]

@@ -382,6 +382,53 @@ fn an_ocr_corpus_has_verbatim_and_ocr_noised_cases_that_pass_its_check() {
     assert!(check.status.success(), "stderr: {}", stderr(&check));
 }
 
+#[test]
+fn a_reorder_corpus_has_word_and_phrase_shuffled_cases_that_its_check_compares() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("reorder");
+    let output = build_small_with(&out, "4", &["--obfuscation", "reorder", "--plagiarised-fraction", "1"]);
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert!(stdout(&output).contains(" cases (none "), "{}", stdout(&output));
+    assert!(stdout(&output).contains(", phrase-shuffle "), "{}", stdout(&output));
+    let cases = cases(&out);
+    for case in &cases {
+        let labels = (case["strategy"].as_str(), case["obfuscation"].as_str());
+        assert!(
+            matches!(
+                labels,
+                ("verbatim", "none") | ("word-shuffle", "word-shuffle") | ("phrase-shuffle", "phrase-shuffle")
+            ),
+            "{case:?}"
+        );
+    }
+    let truth: String = (1..=5)
+        .map(|n| fs::read_to_string(out.join(format!("suspicious-documents/suspicious-document{n:05}.xml"))).unwrap())
+        .collect();
+    for class in ["word-shuffle", "phrase-shuffle"] {
+        assert!(truth.contains(&format!("obfuscation=\"{class}\"")), "no {class} case in the truth");
+    }
+    let readme = fs::read_to_string(out.join("README.txt")).unwrap();
+    assert!(readme.contains("\n  word-shuffle "), "{readme}");
+    let check = run(&["corpus", "--check", out.to_str().unwrap()]);
+    assert!(check.status.success(), "stderr: {}", stderr(&check));
+    let reordered = cases.iter().filter(|case| case["obfuscation"] != "none").count();
+    assert!(stdout(&check).contains(&format!(" and {reordered} reordered compared")), "{}", stdout(&check));
+
+    // A word-shuffled case that lost a letter is refused, named.
+    let case = cases.iter().find(|case| case["obfuscation"] == "word-shuffle").unwrap();
+    let path = out.join("suspicious-documents").join(&case["suspicious"]);
+    let mut text: Vec<char> = fs::read_to_string(&path).unwrap().chars().collect();
+    let offset: usize = case["this_offset"].parse().unwrap();
+    let letter = (offset..).find(|&i| text[i].is_alphabetic()).unwrap();
+    text[letter] = if text[letter] == 'x' { 'y' } else { 'x' };
+    fs::write(&path, text.into_iter().collect::<String>()).unwrap();
+    let check = run(&["corpus", "--check", out.to_str().unwrap()]);
+    assert!(!check.status.success());
+    let expected = format!("obfuscation=\"word-shuffle\" but the text at {offset}..");
+    assert!(stderr(&check).contains(&expected), "{}", stderr(&check));
+    assert!(stderr(&check).contains("does not hold the tokens of source-document"), "{}", stderr(&check));
+}
+
 /// Starts building a 30 MB corpus into `out` and kills it (SIGKILL) as soon as
 /// `reached(out)` holds; panics when the build ends first (writing its truth
 /// files takes it about a second here, time enough to kill it).

@@ -69,9 +69,12 @@ pub struct Args {
 
     /// Which obfuscations cases get: `pan-pc` (the kinds of PAN-PC-10: random
     /// operations, shuffles, synonyms, normalisation; none 33 %, low 40 %,
-    /// high 27 %) or `ocr` (OCR noise: confusable letters such as rn/m, l/1,
+    /// high 27 %), `ocr` (OCR noise: confusable letters such as rn/m, l/1,
     /// O/0, broken and merged words, lost punctuation; none 20 %, low 40 %,
-    /// high 40 %).
+    /// high 40 %) or `reorder` (word order destroyed: none 20 %,
+    /// phrase-shuffle 30 %: the phrases between clause punctuation in another
+    /// order; word-shuffle 50 %: every word and punctuation mark in a random
+    /// order; a passage of fewer than 3 phrases is word-shuffled).
     #[arg(long, value_name = "MIX", default_value = "pan-pc")]
     obfuscation: Mix,
 
@@ -90,6 +93,7 @@ pub struct Args {
 enum Mix {
     PanPc,
     Ocr,
+    Reorder,
 }
 
 /// Runs `pan-detect corpus`.
@@ -98,8 +102,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let progress = TerminalProgress::new(args.quiet);
     if let Some(dir) = &args.check {
         let report = corpus_builder::check(dir, &progress)?;
+        let reordered = match report.reordered_cases {
+            0 => String::new(),
+            n => format!(" and {n} reordered"),
+        };
         messages::print(&format!(
-            "{}: ok: {} source and {}, {} ({} verbatim compared), {}\n",
+            "{}: ok: {} source and {}, {} ({} verbatim{reordered} compared), {}\n",
             dir.display(),
             report.source_documents,
             count(report.suspicious_documents as u64, "suspicious document"),
@@ -112,17 +120,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let spec = spec_from(&args)?;
     let summary = corpus_builder::build(&spec, &progress)?;
     let stats = &summary.stats;
-    let of_class = |name| stats.per_obfuscation.get(name).copied().unwrap_or(0);
+    let classes: Vec<String> = stats.class_counts().iter().map(|(class, n)| format!("{class} {n}")).collect();
     messages::print(&format!(
-        "{}: {} source + {} ({:.1} MB), {} (none {}, low {}, high {}) in {}, {:.1} s; check ok\n",
+        "{}: {} source + {} ({:.1} MB), {} ({}) in {}, {:.1} s; check ok\n",
         spec.out.display(),
         stats.source_documents,
         count(stats.suspicious_documents as u64, "suspicious document"),
         stats.total_bytes() as f64 / 1e6,
         count(stats.cases as u64, "case"),
-        of_class("none"),
-        of_class("low"),
-        of_class("high"),
+        classes.join(", "),
         count(stats.plagiarised_documents as u64, "document"),
         started.elapsed().as_secs_f64()
     ))?;
@@ -141,6 +147,7 @@ fn spec_from(args: &Args) -> anyhow::Result<CorpusSpec> {
     spec.mix = match args.obfuscation {
         Mix::PanPc => ObfuscationMix::PanPc,
         Mix::Ocr => ObfuscationMix::Ocr,
+        Mix::Reorder => ObfuscationMix::Reorder,
     };
     spec.size = match (args.sources, args.suspicious, args.target_mb) {
         (None, None, None) => SizeGoal::AllInput,
