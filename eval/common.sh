@@ -70,3 +70,19 @@ bench_corpus_source() {
         BUILDER="uncommitted-$(date +%s)"
     fi
 }
+
+# preset_table NAME CORPUS PRESET TABLE: prints `eval/run.sh CORPUS --preset
+# PRESET` (the table per obfuscation class, then time and memory) under a
+# heading naming NAME, and keeps it in TABLE.
+preset_table() {
+    echo
+    echo "== $1: eval/run.sh $2 --preset $3"
+    "$(dirname "${BASH_SOURCE[0]}")/run.sh" "$2" --preset "$3" | tee "$4"
+}
+
+# table_field TABLE CLASS FIELD: field FIELD (4 plagdet, 5 recall, 6 precision,
+# 7 granularity) of CLASS's row (all, none, word-shuffle, ...) in a TABLE of
+# eval/run.sh; `?` when it has no such row.
+table_field() {
+    awk -v class="$2" -v field="$3" '$1 == class { value = $field; exit } END { print value == "" ? "?" : value }' "$1"
+}

@@ -1,5 +1,5 @@
 """Cuts a sequence of text pieces (paragraphs, chapters) into documents, shared by
-eval/independent-corpus.sh, eval/languages.sh and eval/formulaic.sh (imported from
+eval/independent-corpus.sh, eval/handbook-texts.sh and eval/formulaic.sh (imported from
 their embedded Python through PYTHONPATH=eval)."""
 
 

@@ -1,5 +1,5 @@
 """Paragraphs of the Debian Administrator's Handbook's HTML pages, shared by
-eval/independent-corpus.sh and eval/languages.sh (imported from their
+eval/independent-corpus.sh and eval/handbook-texts.sh (imported from their
 embedded Python through PYTHONPATH=eval)."""
 import html.parser
 import re
