@@ -242,12 +242,13 @@ const CLAUSE_MARKS: &[char] = &[
 /// when no whitespace follows.
 const UNSPACED_CLAUSE_MARKS: &[char] = &['。', '，', '、', '；', '：', '！', '？', '｡', '､'];
 
-/// The phrases of `text`, each trimmed of whitespace: a phrase ends after a
-/// clause mark ([`CLAUSE_MARKS`], with the closing quotes and brackets that follow
-/// it) that whitespace or the end of the text follows, or any CJK clause mark; so
+/// The phrases of `text`, each trimmed of whitespace. A phrase ends after a
+/// clause mark (`, ; : . ! ? …` and the Arabic, Devanagari, Armenian, Ethiopic,
+/// Greek and CJK ones, with the closing quotes and brackets that follow it) that
+/// whitespace or the end of the text follows, and after any CJK clause mark; so
 /// `3.5`, `12:30` and `http://` do not end one. A piece without a word (a lone
-/// `...`) joins the phrase before it (the first phrase when there is none). The phrases cover every non-whitespace
-/// character of `text`, in order.
+/// `...`) joins the phrase before it (the first phrase when there is none). The
+/// phrases cover every non-whitespace character of `text`, in order.
 pub fn phrases(text: &str) -> Vec<&str> {
     let mut ends = Vec::new();
     let mut chars = text.char_indices().peekable();
