@@ -544,6 +544,8 @@ impl Archive {
     ) -> PyResult<Py<PyAny>> {
         let (file, text) = if text.is_instance_of::<PyString>() {
             (OsString::from(name.unwrap_or_else(|| "<text>".into())), Some(text.extract::<String>()?))
+        } else if name.is_some() {
+            return Err(InputError::new_err("name applies to a text (str); a file is named by its path"));
         } else {
             (text.extract::<PathBuf>()?.into_os_string(), None)
         };

@@ -225,6 +225,8 @@ def test_check_is_the_commands_json(tmp_path):
     assert str(raised.value) == cli_error("check", "--index", index.path, tmp_path / "missing.txt")
     with pytest.raises(InputError, match="--format"):
         index.check("some text", format="html")
+    with pytest.raises(InputError, match="name applies to a text"):
+        index.check(letter, name="letter")
 
 
 def test_similar_is_the_commands_jsonl(tmp_path):
