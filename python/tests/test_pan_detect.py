@@ -227,6 +227,14 @@ def test_check_is_the_commands_json(tmp_path):
         index.check("some text", format="html")
     with pytest.raises(InputError, match="name applies to a text"):
         index.check(letter, name="letter")
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\0" * 5000)
+    with pytest.warns(UserWarning, match="binary.txt"):
+        assert index.check(binary)["documents"] == []
+    with pytest.raises(InputError) as raised, pytest.warns(UserWarning):
+        index.check(binary, strict=True)
+    ran = cli("check", "--index", index.path, "--format", "json", binary, "--strict", check=False)
+    assert ran.returncode == 1 and ran.stderr.splitlines()[-1] == f"pan-detect: {raised.value}"
 
 
 def test_similar_is_the_commands_jsonl(tmp_path):

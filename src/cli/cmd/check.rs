@@ -254,7 +254,7 @@ fn unread_warning(index: &Path, name: &str) -> Warning {
 /// the files and any other flag). With `text`, that text is checked instead
 /// of the one file named, and named by it. As the command does, a file that
 /// cannot be read is left out with a warning, sent to `progress` with the
-/// others.
+/// others (and fails the call with `--strict`).
 pub fn json_with_flags(flags: &[OsString], text: Option<&str>, progress: &dyn Progress) -> anyhow::Result<String> {
     let args: Args = parse_flags(flags)?;
     if args.format != Format::Text || args.out.is_some() {
@@ -267,6 +267,7 @@ pub fn json_with_flags(flags: &[OsString], text: Option<&str>, progress: &dyn Pr
     let mut checker = checker(&args, &index)?;
     let mut documents = Vec::new();
     let mut unread = std::collections::BTreeSet::new();
+    let mut skipped = 0;
     for file in &args.files {
         let display = file.display().to_string();
         let (report, text) = match text {
@@ -275,6 +276,7 @@ pub fn json_with_flags(flags: &[OsString], text: Option<&str>, progress: &dyn Pr
                 Ok(checked) => checked,
                 Err(ArchiveError::Unreadable(warning)) => {
                     progress.warn(&warning);
+                    skipped += 1;
                     continue;
                 }
                 Err(error) => return Err(error.into()),
@@ -286,6 +288,7 @@ pub fn json_with_flags(flags: &[OsString], text: Option<&str>, progress: &dyn Pr
     for name in unread {
         progress.warn(&unread_warning(&args.index, &name));
     }
+    args.strict.check(skipped)?;
     Ok(Report::new(documents).to_json())
 }
 
