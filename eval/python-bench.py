@@ -7,10 +7,8 @@
                                                through the installed pan-detect command,
                                                medians of 3 each, interleaved
 
-align writes its two texts to a temporary directory (TMPDIR) for the detect
-pipeline, so its time includes making and removing one there: on a busy disk
-that dominates (12 ms median measured on /tmp here, against 2 ms with
-TMPDIR=/dev/shm).
+align runs the detect pipeline over its two texts in memory (no file is
+written), so its time is that of the pipeline's stages on one pair.
 
 The 10 KB texts are the first 10,000 characters of a suspicious document of
 corpus-fixtures/pan and of the source document it copies from followed by another.

@@ -42,6 +42,14 @@ pub enum Error {
         /// The file name the pairs file gives.
         name: String,
     },
+    /// Two documents given in memory have one name in one directory.
+    #[error("{}: two documents named {}", dir.display(), escape_invisible(name))]
+    DuplicateDocument {
+        /// The directory they are named in.
+        dir: PathBuf,
+        /// Their name.
+        name: String,
+    },
     /// The output path exists and is not a directory.
     #[error("{0}: output path exists and is not a directory")]
     OutputNotADirectory(PathBuf),

@@ -2,9 +2,13 @@
 
 The functions call pan-detect's Rust library as the ``pan-detect`` command does,
 with the GIL released; a long call stops between documents on Ctrl-C
-(``KeyboardInterrupt``). Errors are raised as :class:`PanDetectError` with the
-command line's one-line message. Offsets are character offsets, usable as
-Python string slices.
+(``KeyboardInterrupt``). Errors are raised with the command line's one-line
+message as a :class:`PanDetectError`: an :class:`InputError` (a missing or
+unusable file or directory, an argument the command would refuse), an
+:class:`OutputError` (reports that cannot be written) or an
+:class:`ArchiveError` (an archive index that cannot be used). Keyword
+arguments are the command's flags with ``_`` for ``-``. Offsets are character
+offsets, usable as Python string slices.
 
 >>> import pan_detect
 >>> source = "Once upon a time. " + " ".join(f"word{i}" for i in range(60)) + "."
@@ -16,6 +20,9 @@ Python string slices.
 
 from ._pan_detect import (
     Archive,
+    ArchiveError,
+    InputError,
+    OutputError,
     PanDetectError,
     Passage,
     align,
@@ -26,6 +33,9 @@ from ._pan_detect import (
 
 __all__ = [
     "Archive",
+    "ArchiveError",
+    "InputError",
+    "OutputError",
     "PanDetectError",
     "Passage",
     "align",

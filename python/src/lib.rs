@@ -14,27 +14,41 @@ use std::time::Duration;
 
 use pan_detect::analysis::extract::cache::TextCache;
 use pan_detect::analysis::span::CharRange;
-use pan_detect::archive::check::{CheckParams, Checker};
-use pan_detect::archive::similar::{SimilarParams, SimilarRow, similar};
-use pan_detect::archive::table::SimilarityTable;
-use pan_detect::archive::{self, ArchiveIndex, SettingsOverride, TabooChange, TabooFiles, UpdateOptions};
+use pan_detect::archive;
 use pan_detect::cli;
-use pan_detect::detect::{Scope, detect_with};
+use pan_detect::detect::{Scope, detect_texts, detect_with};
 use pan_detect::error::{Error, Warning};
 use pan_detect::pairs::DocumentPairs;
-use pan_detect::progress::{Progress, Silent};
-use pan_detect::report::output::NewDirectories;
-use pan_detect::report::{Detection, DetectionSink, PanXmlDirectory};
+use pan_detect::progress::Progress;
+use pan_detect::report::{Detection, DetectionSink};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyUserWarning};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict};
+use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 
 create_exception!(
     pan_detect,
     PanDetectError,
     PyException,
     "An error of pan-detect; its message is the command line's one-line message."
+);
+create_exception!(
+    pan_detect,
+    InputError,
+    PanDetectError,
+    "Bad input: a missing or unusable file or directory, or an argument the command line would refuse."
+);
+create_exception!(
+    pan_detect,
+    OutputError,
+    PanDetectError,
+    "Reports that cannot be written where they were asked for, or would replace files that are not reports."
+);
+create_exception!(
+    pan_detect,
+    ArchiveError,
+    PanDetectError,
+    "An archive index that cannot be used: missing, locked, corrupt, or made with other settings."
 );
 
 /// How often the thread that waits for a run checks for Ctrl-C.
@@ -147,8 +161,8 @@ impl Progress for FromPython {
 /// parts on rayon's threads), while this thread checks Python's signals every
 /// [`SIGNAL_CHECK`]: on Ctrl-C the run is cancelled, waited for (it stops
 /// between documents), and `KeyboardInterrupt` raised. The run's warnings
-/// become Python warnings; its error a [`PanDetectError`] with the command
-/// line's message.
+/// become Python warnings; its error the exception of its kind, with the
+/// command line's message ([`to_python`]).
 fn run<T: Send>(py: Python<'_>, work: impl FnOnce(&FromPython) -> anyhow::Result<T> + Send) -> PyResult<T> {
     let progress = FromPython::default();
     let (result, interrupted) = py.detach(|| wait_interruptibly(&progress, work));
@@ -188,7 +202,7 @@ fn wait_interruptibly<T: Send>(
                 Err(RecvTimeoutError::Disconnected) => {
                     // The worker ended without a result: it panicked.
                     let message = worker.join().err().map_or_else(String::new, |panic| panic_message(&*panic));
-                    return (Err(anyhow::anyhow!("internal error: {message}")), interrupted);
+                    return (Err(Internal(message).into()), interrupted);
                 }
             }
         }
@@ -204,37 +218,126 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// A [`PanDetectError`] with the command line's one-line message.
+/// The exception of `error`, with the command line's one-line message: by
+/// the first of its causes that is one of the library's errors, an
+/// [`ArchiveError`], an [`OutputError`] or an [`InputError`]; an error of no
+/// such cause is an argument refused ([`InputError`]), but for one of the
+/// module itself (a panic), a [`PanDetectError`].
 fn to_python(error: anyhow::Error) -> PyErr {
-    PanDetectError::new_err(cli::one_line(&error))
+    let message = cli::one_line(&error);
+    match error_kind(&error) {
+        ErrorKind::Input => InputError::new_err(message),
+        ErrorKind::Output => OutputError::new_err(message),
+        ErrorKind::Archive => ArchiveError::new_err(message),
+        ErrorKind::Internal => PanDetectError::new_err(message),
+    }
 }
 
-/// `detect`'s method flags for `preset` and the keyword arguments `params`:
-/// `min_passage_chars=300` is `--min-passage-chars 300`, `no_sort=True` is
-/// `--no-sort`; `False` and `None` give no flag.
-fn method_flags(preset: Option<&str>, params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<OsString>> {
-    let mut flags = Vec::new();
-    if let Some(preset) = preset {
-        flags.extend(["--preset".into(), preset.into()]);
+/// The kinds of errors Python is told apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ErrorKind {
+    Input,
+    Output,
+    Archive,
+    Internal,
+}
+
+/// The kind of `error`, by the first of its causes that tells it.
+fn error_kind(error: &anyhow::Error) -> ErrorKind {
+    if error.downcast_ref::<Internal>().is_some() {
+        return ErrorKind::Internal;
     }
-    for (name, value) in params.into_iter().flat_map(|params| params.iter()) {
-        let flag = format!("--{}", name.extract::<String>()?.replace('_', "-"));
+    error.chain().find_map(kind_of_cause).unwrap_or(ErrorKind::Input)
+}
+
+/// The kind a cause of an error tells, when it is one of the library's.
+fn kind_of_cause(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
+    if let Some(error) = cause.downcast_ref::<archive::ArchiveError>() {
+        return Some(match error {
+            archive::ArchiveError::Params(_) | archive::ArchiveError::Unreadable(_) => ErrorKind::Input,
+            archive::ArchiveError::Corpus(error) => kind_of_run_error(error),
+            _ => ErrorKind::Archive,
+        });
+    }
+    cause.downcast_ref::<Error>().map(kind_of_run_error)
+}
+
+/// The kind of an error of a detection run.
+fn kind_of_run_error(error: &Error) -> ErrorKind {
+    match error {
+        Error::OutputNotADirectory(_)
+        | Error::CreateOutput { .. }
+        | Error::OutputIsInput { .. }
+        | Error::OutputNotWritable { .. }
+        | Error::NotAReport { .. }
+        | Error::ReportClash { .. }
+        | Error::NotOurText { .. }
+        | Error::WriteText { .. }
+        | Error::WriteReport { .. } => ErrorKind::Output,
+        Error::Cluster(_) => ErrorKind::Internal,
+        _ => ErrorKind::Input,
+    }
+}
+
+/// An error of the module itself: a run that panicked.
+#[derive(Debug, thiserror::Error)]
+#[error("internal error: {0}")]
+struct Internal(String);
+
+/// Command-line flags of keyword arguments: `min_passage_chars=300` is
+/// `--min-passage-chars 300`, `no_sort=True` is `--no-sort`, `taboo=[a, b]`
+/// is `--taboo a b`; `False`, `None` and an empty list give no flag.
+fn flags_of<'py>(arguments: impl IntoIterator<Item = (String, Bound<'py, PyAny>)>) -> PyResult<Vec<OsString>> {
+    let mut flags = Vec::new();
+    for (name, value) in arguments {
+        let flag = OsString::from(format!("--{}", name.replace('_', "-")));
         if value.is_none() {
             continue;
         }
         if value.is_instance_of::<PyBool>() {
             if value.extract::<bool>()? {
-                flags.push(flag.into());
+                flags.push(flag);
             }
             continue;
         }
-        let text = match value.extract::<PathBuf>() {
-            Ok(path) if !value.is_instance_of::<pyo3::types::PyString>() => path.into_os_string(),
-            _ => value.str()?.to_string().into(),
-        };
-        flags.extend([flag.into(), text]);
+        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            let values = value.try_iter()?.map(|item| flag_value(&item?)).collect::<PyResult<Vec<_>>>()?;
+            if !values.is_empty() {
+                flags.push(flag);
+                flags.extend(values);
+            }
+            continue;
+        }
+        flags.extend([flag, flag_value(&value)?]);
     }
     Ok(flags)
+}
+
+/// A flag's value: a path as it is (`os.PathLike`), anything else as `str()` gives it.
+fn flag_value(value: &Bound<'_, PyAny>) -> PyResult<OsString> {
+    match value.extract::<PathBuf>() {
+        Ok(path) if !value.is_instance_of::<PyString>() => Ok(path.into_os_string()),
+        _ => Ok(value.str()?.to_string().into()),
+    }
+}
+
+/// The flags of the keyword arguments `params` ([`flags_of`]) after those
+/// of the named arguments `named`.
+fn keyword_flags<'py>(
+    named: Vec<(&str, Bound<'py, PyAny>)>,
+    params: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Vec<OsString>> {
+    let mut arguments: Vec<(String, Bound<'py, PyAny>)> =
+        named.into_iter().map(|(name, value)| (name.to_string(), value)).collect();
+    for (name, value) in params.into_iter().flat_map(|params| params.iter()) {
+        arguments.push((name.extract()?, value));
+    }
+    flags_of(arguments)
+}
+
+/// `detect`'s method flags for `preset` and the keyword arguments `params`.
+fn method_flags(py: Python<'_>, preset: Option<&str>, params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<OsString>> {
+    keyword_flags(vec![("preset", preset.into_pyobject(py)?.into_any())], params)
 }
 
 /// Runs detection over two directories into `sink`, as `pan-detect detect`
@@ -250,23 +353,26 @@ fn detect_into(
     let method = cli::method(flags, pairs.is_some())?;
     // A cache only spares extracting PDF, DOCX and ODT sources again.
     let text_cache = TextCache::temporary().ok();
-    let scope = Scope {
-        synonyms: method.synonyms.as_ref(),
-        pairs,
-        taboo: None,
-        text_cache: text_cache.as_ref(),
-        recursive: false,
-    };
-    detect_with(source_dir, suspicious_dir, &method.params, &scope, sink, progress)
-        .map_err(|error| anyhow::Error::new(error).context("detection stopped"))?;
+    let scope = Scope { text_cache: text_cache.as_ref(), ..scope_of(&method, pairs) };
+    detect_with(source_dir, suspicious_dir, &method.params, &scope, sink, progress).map_err(detection_stopped)?;
     Ok(())
+}
+
+/// The scope of a run of `method` over `pairs`, when given.
+fn scope_of<'a>(method: &'a cli::Method, pairs: Option<&'a DocumentPairs>) -> Scope<'a> {
+    Scope { synonyms: method.synonyms.as_ref(), pairs, ..Scope::default() }
+}
+
+/// A run's error, as the command line says it.
+fn detection_stopped(error: pan_detect::error::Error) -> anyhow::Error {
+    anyhow::Error::new(error).context("detection stopped")
 }
 
 /// Finds the passages of `suspicious` copied from `source`, two texts in
 /// memory, as `pan-detect detect --pairs` finds those of one listed pair of
-/// files (their texts are written to a temporary directory for it).
-/// Offsets are character offsets into the two strings; `source_reference`
-/// is `source.txt`.
+/// files holding them, through the same stages with no file written
+/// ([`detect_texts`]). Offsets are character offsets into the two strings;
+/// `source_reference` is `source.txt`.
 #[pyfunction]
 #[pyo3(signature = (suspicious, source, *, preset = Some("best"), **params))]
 fn align(
@@ -278,18 +384,15 @@ fn align(
 ) -> PyResult<Vec<Passage>> {
     const SUSPICIOUS: &str = "suspicious.txt";
     const SOURCE: &str = "source.txt";
-    let flags = method_flags(preset, params)?;
+    let flags = method_flags(py, preset, params)?;
     let mut passages = run(py, |progress| {
-        let dir = tempfile::tempdir()?;
-        let (source_dir, suspicious_dir) = (dir.path().join("source"), dir.path().join("suspicious"));
-        for (folder, name, text) in [(&source_dir, SOURCE, source), (&suspicious_dir, SUSPICIOUS, suspicious)] {
-            std::fs::create_dir(folder)?;
-            std::fs::write(folder.join(name), text)?;
-        }
         let mut pairs = DocumentPairs::default();
         pairs.insert(SUSPICIOUS, SOURCE);
+        let method = cli::method(&flags, true)?;
         let collect = Collect::default();
-        detect_into(&source_dir, &suspicious_dir, &flags, Some(&pairs), &collect, progress)?;
+        let (sources, suspicious) = ([(SOURCE, source)], [(SUSPICIOUS, suspicious)]);
+        let scope = scope_of(&method, Some(&pairs));
+        detect_texts(&sources, &suspicious, &method.params, &scope, &collect, progress).map_err(detection_stopped)?;
         Ok(collect.into_passages())
     })?;
     Ok(passages.remove(SUSPICIOUS).unwrap_or_default())
@@ -307,7 +410,7 @@ fn detect(
     preset: Option<&str>,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Passages> {
-    let flags = method_flags(preset, params)?;
+    let flags = method_flags(py, preset, params)?;
     run(py, |progress| {
         let pairs = pairs.as_deref().map(DocumentPairs::read).transpose()?;
         let collect = Collect::default();
@@ -316,22 +419,42 @@ fn detect(
     })
 }
 
-/// Writes one PAN XML report per suspicious document of `detections` into
-/// `out_dir`, as `pan-detect detect --out` writes them.
+/// Writes the reports of `detections` into `out_dir` as `pan-detect detect
+/// --out` writes them, with the same options: `format` (`pan-xml`, `html`,
+/// `json`), `layout` (`per-document`, `per-pair`), `pairs` (the pairs
+/// file), and `source_dir` and `suspicious_dir`, which HTML and JSON reports
+/// read the texts from.
 #[pyfunction]
-fn write_reports(py: Python<'_>, detections: Passages, out_dir: PathBuf) -> PyResult<()> {
-    run(py, |_| {
-        NewDirectories::removed_on_failure(&out_dir, || {
-            let sink = PanXmlDirectory::create(&out_dir)?;
-            let names: Vec<&str> = detections.keys().map(String::as_str).collect();
-            sink.prepare(&[], &names, &[], &Silent)?;
-            for (name, passages) in &detections {
+#[pyo3(signature = (detections, out_dir, *, source_dir = None, suspicious_dir = None, pairs = None, format = None, layout = None))]
+#[allow(clippy::too_many_arguments)]
+fn write_reports<'py>(
+    py: Python<'py>,
+    detections: Passages,
+    out_dir: PathBuf,
+    source_dir: Option<Bound<'py, PyAny>>,
+    suspicious_dir: Option<Bound<'py, PyAny>>,
+    pairs: Option<Bound<'py, PyAny>>,
+    format: Option<Bound<'py, PyAny>>,
+    layout: Option<Bound<'py, PyAny>>,
+) -> PyResult<()> {
+    let given = [
+        ("source_dir", source_dir),
+        ("suspicious_dir", suspicious_dir),
+        ("pairs", pairs),
+        ("format", format),
+        ("layout", layout),
+    ];
+    let mut flags = vec![OsString::from("--out"), out_dir.into_os_string()];
+    flags.extend(flags_of(given.into_iter().filter_map(|(name, value)| Some((name.to_string(), value?))))?);
+    run(py, |progress| {
+        let found = detections
+            .iter()
+            .map(|(name, passages)| {
                 let found = passages.iter().map(Passage::detection).collect::<anyhow::Result<Vec<_>>>()?;
-                sink.document(name, &found)?;
-            }
-            sink.finish()?;
-            anyhow::Ok(())
-        })
+                anyhow::Ok((name.as_str(), found))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        cli::write_reports(&flags, &found, progress)
     })
 }
 
@@ -388,90 +511,84 @@ impl Archive {
     }
 
     /// Builds the index of the documents in `docs_dir`, as `pan-detect index
-    /// create` does with its default settings and the `taboo` files.
-    #[pyo3(signature = (docs_dir, *, taboo = Vec::new()))]
-    fn create(&self, py: Python<'_>, docs_dir: PathBuf, taboo: Vec<PathBuf>) -> PyResult<()> {
-        run(py, |progress| {
-            let taboo = (!taboo.is_empty()).then(|| TabooFiles::load(&taboo)).transpose()?;
-            let settings = SettingsOverride::default().or_defaults();
-            archive::create(&docs_dir, &self.path, &settings, taboo.as_ref(), progress)
-                .map_err(|error| anyhow::Error::new(error).context("index create stopped"))?;
-            Ok(())
-        })
+    /// create` does with the same flags as keyword arguments (`preset`,
+    /// `tokenizer`, `threads`, `taboo`, `min_word_len`, `no_sort`, `strict`...).
+    #[pyo3(signature = (docs_dir, **params))]
+    fn create(&self, py: Python<'_>, docs_dir: PathBuf, params: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let flags = self.index_flags(docs_dir, params)?;
+        run(py, |progress| cli::index_create(&flags, progress))
     }
 
     /// Brings the index up to date with the documents in `docs_dir`, as
-    /// `pan-detect index update` does; returns whether anything changed.
-    fn update(&self, py: Python<'_>, docs_dir: PathBuf) -> PyResult<bool> {
-        run(py, |progress| {
-            let options = UpdateOptions { rehash: false, taboo: TabooChange::Keep };
-            let summary = archive::update(&docs_dir, &self.path, &SettingsOverride::default(), &options, progress)
-                .map_err(|error| anyhow::Error::new(error).context("index update stopped"))?;
-            Ok(summary.committed)
-        })
+    /// `pan-detect index update` does with the same flags as keyword
+    /// arguments (`threads`, `taboo`, `no_taboo`, `rehash`, `strict`...);
+    /// returns whether anything changed.
+    #[pyo3(signature = (docs_dir, **params))]
+    fn update(&self, py: Python<'_>, docs_dir: PathBuf, params: Option<&Bound<'_, PyDict>>) -> PyResult<bool> {
+        let flags = self.index_flags(docs_dir, params)?;
+        run(py, |progress| cli::index_update(&flags, progress))
     }
 
     /// What in the archive `text` (a str) or the file `text` names (a path,
-    /// `os.PathLike`) is similar to, as `pan-detect check` finds it: a dict
-    /// with `file` (`name`, else the path or `<text>`), `chunks`,
-    /// `distinct_chunks`, `taboo_chars` and `documents` (the similar archive
-    /// documents, with their shares and `passages`).
-    #[pyo3(signature = (text, *, name = None))]
-    fn check(&self, py: Python<'_>, text: &Bound<'_, PyAny>, name: Option<String>) -> PyResult<Py<PyAny>> {
-        let given = if text.is_instance_of::<pyo3::types::PyString>() {
-            Checked::Text(text.extract()?)
+    /// `os.PathLike`) is similar to: the object `pan-detect check --format
+    /// json` prints for it, with `check`'s flags as keyword arguments
+    /// (`min_common`, `min_chunks`, `overlap`, `verify`...). A text is named
+    /// `name` (default `<text>`) in it.
+    #[pyo3(signature = (text, *, name = None, **params))]
+    fn check(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        name: Option<String>,
+        params: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (file, text) = if text.is_instance_of::<PyString>() {
+            (OsString::from(name.unwrap_or_else(|| "<text>".into())), Some(text.extract::<String>()?))
+        } else if name.is_some() {
+            return Err(InputError::new_err("name applies to a text (str); a file is named by its path"));
         } else {
-            Checked::File(text.extract()?)
+            (text.extract::<PathBuf>()?.into_os_string(), None)
         };
-        run(py, |_| {
-            let index = ArchiveIndex::open(&self.path)?;
-            let mut checker = Checker::new(&index, CheckParams::for_index(index.settings()))?;
-            let report = match &given {
-                Checked::Text(text) => checker.check_text(name.as_deref().unwrap_or("<text>"), text)?,
-                Checked::File(path) => {
-                    let display = name.clone().unwrap_or_else(|| path.display().to_string());
-                    checker.check_file_with_text(path, &display)?.0
-                }
-            };
-            Ok(serde_json::to_string(&report)?)
-        })
-        .and_then(|json| from_json(py, &json))
+        let mut flags = self.flags(params)?;
+        flags.extend(["--".into(), file]);
+        let json = run(py, |progress| cli::check_json(&flags, text.as_deref(), progress))?;
+        from_json(py, &json)
     }
 
     /// The archive's stored similarities: one dict per row of `pan-detect
-    /// similar --format jsonl`, the `top` most similar of each document from
-    /// `min_percent` on (the command's defaults when not given).
-    #[pyo3(signature = (*, top = None, min_percent = None))]
-    fn similar(&self, py: Python<'_>, top: Option<usize>, min_percent: Option<f64>) -> PyResult<Py<PyAny>> {
-        run(py, |_| {
-            let defaults = SimilarParams::default();
-            let params = SimilarParams {
-                top: top.unwrap_or(defaults.top),
-                min_percent: min_percent.unwrap_or(defaults.min_percent),
-                since_update: false,
-            };
-            let (index, table) = SimilarityTable::open(&self.path)?;
-            let mut rows: Vec<SimilarRow> = Vec::new();
-            similar(&index, &table, &params, &mut |row| {
-                rows.push(row.clone());
-                Ok(())
-            })?;
-            Ok(serde_json::to_string(&rows)?)
-        })
-        .and_then(|json| from_json(py, &json))
+    /// similar --format jsonl`, with `similar`'s flags as keyword arguments
+    /// (`top`, `min_percent`, `since_update`, `verify`).
+    #[pyo3(signature = (**params))]
+    fn similar(&self, py: Python<'_>, params: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let flags = self.flags(params)?;
+        let json = run(py, |progress| Ok(serde_json::to_string(&cli::similar_rows(&flags, progress)?)?))?;
+        from_json(py, &json)
     }
 }
 
-/// What `Archive.check` is given.
-enum Checked {
-    Text(String),
-    File(PathBuf),
+impl Archive {
+    /// `--index` with this index and the flags of the keyword arguments `params`.
+    fn flags(&self, params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<OsString>> {
+        let mut flags = vec![OsString::from("--index"), self.path.clone().into_os_string()];
+        flags.extend(keyword_flags(Vec::new(), params)?);
+        Ok(flags)
+    }
+
+    /// [`flags`](Self::flags) with `--docs docs_dir`.
+    fn index_flags(&self, docs_dir: PathBuf, params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<OsString>> {
+        let mut flags = vec![OsString::from("--docs"), docs_dir.into_os_string()];
+        flags.extend(self.flags(params)?);
+        Ok(flags)
+    }
 }
 
 /// The module `pan_detect._pan_detect`.
 #[pymodule]
 fn _pan_detect(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("PanDetectError", module.py().get_type::<PanDetectError>())?;
+    module.add("InputError", module.py().get_type::<InputError>())?;
+    module.add("OutputError", module.py().get_type::<OutputError>())?;
+    module.add("ArchiveError", module.py().get_type::<ArchiveError>())?;
     module.add_class::<Passage>()?;
     module.add_class::<Archive>()?;
     module.add_function(wrap_pyfunction!(align, module)?)?;

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import pan_detect
-from pan_detect import Archive, PanDetectError, Passage
+from pan_detect import Archive, ArchiveError, InputError, OutputError, PanDetectError, Passage
 
 ROOT = Path(__file__).resolve().parents[2]
 PAN = ROOT / "corpus-fixtures" / "pan"
@@ -49,9 +49,9 @@ def cli_error(*args: str) -> str:
 
 
 def same_files(a: Path, b: Path) -> None:
-    """Asserts that the directories ``a`` and ``b`` hold the same files, byte for byte."""
-    names = sorted(p.name for p in a.iterdir())
-    assert names == sorted(p.name for p in b.iterdir())
+    """Asserts that the directories ``a`` and ``b`` hold the same files, byte for byte, folders and all."""
+    names = sorted(str(p.relative_to(a)) for p in a.rglob("*") if p.is_file())
+    assert names == sorted(str(p.relative_to(b)) for p in b.rglob("*") if p.is_file())
     assert names, f"{a}: no reports"
     _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
     assert (mismatch, errors) == ([], [])
@@ -80,6 +80,37 @@ def test_reports_with_pairs_equal_the_commands(tmp_path):
     found = pan_detect.detect(str(SOURCES), str(SUSPICIOUS), pairs=PAN / "pairs")
     pan_detect.write_reports(found, str(tmp_path / "python"))
     same_files(tmp_path / "cli", tmp_path / "python")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"format": "pan-xml", "layout": "per-document"},
+        {"layout": "per-pair"},
+        {"layout": "per-pair", "pairs": PAN / "pairs"},
+        {"format": "html"},
+        {"format": "json"},
+    ],
+)
+def test_every_report_format_and_layout_equals_the_commands(tmp_path, options):
+    pairs = options.get("pairs")
+    flags = [arg for name, value in options.items() for arg in (f"--{name}", value)]
+    cli("detect", "--source-dir", SOURCES, "--suspicious-dir", SUSPICIOUS, "--out", tmp_path / "cli", *flags)
+    found = pan_detect.detect(SOURCES, SUSPICIOUS, pairs=pairs)
+    pan_detect.write_reports(found, tmp_path / "python", source_dir=SOURCES, suspicious_dir=SUSPICIOUS, **options)
+    same_files(tmp_path / "cli", tmp_path / "python")
+
+
+def test_readable_reports_need_the_directories_of_the_texts(tmp_path):
+    found = pan_detect.detect(SOURCES, SUSPICIOUS)
+    with pytest.raises(InputError) as raised:
+        pan_detect.write_reports(found, tmp_path / "out", format="html")
+    assert str(raised.value) == "--format html needs --source-dir and --suspicious-dir, whose texts its reports show"
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(InputError) as raised:
+        pan_detect.write_reports(found, tmp_path / "out", format="pdf")
+    assert "'pdf'" in str(raised.value) and "--format" in str(raised.value)
 
 
 def test_align_offsets_slice_the_copied_text():
@@ -152,15 +183,97 @@ def test_errors_are_exceptions_with_the_commands_messages(tmp_path):
     assert issubclass(PanDetectError, Exception)
 
 
+def test_archive_create_and_update_take_the_commands_flags(tmp_path):
+    flags = {"preset": "best", "min_word_len": 4, "no_digits": True, "threads": 1}
+    cli("index", "create", "--docs", DUPLICATES, "--index", tmp_path / "cli", "--preset", "best",
+        "--min-word-len", "4", "--no-digits", "--threads", "1")
+    index = Archive(tmp_path / "python")
+    index.create(DUPLICATES, **flags)
+    stats = lambda path: cli("index", "stats", "--index", path).stdout.replace(str(path), "IDX")
+    assert stats(index.path) == stats(tmp_path / "cli")
+    assert "best" in stats(index.path)
+    letter = DUPLICATES / "keeper-letters.txt"
+    assert index.check(letter) == Archive(tmp_path / "cli").check(letter)
+    # Another thread count in the same process: each call has a pool of its own.
+    assert index.update(DUPLICATES, threads=2, rehash=True) is False
+    with pytest.raises(ArchiveError) as raised:
+        index.update(DUPLICATES, min_word_len=5)
+    assert str(raised.value) == cli_error("index", "update", "--docs", DUPLICATES, "--index", index.path,
+                                          "--min-word-len", "5")
+    with pytest.raises(InputError) as raised:
+        Archive(tmp_path / "other").create(DUPLICATES, chunk_words=0)
+    assert str(raised.value) == cli_error("index", "create", "--docs", DUPLICATES, "--index", tmp_path / "other2",
+                                          "--chunk-words", "0").replace("other2", "other")
+    with pytest.raises(InputError, match="--threads 0"):
+        Archive(tmp_path / "other").create(DUPLICATES, threads=0)
+    with pytest.raises(InputError, match="no-such-flag"):
+        Archive(tmp_path / "other").create(DUPLICATES, no_such_flag=True)
+
+
+def test_check_is_the_commands_json(tmp_path):
+    index = Archive(tmp_path / "index")
+    index.create(DUPLICATES)
+    letter = DUPLICATES / "keeper-letters.txt"
+    for flags, params in [([], {}), (["--min-common", "3", "--overlap", "largest"], {"min_common": 3, "overlap": "largest"})]:
+        expected = json.loads(cli("check", "--index", index.path, "--format", "json", letter, *flags).stdout)
+        assert index.check(letter, **params) == expected
+        text = letter.read_text(encoding="utf-8")
+        assert index.check(text, name=str(letter), **params) == expected
+    assert index.check("some text")["documents"][0]["name"] == "<text>"
+    with pytest.raises(InputError) as raised:
+        index.check(tmp_path / "missing.txt")
+    assert str(raised.value) == cli_error("check", "--index", index.path, tmp_path / "missing.txt")
+    with pytest.raises(InputError, match="--format"):
+        index.check("some text", format="html")
+    with pytest.raises(InputError, match="name applies to a text"):
+        index.check(letter, name="letter")
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\0" * 5000)
+    with pytest.warns(UserWarning, match="binary.txt"):
+        assert index.check(binary)["documents"] == []
+    with pytest.raises(InputError) as raised, pytest.warns(UserWarning):
+        index.check(binary, strict=True)
+    ran = cli("check", "--index", index.path, "--format", "json", binary, "--strict", check=False)
+    assert ran.returncode == 1 and ran.stderr.splitlines()[-1] == f"pan-detect: {raised.value}"
+
+
+def test_similar_is_the_commands_jsonl(tmp_path):
+    index = Archive(tmp_path / "index")
+    index.create(DUPLICATES)
+    for flags, params in [([], {}), (["--top", "1", "--min-percent", "5"], {"top": 1, "min_percent": 5})]:
+        lines = cli("similar", "--index", index.path, "--format", "jsonl", *flags).stdout.splitlines()
+        assert index.similar(**params) == [json.loads(line) for line in lines]
+    with pytest.raises(InputError) as raised:
+        index.similar(min_percent=101)
+    assert str(raised.value) == cli_error("similar", "--index", index.path, "--min-percent", "101")
+
+
+def test_errors_are_told_apart_by_kind(tmp_path):
+    for kind in (InputError, OutputError, ArchiveError):
+        assert issubclass(kind, PanDetectError) and kind.__module__ == "pan_detect"
+    with pytest.raises(InputError):
+        pan_detect.detect(tmp_path / "missing", SUSPICIOUS)
+    with pytest.raises(InputError):
+        pan_detect.align("a", "b", min_passage_chars="many")
+    with pytest.raises(ArchiveError) as raised:
+        Archive(tmp_path / "missing").check("some text")
+    assert str(raised.value) == cli_error("check", "--index", tmp_path / "missing", ROOT / "README.md")
+    (tmp_path / "file").write_text("not a directory")
+    found = pan_detect.detect(SOURCES, SUSPICIOUS)
+    with pytest.raises(OutputError) as raised:
+        pan_detect.write_reports(found, tmp_path / "file")
+    assert str(raised.value) == cli_error("detect", "--source-dir", SOURCES, "--suspicious-dir", SUSPICIOUS,
+                                          "--out", tmp_path / "file")
+
+
 def test_archive_create_check_similar_update(tmp_path):
     index = Archive(tmp_path / "index")
     index.create(DUPLICATES)
     text = (DUPLICATES / "keeper-letters.txt").read_text(encoding="utf-8")
     report = index.check(text, name="letter")
-    assert report["file"] == "letter"
-    assert report["documents"][0]["document"] == "keeper-letters.txt"
+    assert [document["name"] for document in report["documents"]] == ["letter"]
     by_path = index.check(DUPLICATES / "keeper-letters.txt")
-    assert by_path["documents"] == report["documents"]
+    assert by_path["documents"][0]["sources"] == report["documents"][0]["sources"]
     rows = index.similar()
     assert rows == [json.loads(line) for line in cli("similar", "--index", index.path, "--format", "jsonl")
                     .stdout.splitlines()]

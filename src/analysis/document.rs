@@ -318,22 +318,22 @@ impl<'a> Analyzer<'a> {
         reader: TextReader<'_>,
         progress: &dyn Progress,
     ) -> Option<Document> {
-        let bytes = read_bytes(file, progress)?;
+        let bytes = read_bytes(file, reader, progress)?;
         self.analyse_bytes(file, bytes, reader, progress)
     }
 }
 
-/// Reads a file's bytes ([`read::read_document`]: at most 4 GiB, only the
-/// start of a binary plain text); `None` (with a warning through `progress`)
-/// when it cannot be read or is larger.
-pub fn read_bytes(file: &DocumentFile, progress: &dyn Progress) -> Option<Vec<u8>> {
-    read::read_document(file).map_err(|warning| progress.warn(&warning)).ok()
+/// Reads a file's bytes with `reader` ([`read::read_document`]: at most 4
+/// GiB, only the start of a binary plain text); `None` (with a warning
+/// through `progress`) when it cannot be read or is larger.
+pub fn read_bytes(file: &DocumentFile, reader: TextReader<'_>, progress: &dyn Progress) -> Option<Vec<u8>> {
+    reader.read_bytes(file).map_err(|warning| progress.warn(&warning)).ok()
 }
 
 /// A file's text, read and decoded with `reader`; `None` (with a warning
 /// through `progress`) when it cannot be read or is skipped.
 pub fn read_text(file: &DocumentFile, reader: TextReader<'_>, progress: &dyn Progress) -> Option<String> {
-    read_bytes(file, progress).and_then(|bytes| decode(file, bytes, reader, progress))
+    read_bytes(file, reader, progress).and_then(|bytes| decode(file, bytes, reader, progress))
 }
 
 /// A file's text from its bytes ([`TextReader::decode`]); a skipped file's

@@ -5,6 +5,7 @@
 //! DOCX, ODT and HTML extracted ([`crate::analysis::extract`]), the format told
 //! by content.
 
+use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;
@@ -443,18 +444,35 @@ impl Loaded {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TextReader<'a> {
     cache: Option<&'a TextCache>,
+    /// Where the documents are when they are not files.
+    memory: Option<&'a MemoryDocuments>,
 }
 
 impl<'a> TextReader<'a> {
     /// A reader that keeps extracted texts in `cache`, when given.
     pub fn new(cache: Option<&'a TextCache>) -> Self {
-        TextReader { cache }
+        TextReader { cache, memory: None }
+    }
+
+    /// A reader of the documents held in `memory` instead of files (no
+    /// cache: nothing is read twice from a disk).
+    pub fn in_memory(memory: &'a MemoryDocuments) -> Self {
+        TextReader { cache: None, memory: Some(memory) }
+    }
+
+    /// The bytes of the document `file`, as [`read_document`] reads them:
+    /// from its file, or from memory for a reader [`in_memory`](Self::in_memory).
+    pub fn read_bytes(&self, file: &DocumentFile) -> Result<Vec<u8>, Warning> {
+        match self.memory {
+            None => read_document(file),
+            Some(memory) => read_capped(file, memory.bytes_of(file)?, MAX_DOCUMENT_BYTES),
+        }
     }
 
     /// Reads one document into text (see [`decode`](Self::decode)); an
     /// unreadable file is skipped.
     pub fn load(&self, file: &DocumentFile) -> Loaded {
-        match read_document(file) {
+        match self.read_bytes(file) {
             Ok(bytes) => self.decode(file, bytes),
             Err(warning) => Loaded::Skipped(warning),
         }
@@ -515,7 +533,10 @@ impl<'a> TextReader<'a> {
             return self.load_text(file).map(|text| TextPiece { first_char: 0, text });
         };
         let (first_char, bytes) = map.bytes_of(range);
-        let bytes = read_file_range(&file.path, map.bytes(), bytes).ok()?;
+        let bytes = match self.memory {
+            None => read_file_range(&file.path, map.bytes(), bytes).ok()?,
+            Some(memory) => memory.bytes_of(file).ok()?.get(bytes.start as usize..bytes.end as usize)?.to_vec(),
+        };
         String::from_utf8(bytes).ok().map(|text| TextPiece { first_char, text })
     }
 
@@ -539,6 +560,35 @@ impl<'a> TextReader<'a> {
                 Loaded::Text(extracted.text, (!notes.is_empty()).then(|| warning(notes.join("; "))))
             }
         }
+    }
+}
+
+/// Documents held in memory, each under the path of the [`DocumentFile`]
+/// that names it, read instead of files by a [`TextReader::in_memory`]: so
+/// that texts a program holds (the Python module's `align`) go through the
+/// stages that files go through, with no file written.
+#[derive(Debug, Default)]
+pub struct MemoryDocuments {
+    bytes: HashMap<PathBuf, Vec<u8>>,
+}
+
+impl MemoryDocuments {
+    /// Holds `bytes` as the document `name` of the directory `dir` (a path
+    /// for messages only; nothing is read from it) and returns its file;
+    /// `None` when that directory holds a document of that name already.
+    pub fn add(&mut self, dir: &Path, name: &str, bytes: Vec<u8>) -> Option<DocumentFile> {
+        let file = DocumentFile { name: name.to_string(), path: dir.join(name), bytes: bytes.len() as u64 };
+        if self.bytes.contains_key(&file.path) {
+            return None;
+        }
+        self.bytes.insert(file.path.clone(), bytes);
+        Some(file)
+    }
+
+    /// The bytes held for `file`; a warning when there are none.
+    fn bytes_of(&self, file: &DocumentFile) -> Result<&[u8], Warning> {
+        let held = self.bytes.get(&file.path).map(Vec::as_slice);
+        held.ok_or_else(|| Warning { path: file.path.clone(), message: "not held in memory; skipped".into() })
     }
 }
 

@@ -266,7 +266,7 @@ fn update_with<K: ChunkKey>(
                     {
                         return Some(Scanned::Unchanged(*id, false));
                     }
-                    let bytes = document::read_bytes(file, progress)?;
+                    let bytes = document::read_bytes(file, reader, progress)?;
                     let hash = read::content_hash(&bytes);
                     if let Some((id, record)) = &known
                         && record.content_hash == hash

@@ -10,8 +10,11 @@ mod messages;
 mod progress_bar;
 mod threads;
 
-pub use cmd::detect::{Method, method};
+pub use cmd::check::json_with_flags as check_json;
+pub use cmd::detect::{Method, method, write_reports};
 pub use cmd::eval::json_report as evaluation_json;
+pub use cmd::index::{create_with_flags as index_create, update_with_flags as index_update};
+pub use cmd::similar::rows_with_flags as similar_rows;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use crate::align::stock::StockPhrases;
 use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analyse_batch};
 use crate::analysis::extract::cache::TextCache;
-use crate::analysis::read::{self, DocumentFile, TextOrigin, TextReader};
+use crate::analysis::read::{self, DocumentFile, MemoryDocuments, TextOrigin, TextReader};
 use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_len};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
@@ -139,11 +139,73 @@ pub fn detect_with(
 ) -> Result<Summary, Error> {
     params.validate()?;
     let files = RunFiles::list(source_dir, suspicious_dir, scope, progress)?;
-    sink.prepare(&[source_dir, suspicious_dir], &files.suspicious_names(), &files.source_names(), progress)?;
-    let (params, stock) = params.for_collection(&files.sources, TextReader::new(scope.text_cache), scope.synonyms);
+    let reader = TextReader::new(scope.text_cache);
+    detect_files(&files, &[source_dir, suspicious_dir], reader, params, scope, sink, progress)
+}
+
+/// The directory that [`detect_texts`] names its source texts in, in messages.
+pub const TEXT_SOURCES: &str = "sources";
+/// The directory that [`detect_texts`] names its suspicious texts in, in messages.
+pub const TEXT_SUSPICIOUS: &str = "suspicious";
+
+/// [`detect_with`] over texts held in memory instead of the documents of
+/// two directories, through the very same stages, each text read as the
+/// bytes of a file would be ([`TextReader::in_memory`]): the `sources` and
+/// the `suspicious` texts, each with the name a file of its directory would
+/// have (`source.txt`: the extension tells how it is read, as a file's
+/// does). Messages name a text as a file of the directory [`TEXT_SOURCES`]
+/// or [`TEXT_SUSPICIOUS`]. A name given twice on one side is an error.
+pub fn detect_texts(
+    sources: &[(&str, &str)],
+    suspicious: &[(&str, &str)],
+    params: &DetectParams,
+    scope: &Scope<'_>,
+    sink: &dyn DetectionSink,
+    progress: &dyn Progress,
+) -> Result<Summary, Error> {
+    params.validate()?;
+    let mut memory = MemoryDocuments::default();
+    let (source_dir, suspicious_dir) = (Path::new(TEXT_SOURCES), Path::new(TEXT_SUSPICIOUS));
+    let files = RunFiles {
+        sources: held(&mut memory, source_dir, sources)?,
+        suspicious: held(&mut memory, suspicious_dir, suspicious)?,
+        same_directory: false,
+        skipped: 0,
+    };
+    let files = files.listed_in(scope.pairs, source_dir, suspicious_dir)?;
+    detect_files(&files, &[], TextReader::in_memory(&memory), params, scope, sink, progress)
+}
+
+/// The `texts` held in `memory` as the documents of `dir`, their files
+/// sorted by name; a name given twice is an error.
+fn held(memory: &mut MemoryDocuments, dir: &Path, texts: &[(&str, &str)]) -> Result<Vec<DocumentFile>, Error> {
+    let mut files = texts
+        .iter()
+        .map(|&(name, text)| {
+            let duplicate = || Error::DuplicateDocument { dir: dir.to_path_buf(), name: name.to_string() };
+            memory.add(dir, name, text.as_bytes().to_vec()).ok_or_else(duplicate)
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(files)
+}
+
+/// Runs detection over `files` (of the directories `dirs`, none for texts
+/// in memory), read with `reader`.
+fn detect_files(
+    files: &RunFiles,
+    dirs: &[&Path],
+    reader: TextReader<'_>,
+    params: &DetectParams,
+    scope: &Scope<'_>,
+    sink: &dyn DetectionSink,
+    progress: &dyn Progress,
+) -> Result<Summary, Error> {
+    sink.prepare(dirs, &files.suspicious_names(), &files.source_names(), progress)?;
+    let (params, stock) = params.for_collection(&files.sources, reader, scope.synonyms);
     let params = &params;
     let taboo = run_taboo(params, scope);
-    let setup = Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref());
+    let setup = Setup { reader, ..Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref()) };
     let mut summary = match KeyWidth::of(params.chunks.hash_bits) {
         KeyWidth::U32 => run::<u32>(&files.sources, &files.suspicious, &setup, sink, progress),
         KeyWidth::U64 => run::<u64>(&files.sources, &files.suspicious, &setup, sink, progress),
@@ -176,15 +238,29 @@ impl RunFiles {
     ) -> Result<Self, Error> {
         let source_listing = read::list_document_files(source_dir, scope.recursive, progress)?;
         let suspicious_listing = read::list_document_files(suspicious_dir, scope.recursive, progress)?;
-        let skipped = (source_listing.skipped + suspicious_listing.skipped) as usize;
-        let (mut sources, mut suspicious) = (source_listing.documents, suspicious_listing.documents);
-        if let Some(pairs) = scope.pairs {
-            keep_listed(&mut sources, source_dir, &pairs.source_names())?;
+        let files = RunFiles {
+            skipped: (source_listing.skipped + suspicious_listing.skipped) as usize,
+            sources: source_listing.documents,
+            suspicious: suspicious_listing.documents,
+            same_directory: read::same_directory(source_dir, suspicious_dir),
+        };
+        files.listed_in(scope.pairs, source_dir, suspicious_dir)
+    }
+
+    /// These files, but only those `pairs` list when given; a listed
+    /// document missing from its directory is an error.
+    fn listed_in(
+        mut self,
+        pairs: Option<&DocumentPairs>,
+        source_dir: &Path,
+        suspicious_dir: &Path,
+    ) -> Result<Self, Error> {
+        if let Some(pairs) = pairs {
+            keep_listed(&mut self.sources, source_dir, &pairs.source_names())?;
             let names: BTreeSet<&str> = pairs.iter().map(|(suspicious, _)| suspicious).collect();
-            keep_listed(&mut suspicious, suspicious_dir, &names)?;
+            keep_listed(&mut self.suspicious, suspicious_dir, &names)?;
         }
-        let same_directory = read::same_directory(source_dir, suspicious_dir);
-        Ok(RunFiles { sources, suspicious, same_directory, skipped })
+        Ok(self)
     }
 
     /// The file names of the suspicious documents.
@@ -744,6 +820,61 @@ mod tests {
         assert_eq!(parted, whole);
         assert_eq!(parted_summary.passages, whole_summary.passages);
         assert_eq!(parted_summary.suspicious_chunks, whole_summary.suspicious_chunks);
+    }
+
+    /// The detections of `detect --pairs` (with `params`) on one pair of
+    /// files of `corpus-fixtures/pan`, and those of [`detect_texts`] on
+    /// their texts, each with the names it reports.
+    fn pair_on_files_and_in_memory(params: &DetectParams, suspicious: &str, source: &str) -> [Vec<Collected>; 2] {
+        let pan = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus-fixtures/pan");
+        let (sources, suspicious_dir) = (pan.join("source-documents"), pan.join("suspicious-documents"));
+        let mut pairs = DocumentPairs::default();
+        pairs.insert(suspicious, source);
+        let scope = Scope { pairs: Some(&pairs), ..Scope::default() };
+        let on_files = CollectDetections::default();
+        detect_with(&sources, &suspicious_dir, params, &scope, &on_files, &Silent).unwrap();
+        let texts = |dir: &Path, name| std::fs::read_to_string(dir.join(name)).unwrap();
+        let (suspicious_text, source_text) = (texts(&suspicious_dir, suspicious), texts(&sources, source));
+        let in_memory = CollectDetections::default();
+        let summary = detect_texts(
+            &[(source, &source_text)],
+            &[(suspicious, &suspicious_text)],
+            params,
+            &scope,
+            &in_memory,
+            &Silent,
+        )
+        .unwrap();
+        assert_eq!((summary.source_documents, summary.suspicious_documents), (1, 1));
+        [on_files.sorted(), in_memory.sorted()]
+    }
+
+    #[test]
+    fn texts_in_memory_give_the_passages_of_their_files() {
+        for preset in [Preset::Best, Preset::Pan09] {
+            let params = DetectParams::preset(preset);
+            for (suspicious, source) in [
+                ("suspicious-document00001.txt", "source-document00001.txt"),
+                ("suspicious-document00002.txt", "source-document00002.txt"),
+                ("suspicious-document00001.txt", "source-document00002.txt"),
+            ] {
+                let [on_files, in_memory] = pair_on_files_and_in_memory(&params, suspicious, source);
+                assert_eq!(in_memory, on_files, "{preset:?}: {suspicious} {source}");
+            }
+            let [on_files, _] =
+                pair_on_files_and_in_memory(&params, "suspicious-document00001.txt", "source-document00001.txt");
+            assert!(!on_files.is_empty(), "{preset:?}: the pair has passages");
+        }
+    }
+
+    #[test]
+    fn a_text_named_twice_on_one_side_is_an_error() {
+        let params = DetectParams::preset(Preset::Pan09);
+        let texts = [("a.txt", "one"), ("a.txt", "two")];
+        let error =
+            detect_texts(&texts, &[("b.txt", "x")], &params, &Scope::default(), &CollectDetections::default(), &Silent)
+                .unwrap_err();
+        assert_eq!(error.to_string(), "sources: two documents named a.txt");
     }
 
     /// Asks every run to stop once `after` units of matching are done, and

@@ -1,10 +1,11 @@
 //! Flags and flag values shared by several subcommands.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cluster::{Cluster, DEFAULT_CONNECT_TIMEOUT};
-use clap::ValueEnum;
+use clap::{CommandFactory, FromArgMatches, ValueEnum};
 
 use crate::analysis::tokenize::TokenizerKind;
 use crate::archive::SettingsOverride;
@@ -73,6 +74,40 @@ impl ThreadsArg {
     pub fn configure(&self) -> anyhow::Result<()> {
         crate::cli::threads::configure(self.threads)
     }
+
+    /// Runs `work` on a pool of `--threads` threads of its own (counted as
+    /// [`crate::cli::threads::capped`]), or without the flag on rayon's
+    /// global pool, which it leaves alone: for the calls of the Python
+    /// module, each of which may ask for another count.
+    pub fn install<T: Send>(&self, work: impl FnOnce() -> T + Send) -> anyhow::Result<T> {
+        let Some(threads) = self.threads else { return Ok(work()) };
+        let threads = crate::cli::threads::capped("--threads", threads)?;
+        Ok(rayon::ThreadPoolBuilder::new().num_threads(threads).build()?.install(work))
+    }
+}
+
+/// Parses `flags`, the command line of a command after its name (`--docs
+/// DIR --min-word-len 4`), into its arguments `A`, refused as the command
+/// refuses them with the first line of clap's message: for callers other
+/// than the command line, such as the Python module.
+pub fn parse_flags<A: clap::Args + clap::FromArgMatches>(flags: &[OsString]) -> anyhow::Result<A> {
+    /// The arguments as a command of their own.
+    #[derive(clap::Parser)]
+    #[command(name = "pan-detect", no_binary_name = true)]
+    struct Flags<A: clap::Args> {
+        #[command(flatten)]
+        args: A,
+    }
+    let command = crate::cli::allow_negative_numbers(Flags::<A>::command());
+    let matches = command.try_get_matches_from(flags).map_err(|error| anyhow::anyhow!(clap_line(&error)))?;
+    Ok(Flags::<A>::from_arg_matches(&matches)?.args)
+}
+
+/// The first line of a clap error, without its `error: `.
+fn clap_line(error: &clap::Error) -> String {
+    let text = error.render().to_string();
+    let line = text.lines().next().unwrap_or_default();
+    line.strip_prefix("error: ").unwrap_or(line).to_string()
 }
 
 /// `--strict`, for the commands that skip files they cannot read as text.

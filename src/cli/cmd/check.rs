@@ -3,6 +3,7 @@
 //! taboo set is left out of every file; the text output and the summary line
 //! on stderr say how many characters that was.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,10 +16,12 @@ use crate::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHU
 use anyhow::Context;
 use clap::ValueEnum;
 
-use super::args::{Overlap, SettingsArgs, StrictArg};
+use super::args::{Overlap, SettingsArgs, StrictArg, parse_flags};
 use crate::analysis::span::CharRange;
 use crate::cli::messages::{self, count};
 use crate::cli::progress_bar::TerminalProgress;
+use crate::error::Warning;
+use crate::progress::Progress;
 use crate::report::json::Report;
 use crate::report::model::DocumentReport;
 use crate::report::{Detection, DetectionSink, PanXmlDirectory, ReadableFormat, ReadableReports};
@@ -210,16 +213,19 @@ fn check_files_exist(files: &[PathBuf]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `pan-detect check`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    check_files_exist(&args.files)?;
-    let progress = TerminalProgress::new(true);
-    let mut output = Output::create(&args, &progress)?;
+/// The index of `args`, opened, its settings checked against the settings
+/// flags given, and verified with `--verify`.
+fn open_index(args: &Args) -> anyhow::Result<ArchiveIndex> {
     let index = ArchiveIndex::open(&args.index)?;
     args.settings.to_override()?.check_against(index.settings(), &args.index)?;
     if args.verify {
         index.verify()?;
     }
+    Ok(index)
+}
+
+/// The checker of `index` with the parameters of `args`.
+fn checker<'a>(args: &Args, index: &'a ArchiveIndex) -> anyhow::Result<Checker<'a>> {
     let defaults = CheckParams::for_index(index.settings()).intervals;
     let params = CheckParams {
         min_common: args.min_common,
@@ -230,7 +236,69 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         overlap: args.overlap.into(),
     };
-    let mut checker = Checker::new(&index, params)?;
+    Ok(Checker::new(index, params)?)
+}
+
+/// The warning that the archive document `name` of the index `index` was
+/// not read for its passages.
+fn unread_warning(index: &Path, name: &str) -> Warning {
+    let message = format!(
+        "archive document {name} changed or went since the index was updated: its passages are left out \
+         (`pan-detect index update` brings the index up to date)"
+    );
+    Warning { path: index.to_path_buf(), message }
+}
+
+/// What `check --format json` prints, for the Python module: `flags` are
+/// its command line after `check` but `--format` and `--out` (`--index IDX`,
+/// the files and any other flag). With `text`, that text is checked instead
+/// of the one file named, and named by it. As the command does, a file that
+/// cannot be read is left out with a warning, sent to `progress` with the
+/// others (and fails the call with `--strict`).
+pub fn json_with_flags(flags: &[OsString], text: Option<&str>, progress: &dyn Progress) -> anyhow::Result<String> {
+    let args: Args = parse_flags(flags)?;
+    if args.format != Format::Text || args.out.is_some() {
+        anyhow::bail!("--format and --out do not apply here: the answer is that of --format json on stdout");
+    }
+    if text.is_none() {
+        check_files_exist(&args.files)?;
+    }
+    let index = open_index(&args)?;
+    let mut checker = checker(&args, &index)?;
+    let mut documents = Vec::new();
+    let mut unread = std::collections::BTreeSet::new();
+    let mut skipped = 0;
+    for file in &args.files {
+        let display = file.display().to_string();
+        let (report, text) = match text {
+            Some(text) => (checker.check_text(&display, text)?, text.to_string()),
+            None => match checker.check_file_with_text(file, &display) {
+                Ok(checked) => checked,
+                Err(ArchiveError::Unreadable(warning)) => {
+                    progress.warn(&warning);
+                    skipped += 1;
+                    continue;
+                }
+                Err(error) => return Err(error.into()),
+            },
+        };
+        unread.extend(report.unread.iter().cloned());
+        documents.push(checker.document_report(&file_name(file)?, &report, text).0);
+    }
+    for name in unread {
+        progress.warn(&unread_warning(&args.index, &name));
+    }
+    args.strict.check(skipped)?;
+    Ok(Report::new(documents).to_json())
+}
+
+/// Runs `pan-detect check`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    check_files_exist(&args.files)?;
+    let progress = TerminalProgress::new(true);
+    let mut output = Output::create(&args, &progress)?;
+    let index = open_index(&args)?;
+    let mut checker = checker(&args, &index)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut skipped = 0;
@@ -262,11 +330,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         messages::note(format_args!("{} of taboo text left out", count(taboo_chars, "character")));
     }
     for name in unread {
-        messages::warn(format_args!(
-            "{}: archive document {name} changed or went since the index was updated: its passages are left out \
-             (`pan-detect index update` brings the index up to date)",
-            args.index.display()
-        ));
+        messages::warn(unread_warning(&args.index, &name));
     }
     args.strict.check(skipped)?;
     Ok(ExitCode::SUCCESS)

@@ -1,6 +1,7 @@
 //! `pan-detect detect` (also the default command): find plagiarised passages and
 //! write one report per suspicious document: PAN XML, HTML or JSON.
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,16 +21,17 @@ use crate::error::Error;
 use crate::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS};
 use crate::matching::search::DEFAULT_MIN_COMMON;
 use crate::pairs::DocumentPairs;
+use crate::progress::Progress;
 use crate::report::output::NewDirectories;
 use crate::report::{
-    DetectionSink, PanXmlDirectory, PanXmlPairDirectory, ReadableFormat, ReadableReports, ReadableSink,
+    Detection, DetectionSink, PanXmlDirectory, PanXmlPairDirectory, ReadableFormat, ReadableReports, ReadableSink,
 };
 use anyhow::Context;
-use clap::{CommandFactory, FromArgMatches, ValueEnum};
+use clap::ValueEnum;
 
 use super::args::{
     ClusterArgs, HashingArg, Overlap, PresetArg, StrictArg, ThreadsArg, check_tokenizer_preset, note_traffic,
-    parse_tokenizer,
+    parse_flags, parse_tokenizer,
 };
 use crate::cli::messages::{self, count, skipped_files};
 use crate::cli::progress_bar::TerminalProgress;
@@ -416,27 +418,11 @@ pub struct Method {
 /// with `detect`'s one-line messages; `listed_pairs` as `--pairs` is given or
 /// not. For callers other than the command line, such as the Python module.
 pub fn method(flags: &[OsString], listed_pairs: bool) -> anyhow::Result<Method> {
-    /// The method flags as a command of their own.
-    #[derive(clap::Parser)]
-    #[command(name = "pan-detect detect", no_binary_name = true)]
-    struct Flags {
-        #[command(flatten)]
-        method: MethodArgs,
-    }
-    let command = super::super::allow_negative_numbers(Flags::command());
-    let matches = command.try_get_matches_from(flags).map_err(|error| anyhow::anyhow!(clap_line(&error)))?;
-    let method = Flags::from_arg_matches(&matches)?.method;
+    let method: MethodArgs = parse_flags(flags)?;
     let params = method.params(listed_pairs)?;
     params.validate()?;
     let synonyms = method.synonyms.as_deref().map(Synonyms::load).transpose()?;
     Ok(Method { params, synonyms })
-}
-
-/// The first line of a clap error, without its `error: `.
-fn clap_line(error: &clap::Error) -> String {
-    let text = error.render().to_string();
-    let line = text.lines().next().unwrap_or_default();
-    line.strip_prefix("error: ").unwrap_or(line).to_string()
 }
 
 /// A flag's help text with the default the code uses.
@@ -481,7 +467,9 @@ fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
     let progress = TerminalProgress::new(args.quiet);
     let taboo = (!args.taboo.is_empty()).then(|| TabooTexts::load(&args.taboo)).transpose()?;
     let text_cache = text_cache(args.cache.as_deref())?;
-    let sink = sink(args, pairs.as_ref(), TextReader::new(text_cache.as_ref()))?;
+    let dirs = Some([args.source_dir.as_path(), args.suspicious_dir.as_path()]);
+    let reader = TextReader::new(text_cache.as_ref());
+    let sink = sink(&args.out, (args.format, args.layout), dirs, pairs.as_ref(), reader)?;
     let scope = Scope {
         synonyms: synonyms.as_ref(),
         pairs: pairs.as_ref(),
@@ -540,25 +528,83 @@ fn job_hash(args: &Args, params: &DetectParams, cluster: &Cluster) -> u64 {
     xxhash_rust::xxh3::xxh3_64(shared.as_bytes())
 }
 
-/// Where the reports go: the sink of `--format` and `--layout`.
+/// Where the reports go: the sink of `--format` and `--layout` into `out`;
+/// HTML and JSON reports read the texts of the documents again from `dirs`,
+/// the source and the suspicious directory.
 fn sink<'a>(
-    args: &Args,
+    out: &Path,
+    (format, layout): (Format, Layout),
+    dirs: Option<[&Path; 2]>,
     pairs: Option<&'a DocumentPairs>,
     reader: TextReader<'a>,
 ) -> anyhow::Result<Box<dyn DetectionSink + 'a>> {
     let readable = |format| -> anyhow::Result<Box<dyn DetectionSink + 'a>> {
-        let reports = ReadableReports::create(&args.out, format)?;
-        Ok(Box::new(ReadableSink::new(reports, &args.source_dir, &args.suspicious_dir, reader)))
+        let Some([source_dir, suspicious_dir]) = dirs else {
+            let name = if format == ReadableFormat::Html { "html" } else { "json" };
+            anyhow::bail!("--format {name} needs --source-dir and --suspicious-dir, whose texts its reports show")
+        };
+        let reports = ReadableReports::create(out, format)?;
+        Ok(Box::new(ReadableSink::new(reports, source_dir, suspicious_dir, reader)))
     };
-    match (args.format, args.layout) {
-        (Format::PanXml, Layout::PerDocument) => Ok(Box::new(PanXmlDirectory::create(&args.out)?)),
-        (Format::PanXml, Layout::PerPair) => Ok(Box::new(PanXmlPairDirectory::create(&args.out, pairs)?)),
+    match (format, layout) {
+        (Format::PanXml, Layout::PerDocument) => Ok(Box::new(PanXmlDirectory::create(out)?)),
+        (Format::PanXml, Layout::PerPair) => Ok(Box::new(PanXmlPairDirectory::create(out, pairs)?)),
         (Format::Html, Layout::PerDocument) => readable(ReadableFormat::Html),
         (Format::Json, Layout::PerDocument) => readable(ReadableFormat::Json),
         (Format::Html | Format::Json, Layout::PerPair) => {
             anyhow::bail!("--layout per-pair applies to --format pan-xml only")
         }
     }
+}
+
+/// The flags of `detect` that say where and how its reports are written,
+/// as [`write_reports`] takes them (those of [`Args`], the directories
+/// optional: PAN XML reports need none).
+#[derive(clap::Args)]
+struct ReportArgs {
+    #[arg(long)]
+    out: PathBuf,
+    #[arg(long)]
+    source_dir: Option<PathBuf>,
+    #[arg(long)]
+    suspicious_dir: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::PanXml)]
+    format: Format,
+    #[arg(long, value_enum, default_value_t = Layout::PerDocument)]
+    layout: Layout,
+    #[arg(long)]
+    pairs: Option<PathBuf>,
+}
+
+/// Writes the reports of `detections` (the passages of each suspicious
+/// document, by name) as `detect` writes those it finds, for the Python
+/// module: `flags` are `detect`'s flags of its output (`--out DIR` and any of
+/// `--format`, `--layout`, `--pairs`, and `--source-dir` and
+/// `--suspicious-dir`, which HTML and JSON reports read the texts from).
+/// A failed write removes the directories it made and left empty.
+pub fn write_reports(
+    flags: &[OsString],
+    detections: &[(&str, Vec<Detection<'_>>)],
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let args: ReportArgs = parse_flags(flags)?;
+    let dirs =
+        args.source_dir.as_deref().zip(args.suspicious_dir.as_deref()).map(|(source, suspicious)| [source, suspicious]);
+    NewDirectories::removed_on_failure(&args.out, || {
+        let pairs = args.pairs.as_deref().map(DocumentPairs::read).transpose()?;
+        let sink = sink(&args.out, (args.format, args.layout), dirs, pairs.as_ref(), TextReader::default())?;
+        let names: Vec<&str> = detections.iter().map(|(name, _)| *name).collect();
+        let sources: BTreeSet<&str> =
+            detections.iter().flat_map(|(_, found)| found.iter().map(|d| d.source_reference)).collect();
+        let sources: Vec<&str> = sources.into_iter().collect();
+        let inputs = dirs.as_ref().map_or(&[][..], |dirs| &dirs[..]);
+        sink.prepare(inputs, &names, &sources, progress)?;
+        for (name, found) in detections {
+            sink.document(name, found)?;
+        }
+        sink.finish()?;
+        anyhow::Ok(())
+    })
 }
 
 /// The cache of extracted texts: `--cache DIR`, or a temporary directory for

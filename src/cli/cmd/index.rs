@@ -1,15 +1,19 @@
 //! `pan-detect index create|update|stats`: build, update and describe the
 //! persistent archive index.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::archive::similar::TableSummary;
-use crate::archive::{self, ArchiveIndex, TabooChange, TabooFiles, UpdateOptions, hashing_name};
+use crate::archive::{
+    self, ArchiveIndex, CreateSummary, TabooChange, TabooFiles, UpdateOptions, UpdateSummary, hashing_name,
+};
+use crate::progress::Progress;
 use anyhow::Context;
 use clap::Subcommand;
 
-use super::args::{SettingsArgs, StrictArg, ThreadsArg};
+use super::args::{SettingsArgs, StrictArg, ThreadsArg, parse_flags};
 use crate::cli::messages::{self, count, skipped_files};
 use crate::cli::progress_bar::TerminalProgress;
 
@@ -158,13 +162,49 @@ fn table_note(table: &TableSummary) -> String {
     format!("similarity table of {} ({} computed{unaligned})", count(table.rows, "row"), count(table.pairs, "pair"))
 }
 
-fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
-    args.threads.configure()?;
+/// `index create` as a call of the library, for the Python module: `flags`
+/// its command line after `index create` (`--docs DIR --index IDX` and any
+/// other of its flags), refused as the command refuses them, run with
+/// `progress` on a pool of `--threads` threads of its own. `--strict` fails
+/// the call when a file was skipped.
+pub fn create_with_flags(flags: &[OsString], progress: &dyn Progress) -> anyhow::Result<()> {
+    let args: CreateArgs = parse_flags(flags)?;
+    let s = args.threads.install(|| create_index(&args, progress))??;
+    args.strict.check(s.skipped_files)
+}
+
+/// `index update` as a call of the library, as [`create_with_flags`]:
+/// whether the index changed.
+pub fn update_with_flags(flags: &[OsString], progress: &dyn Progress) -> anyhow::Result<bool> {
+    let args: UpdateArgs = parse_flags(flags)?;
+    let s = args.threads.install(|| update_index(&args, progress))??;
+    args.strict.check(s.skipped_files)?;
+    Ok(s.committed)
+}
+
+/// What `index create` does with `args` but print.
+fn create_index(args: &CreateArgs, progress: &dyn Progress) -> anyhow::Result<CreateSummary> {
     let settings = args.settings.to_override()?.or_defaults();
     let taboo = taboo_files(&args.taboo)?;
+    archive::create(&args.docs, &args.index, &settings, taboo.as_ref(), progress).context("index create stopped")
+}
+
+/// What `index update` does with `args` but print.
+fn update_index(args: &UpdateArgs, progress: &dyn Progress) -> anyhow::Result<UpdateSummary> {
+    let taboo = match taboo_files(&args.taboo)? {
+        Some(files) => TabooChange::Replace(files),
+        None if args.no_taboo => TabooChange::Remove,
+        None => TabooChange::Keep,
+    };
+    let options = UpdateOptions { rehash: args.rehash, taboo };
+    archive::update(&args.docs, &args.index, &args.settings.to_override()?, &options, progress)
+        .context("index update stopped")
+}
+
+fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
+    args.threads.configure()?;
     let progress = TerminalProgress::new(args.quiet);
-    let s = archive::create(&args.docs, &args.index, &settings, taboo.as_ref(), &progress)
-        .context("index create stopped")?;
+    let s = create_index(&args, &progress)?;
     messages::note(format_args!(
         "indexed {} ({:.1} MB){}, {}, {}{}, {}, index {:.1} MB in {:.2} s \
          (chunk {:.2} s, sort and write {:.2} s, similarities {:.2} s)",
@@ -173,7 +213,7 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
         skipped_files(s.skipped_files),
         count(s.chunks, "chunk"),
         count(s.postings, "posting"),
-        taboo_note(taboo.is_some().then_some(s.taboo_chunks)),
+        taboo_note((!args.taboo.is_empty()).then_some(s.taboo_chunks)),
         table_note(&s.similarity),
         s.index_bytes as f64 / 1e6,
         (s.chunking + s.writing + s.similarity.time).as_secs_f64(),
@@ -187,15 +227,8 @@ fn create(args: CreateArgs) -> anyhow::Result<ExitCode> {
 
 fn update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
     args.threads.configure()?;
-    let taboo = match taboo_files(&args.taboo)? {
-        Some(files) => TabooChange::Replace(files),
-        None if args.no_taboo => TabooChange::Remove,
-        None => TabooChange::Keep,
-    };
     let progress = TerminalProgress::new(args.quiet);
-    let options = UpdateOptions { rehash: args.rehash, taboo };
-    let s = archive::update(&args.docs, &args.index, &args.settings.to_override()?, &options, &progress)
-        .context("index update stopped")?;
+    let s = update_index(&args, &progress)?;
     let what = if s.committed { "updated" } else { "up to date" };
     let taboo = if s.taboo_changed {
         format!("; taboo set changed to {}, postings rebuilt", count(s.taboo_chunks, "chunk"))

@@ -2,6 +2,7 @@
 //! JSON lines or a standalone SQLite database; or, with `--method minhash`,
 //! likely near-duplicates screened by MinHash signatures and LSH.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,9 +23,11 @@ use crate::archive::minhash::{SignatureStore, signatures_path};
 use crate::matching::lsh::{Banding, DEFAULT_BANDS, DEFAULT_ROWS};
 use crate::screening::{ScreenedPair, Screening};
 
-use super::args::{ClusterArgs, note_traffic};
+use super::args::{ClusterArgs, note_traffic, parse_flags};
 use crate::cli::messages::{self, count};
 use crate::cli::progress_bar::TerminalProgress;
+use crate::error::Warning;
+use crate::progress::Progress;
 
 /// Arguments of `pan-detect similar`.
 #[derive(clap::Args)]
@@ -142,25 +145,7 @@ fn refuse(method: &str, given: &[(&str, bool)]) -> anyhow::Result<()> {
 /// `similar --method table`: the index's similarity table.
 fn run_table(args: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    refuse(
-        "table",
-        &[
-            ("--docs", args.docs.is_some()),
-            ("--against", args.against.is_some()),
-            ("--build", args.build),
-            ("--file", !args.file.is_empty()),
-            ("--bands", args.bands.is_some()),
-            ("--rows", args.rows.is_some()),
-            ("--shingle", args.shingle.is_some()),
-            ("--exact", args.exact),
-            ("--quiet", args.quiet),
-        ],
-    )?;
-    let Some(index_dir) = &args.index else { anyhow::bail!("--method table needs --index IDX") };
-    let min_percent = args.min_percent.unwrap_or(STORED_MIN_PERCENT);
-    if !(0.0..=100.0).contains(&min_percent) {
-        anyhow::bail!("--min-percent {min_percent} is out of range (expected 0..=100)");
-    }
+    let (index_dir, min_percent) = table_flags(&args)?;
     match (args.format, &args.out) {
         (Format::Sqlite, None) => anyhow::bail!("--format sqlite needs --out FILE"),
         (Format::Csv | Format::Jsonl, Some(_)) => {
@@ -171,19 +156,7 @@ fn run_table(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(cluster) = args.cluster.cluster()? {
         return run_table_on_cluster(&args, index_dir, &cluster, min_percent, started);
     }
-    let (index, table) = SimilarityTable::open(index_dir)?;
-    if args.verify {
-        index.verify()?;
-    }
-    if table_is_stale(&index) {
-        messages::warn(format_args!(
-            "{}: the table was computed by a build that counts or aligns pairs with other parameters; \
-             the next `index update` computes it again",
-            index_dir.display()
-        ));
-    }
-    let top = args.top.unwrap_or(SimilarParams::default().top);
-    let params = SimilarParams { top, min_percent, since_update: args.since_update };
+    let (index, table, params) = open_table(&args, index_dir, min_percent, &|warning| messages::warn(warning))?;
     let summary = match &args.out {
         Some(out) => {
             let mut export = SqliteExport::create(out, &index, &params)?;
@@ -214,6 +187,75 @@ fn run_table(args: Args) -> anyhow::Result<ExitCode> {
         started.elapsed().as_secs_f64()
     ));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The index directory and the least percent of `--method table`, checked;
+/// the flags of `--method minhash` are refused.
+fn table_flags(args: &Args) -> anyhow::Result<(&Path, f64)> {
+    refuse(
+        "table",
+        &[
+            ("--docs", args.docs.is_some()),
+            ("--against", args.against.is_some()),
+            ("--build", args.build),
+            ("--file", !args.file.is_empty()),
+            ("--bands", args.bands.is_some()),
+            ("--rows", args.rows.is_some()),
+            ("--shingle", args.shingle.is_some()),
+            ("--exact", args.exact),
+            ("--quiet", args.quiet),
+        ],
+    )?;
+    let Some(index_dir) = &args.index else { anyhow::bail!("--method table needs --index IDX") };
+    let min_percent = args.min_percent.unwrap_or(STORED_MIN_PERCENT);
+    if !(0.0..=100.0).contains(&min_percent) {
+        anyhow::bail!("--min-percent {min_percent} is out of range (expected 0..=100)");
+    }
+    Ok((index_dir, min_percent))
+}
+
+/// The index at `index_dir`, its similarity table and the parameters of
+/// `args` with `min_percent`, verified with `--verify`; a table computed
+/// with other parameters is named in a warning to `warn`.
+fn open_table(
+    args: &Args,
+    index_dir: &Path,
+    min_percent: f64,
+    warn: &dyn Fn(Warning),
+) -> anyhow::Result<(ArchiveIndex, SimilarityTable, SimilarParams)> {
+    let (index, table) = SimilarityTable::open(index_dir)?;
+    if args.verify {
+        index.verify()?;
+    }
+    if table_is_stale(&index) {
+        let message = "the table was computed by a build that counts or aligns pairs with other parameters; \
+                       the next `index update` computes it again";
+        warn(Warning { path: index_dir.to_path_buf(), message: message.into() });
+    }
+    let top = args.top.unwrap_or(SimilarParams::default().top);
+    Ok((index, table, SimilarParams { top, min_percent, since_update: args.since_update }))
+}
+
+/// The rows `similar --method table --format jsonl` prints, for the Python
+/// module: `flags` are its command line after `similar` (`--index IDX` and
+/// any of `--top`, `--min-percent`, `--since-update`, `--verify`), refused
+/// as the command refuses them; warnings go to `progress`.
+pub fn rows_with_flags(flags: &[OsString], progress: &dyn Progress) -> anyhow::Result<Vec<SimilarRow>> {
+    let args: Args = parse_flags(flags)?;
+    let other_output = args.format != Format::Csv || args.out.is_some();
+    if args.method != Method::Table || other_output || args.cluster.cluster()?.is_some() {
+        anyhow::bail!(
+            "only the similarity table's rows are given here (no --method, --format, --out or cluster flags)"
+        );
+    }
+    let (index_dir, min_percent) = table_flags(&args)?;
+    let (index, table, params) = open_table(&args, index_dir, min_percent, &|warning| progress.warn(&warning))?;
+    let mut rows = Vec::new();
+    similar(&index, &table, &params, &mut |row| {
+        rows.push(row.clone());
+        Ok(())
+    })?;
+    Ok(rows)
 }
 
 /// `similar --method table` on a cluster: the chunk columns of the table
