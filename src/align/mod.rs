@@ -31,6 +31,7 @@ pub mod names;
 pub mod sentences;
 pub mod stock;
 pub mod summary;
+pub mod unordered;
 pub mod verbatim;
 
 use std::cell::OnceCell;
@@ -54,6 +55,7 @@ use summary::{
     SummaryCriteria, condense_their_sources, is_copy_of_stretch, replace_pieces, retold_whole, summaries,
     summaries_from_pieces, summary_adds_particulars, summary_grows_pieces, summary_source,
 };
+use unordered::{Reordered, UnorderedParams, UnorderedScratch, unordered_passages};
 use verbatim::{
     Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, is_mostly_verbatim, verbatim_chains, verbatim_core,
 };
@@ -92,6 +94,9 @@ pub struct Aligner<'a> {
     /// The passages of the pair being aligned as their seeds made them, and
     /// with their ends grown ([`grow_ends`]).
     grown: Vec<(AlignedPassage, AlignedPassage)>,
+    unordered: UnorderedScratch,
+    /// The order-free passages of the pair being aligned (a buffer).
+    reordered: Vec<Reordered>,
 }
 
 impl<'a> Aligner<'a> {
@@ -112,6 +117,8 @@ impl<'a> Aligner<'a> {
             passages: Vec::new(),
             held: Vec::new(),
             grown: Vec::new(),
+            unordered: UnorderedScratch::default(),
+            reordered: Vec::new(),
         }
     }
 
@@ -209,6 +216,18 @@ impl<'a> Aligner<'a> {
         drop_contained(&mut passages);
         if has_verbatim_run {
             merge_continuations(&mut passages);
+        }
+        if params.unordered_min_share > 0.0 {
+            let unordered = UnorderedParams {
+                min_share: params.unordered_min_share as f32,
+                min_chars: params.min_passage_chars.max(UNORDERED_MIN_CHARS),
+            };
+            self.reordered.clear();
+            let exact = passages.iter().filter(|p| p.exact);
+            unordered_passages(suspicious, source, &unordered, exact, &mut self.unordered, &mut self.reordered);
+            take_their_places(&mut self.reordered, &mut passages);
+            take_their_places(&mut self.reordered, &mut self.held);
+            passages.extend(self.reordered.iter().map(|r| r.passage));
         }
         if let Some(stock) = self.stock {
             passages.retain(|p| !stock.is_formulaic(suspicious, source, p));
@@ -327,6 +346,51 @@ impl<'a> Aligner<'a> {
         with_grown_ends(out, &self.grown);
     }
 }
+
+/// Makes each order-free passage of `reordered` one with the passages (not
+/// exact ones) whose suspicious side overlaps it. A summary (a passage that
+/// condenses its source [`filter::MAX_EXPANSION_RATIO`] times or more) that
+/// holds half of an order-free passage's suspicious side keeps its place,
+/// and the order-free passage, a piece of it, is dropped, unless its sides
+/// hold each other's words as a copy's do ([`REORDERED_COPY_SHARE`]): then
+/// the summary was made of a reordered copy's sentences. Passages whose
+/// source side overlaps its source side (summaries aside) are pieces of the
+/// same copy and widen it on both sides; the others that lie for at least
+/// half of their suspicious side within it are dropped (a stray seed's
+/// piece).
+fn take_their_places(reordered: &mut Vec<Reordered>, passages: &mut Vec<AlignedPassage>) {
+    let condenses = |p: &AlignedPassage| expands_its_source(p.source, p.suspicious);
+    let holds_half =
+        |p: &AlignedPassage, r: &AlignedPassage| 2 * p.suspicious.overlap_len(&r.suspicious) >= r.suspicious.len();
+    let is_piece_of = |r: &Reordered, summary: &AlignedPassage| {
+        condenses(summary) && holds_half(summary, &r.passage) && r.share < REORDERED_COPY_SHARE
+    };
+    reordered.retain(|r| !passages.iter().any(|p| is_piece_of(r, p)));
+    passages.retain(|p| {
+        if p.exact {
+            return true;
+        }
+        let Some(r) = reordered.iter_mut().find(|r| r.passage.suspicious.overlaps(&p.suspicious)) else {
+            return true;
+        };
+        if r.passage.source.overlaps(&p.source) && !condenses(p) {
+            r.passage = covering(&r.passage, p);
+            false
+        } else {
+            !holds_half(&r.passage, p)
+        }
+    });
+}
+
+/// Least characters on each side of an order-free passage, also where
+/// document pairs are given: a shorter one is a sentence or two that share
+/// their words, most often in their order and then not a reordered copy
+/// (pan13-ta-train's summaries held such).
+const UNORDERED_MIN_CHARS: u32 = 250;
+
+/// An order-free passage whose sides hold this share of each other's words
+/// ([`Reordered::share`]) is a reordered copy, not a piece of a summary.
+const REORDERED_COPY_SHARE: f32 = 0.85;
 
 /// Each of `passages` that `grown` has as its seeds made it, with its ends
 /// grown.
@@ -861,7 +925,12 @@ mod tests {
             min_rare_share: 1.0,
             corroborating_seeds: u32::MAX,
         };
-        let params = AlignParams { uncorroborated: Some(strict), ..AlignParams::default().for_pair_region() };
+        // No order-free passage takes the held one's place: the paraphrase keeps most of its words.
+        let params = AlignParams {
+            uncorroborated: Some(strict),
+            unordered_min_share: 0.0,
+            ..AlignParams::default().for_pair_region()
+        };
         let mut aligner = Aligner::new(TokenizerParams::default(), params, None);
         let (mut paraphrase, mut original) = (Sentences::default(), Sentences::default());
         aligner.analyse(PARAPHRASE, &mut paraphrase);
@@ -907,6 +976,23 @@ mod tests {
         // grow its ends, and the passage would be 2.6 times its source side.
         let found = align_with(&suspicious, &source, AlignParams::default().for_listed_pairs());
         assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_word_shuffled_copy_is_aligned_as_one_passage() {
+        let source = "The lighthouse keeper Ansgar Thorvald logged every passing schooner in a leather ledger. \
+            Storms from the northwest battered the granite tower for eleven winters without pause. \
+            His daughter Liesel painted the lamp room walls with cobalt and ochre pigments. \
+            Smugglers avoided the cove because the beam swept across the reef each minute. \
+            Supply boats arrived monthly carrying kerosene, flour, salted herring and letters.";
+        let words: Vec<&str> = source.split_whitespace().collect();
+        // Every word of the source in another order: no run of three words survives.
+        let copy: Vec<&str> = (0..words.len()).map(|i| words[(i * 37 + 11) % words.len()]).collect();
+        let suspicious =
+            format!("Railway timetables changed twice that year. {} Nobody remembered why.", copy.join(" "));
+        let found = align(&suspicious, source);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].0.len() > copy.join(" ").len() * 9 / 10, "{found:?}");
     }
 
     #[test]
@@ -1069,9 +1155,14 @@ mod tests {
         let (suspicious, _) = padded(&OTHER[..2], TRANSLATION.trim_end(), &OTHER[2..]);
         let (source, _) = padded(&OTHER_SOURCE[..3], ORIGINAL.trim_end(), &OTHER_SOURCE[3..]);
         let listed = AlignParams::default().for_listed_pairs();
-        // First-search seeds no sentence pair reaches, and no summary search.
-        let unreachable =
-            AlignParams { obfuscated_seed_similarity: Some(0.99), summary_seed_similarity: 0.0, ..listed };
+        // First-search seeds no sentence pair reaches, no summary search, and
+        // no order-free stage (the translation keeps most of the words).
+        let unreachable = AlignParams {
+            obfuscated_seed_similarity: Some(0.99),
+            summary_seed_similarity: 0.0,
+            unordered_min_share: 0.0,
+            ..listed
+        };
         let found = align_with(&suspicious, &source, unreachable);
         assert_eq!(found, [(TRANSLATION.trim_end().to_string(), ORIGINAL.trim_end().to_string())]);
         assert!(

@@ -128,6 +128,10 @@ pub const DEFAULT_GIVEN_CANDIDATE_SHARE: f64 = 0.05;
 /// corpus gained only 0.0065.
 pub const DEFAULT_MIN_RARE_SHARE: f64 = 0.15;
 
+/// Least weighted share of each side's words that the other side of an
+/// order-free passage holds ([`crate::align::unordered`]).
+pub const DEFAULT_UNORDERED_MIN_SHARE: f64 = 0.6;
+
 /// The sentence-alignment stage of the `best` preset (two-stage design: the chunk
 /// index finds candidate document pairs, this stage aligns their sentences).
 /// Thresholds follow Sanchez-Perez, Sidorov and Gelbukh (PAN 2014) where they fit.
@@ -200,6 +204,10 @@ pub struct AlignParams {
     /// Least share of a passage's rare terms that both sides have
     /// ([`DEFAULT_MIN_RARE_SHARE`]; 0 asks none).
     pub min_rare_share: f64,
+    /// Order-free passages ([`crate::align::unordered`]): least weighted
+    /// share of each side's words that the other side holds (0: no
+    /// order-free stage).
+    pub unordered_min_share: f64,
     /// In a document pair without a verbatim run of
     /// [`crate::align::verbatim::MIN_STANDALONE_WORDS`] words, seeds need this
     /// tf-idf cosine and Dice coefficient instead of `seed_cosine` and
@@ -268,6 +276,7 @@ impl Default for AlignParams {
             pair_overlap_waiver_cosine: 0.55,
             min_seeds: 2,
             min_rare_share: DEFAULT_MIN_RARE_SHARE,
+            unordered_min_share: DEFAULT_UNORDERED_MIN_SHARE,
             obfuscated_seed_similarity: None,
             obfuscated_min_pair_overlap: None,
             second_seed_similarity: 0.0,

@@ -210,6 +210,9 @@ pub struct MethodArgs {
     min_seeds: Option<usize>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least share of a passage's rare words (names and particulars: words in few sentences of the pair) that both sides have; formulaic text repeats its scaffolding around other names (0..=1; 0 asks none).", full_and_listed(|a| a.min_rare_share)))]
     min_rare_share: Option<f64>,
+
+    #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: order-free passages (copies whose words were reordered): least weighted share of each side's words that the other side holds (0..=1; 0 = no order-free stage).", best().unordered_min_share))]
+    unordered_min_share: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: in a pair without a verbatim run, seeds need this tf-idf cosine and Dice instead (0..=1; none: the same as elsewhere).", full_and_listed(|a| or_none(a.obfuscated_seed_similarity))))]
     obfuscated_seed_similarity: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: ... and passages this share of nearby word pairs (0..=1; none: the same as elsewhere).", full_and_listed(|a| or_none(a.obfuscated_min_pair_overlap))))]
@@ -282,7 +285,7 @@ impl MethodArgs {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 32] {
+    fn best_flags(&self) -> [(&'static str, bool); 33] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -308,6 +311,7 @@ impl MethodArgs {
             ("--min-sentence-words", self.min_sentence_words.is_some()),
             ("--min-seeds", self.min_seeds.is_some()),
             ("--min-rare-share", self.min_rare_share.is_some()),
+            ("--unordered-min-share", self.unordered_min_share.is_some()),
             ("--obfuscated-seed-similarity", self.obfuscated_seed_similarity.is_some()),
             ("--obfuscated-min-pair-overlap", self.obfuscated_min_pair_overlap.is_some()),
             ("--second-seed-similarity", self.second_seed_similarity.is_some()),
@@ -391,6 +395,7 @@ impl MethodArgs {
             set(&mut align.min_sentence_words, self.min_sentence_words);
             set(&mut align.min_seeds, self.min_seeds);
             set(&mut align.min_rare_share, self.min_rare_share);
+            set(&mut align.unordered_min_share, self.unordered_min_share);
             set(&mut align.obfuscated_seed_similarity, self.obfuscated_seed_similarity.map(Some));
             set(&mut align.obfuscated_min_pair_overlap, self.obfuscated_min_pair_overlap.map(Some));
             set(&mut align.second_seed_similarity, self.second_seed_similarity);
