@@ -243,6 +243,37 @@ impl<'a> Aligner<'a> {
         self.passages = passages;
     }
 
+    /// Appends to `out` the order-free passages of `suspicious` and `source`
+    /// alone ([`unordered`]), with the filters [`align`](Self::align) applies
+    /// to every passage: for a region where the pair shares no chunk in
+    /// order, which the sentence alignment would search at a cost for
+    /// nothing.
+    pub fn align_unordered(
+        &mut self,
+        thresholds: &AlignParams,
+        suspicious: &Sentences,
+        source: &Sentences,
+        out: &mut Vec<AlignedPassage>,
+    ) {
+        self.held.clear();
+        if thresholds.unordered_min_share <= 0.0 || suspicious.is_empty() || source.is_empty() {
+            return;
+        }
+        self.idf.compute(suspicious, source);
+        let unordered = UnorderedParams {
+            min_share: thresholds.unordered_min_share as f32,
+            min_chars: thresholds.min_passage_chars.max(UNORDERED_MIN_CHARS),
+        };
+        self.reordered.clear();
+        unordered_passages(suspicious, source, &unordered, [], &mut self.unordered, &mut self.reordered);
+        let idf = &self.idf;
+        let stock = self.stock;
+        out.extend(self.reordered.iter().map(|r| r.passage).filter(|p| {
+            !stock.is_some_and(|stock| stock.is_formulaic(suspicious, source, p))
+                && !names_differ(suspicious, source, idf, p)
+        }));
+    }
+
     /// Cuts each passage that holds a verbatim copy back to the copy where an
     /// end runs on over unrelated text ([`without_unmatched_ends`]).
     fn cut_unmatched_ends(&self, suspicious: &Sentences, source: &Sentences, passages: &mut [AlignedPassage]) {
@@ -347,8 +378,9 @@ impl<'a> Aligner<'a> {
     }
 }
 
-/// Makes each order-free passage of `reordered` one with the passages (not
-/// exact ones) whose suspicious side overlaps it. A summary (a passage that
+/// Drops each order-free passage of `reordered` that passages of the same
+/// stretch of the source hold three quarters of, and makes each other one with the
+/// passages (not exact ones) whose suspicious side overlaps it. A summary (a passage that
 /// condenses its source [`filter::MAX_EXPANSION_RATIO`] times or more) that
 /// holds half of an order-free passage's suspicious side keeps its place,
 /// and the order-free passage, a piece of it, is dropped, unless its sides
@@ -365,7 +397,18 @@ fn take_their_places(reordered: &mut Vec<Reordered>, passages: &mut Vec<AlignedP
     let is_piece_of = |r: &Reordered, summary: &AlignedPassage| {
         condenses(summary) && holds_half(summary, &r.passage) && r.share < REORDERED_COPY_SHARE
     };
-    reordered.retain(|r| !passages.iter().any(|p| is_piece_of(r, p)));
+    // Where passages of the same stretch of the source (summaries aside) hold
+    // three quarters of an order-free passage, the copy kept enough of its
+    // order for them, and their sentence boundaries are the better ones.
+    let found_in_order = |r: &Reordered| {
+        let held: u32 = passages
+            .iter()
+            .filter(|p| !condenses(p) && p.source.overlaps(&r.passage.source))
+            .map(|p| p.suspicious.overlap_len(&r.passage.suspicious))
+            .sum();
+        4 * held >= 3 * r.passage.suspicious.len()
+    };
+    reordered.retain(|r| !found_in_order(r) && !passages.iter().any(|p| is_piece_of(r, p)));
     passages.retain(|p| {
         if p.exact {
             return true;

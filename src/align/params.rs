@@ -132,6 +132,19 @@ pub const DEFAULT_MIN_RARE_SHARE: f64 = 0.15;
 /// order-free passage holds ([`crate::align::unordered`]).
 pub const DEFAULT_UNORDERED_MIN_SHARE: f64 = 0.6;
 
+/// Least word chunks a source shares with a stretch of a suspicious
+/// document, in any order, to be an order-free candidate
+/// ([`AlignParams::unordered_min_chunks`]).
+pub const DEFAULT_UNORDERED_MIN_CHUNKS: usize = 5;
+
+/// Least share of an order-free passage in a region that only word chunks
+/// found ([`AlignParams::for_unordered_region`]).
+pub const UNORDERED_REGION_MIN_SHARE: f64 = 0.8;
+
+/// Largest gap, in word chunks, between neighbouring shared word chunks of
+/// an order-free candidate, on either side.
+pub const UNORDERED_MAX_GAP: usize = 20;
+
 /// The sentence-alignment stage of the `best` preset (two-stage design: the chunk
 /// index finds candidate document pairs, this stage aligns their sentences).
 /// Thresholds follow Sanchez-Perez, Sidorov and Gelbukh (PAN 2014) where they fit.
@@ -208,6 +221,12 @@ pub struct AlignParams {
     /// share of each side's words that the other side holds (0: no
     /// order-free stage).
     pub unordered_min_share: f64,
+    /// Order-free candidates in full search: least distinct rare content
+    /// words (each a *word chunk* of the index) a source must share with a
+    /// stretch of the suspicious document, in any order, within
+    /// [`UNORDERED_MAX_GAP`] word chunks of each other on both sides (0: no
+    /// word chunks).
+    pub unordered_min_chunks: usize,
     /// In a document pair without a verbatim run of
     /// [`crate::align::verbatim::MIN_STANDALONE_WORDS`] words, seeds need this
     /// tf-idf cosine and Dice coefficient instead of `seed_cosine` and
@@ -277,6 +296,7 @@ impl Default for AlignParams {
             min_seeds: 2,
             min_rare_share: DEFAULT_MIN_RARE_SHARE,
             unordered_min_share: DEFAULT_UNORDERED_MIN_SHARE,
+            unordered_min_chunks: DEFAULT_UNORDERED_MIN_CHUNKS,
             obfuscated_seed_similarity: None,
             obfuscated_min_pair_overlap: None,
             second_seed_similarity: 0.0,
@@ -416,6 +436,15 @@ impl AlignParams {
     /// with the given pairs' second, low-seed search for summaries.
     pub fn for_summary_region(&self) -> AlignParams {
         AlignParams { summary_seed_similarity: LISTED_PAIRS_SUMMARY_SEED_SIMILARITY, ..*self }
+    }
+
+    /// The thresholds for a candidate region that only word chunks found, in
+    /// any order ([`AlignParams::unordered_min_chunks`]): nothing in order
+    /// is shared there, and only a copy whose sides hold each other's words
+    /// as a reordered copy's do ([`UNORDERED_REGION_MIN_SHARE`]) is taken;
+    /// formulaic texts share their scaffolding's words too.
+    pub fn for_unordered_region(&self) -> AlignParams {
+        AlignParams { unordered_min_share: self.unordered_min_share.max(UNORDERED_REGION_MIN_SHARE), ..*self }
     }
 
     /// The thresholds for a candidate region that only pair chunks found

@@ -78,9 +78,16 @@ pub const MIN_MARGIN: f32 = 0.2;
 /// stretch beside it tells what the vocabularies share: a copy's.
 pub const UNCONTROLLED_MIN_SHARE: f32 = 0.85;
 
+/// Least share of each side's rare words (at most
+/// [`ANCHOR_MAX_OCCURRENCES`] times in its window: names, numbers, the
+/// particulars of a passage) that the other side has: a reordered copy
+/// keeps them, parallel texts written on one scaffolding (genealogies,
+/// laws, offerings) do not.
+pub const MIN_RARE_SHARE: f32 = 0.7;
+
 /// Most seeds tried per pair, densest first: bounds the work of a pair of
 /// long windows.
-pub const MAX_SEEDS: usize = 48;
+pub const MAX_SEEDS: usize = 16;
 
 /// Least content words on each side of an order-free passage.
 pub const MIN_WORDS: usize = 15;
@@ -126,6 +133,9 @@ struct Anchor {
 pub struct UnorderedScratch {
     /// Term → occurrences in the suspicious and the source window.
     counts: TermMap<(u32, u32)>,
+    /// The weight of each word of the suspicious and of the source window.
+    this_weights: Vec<f32>,
+    there_weights: Vec<f32>,
     /// Source positions of the anchor terms, sorted by (term, position).
     source_positions: Vec<(u64, u32)>,
     anchors: Vec<Anchor>,
@@ -229,7 +239,9 @@ impl UnorderedScratch {
         }
     }
 
-    /// Counts every term's occurrences in the two windows.
+    /// Counts every term's occurrences in the two windows and weighs each
+    /// word: ln(1 + the pair's words over its term's occurrences in both
+    /// windows), so that the words particular to a passage count most.
     fn count(&mut self, this: &[u64], there: &[u64]) {
         self.counts.clear();
         for &term in this {
@@ -238,13 +250,16 @@ impl UnorderedScratch {
         for &term in there {
             self.counts.entry(term).or_default().1 += 1;
         }
-    }
-
-    /// The weight of `term`: ln of the pair's words over its occurrences in
-    /// both windows, so that the words particular to a passage count most.
-    fn weight(&self, term: u64, words: f32) -> f32 {
-        let (a, b) = self.counts.get(&term).copied().unwrap_or((1, 0));
-        (words / (a + b).max(1) as f32).ln_1p()
+        let total = (this.len() + there.len()) as f32;
+        let weights = |terms: &[u64], counts: &TermMap<(u32, u32)>, out: &mut Vec<f32>| {
+            out.clear();
+            out.extend(terms.iter().map(|term| {
+                let (a, b) = counts.get(term).copied().unwrap_or((1, 0));
+                (total / (a + b).max(1) as f32).ln_1p()
+            }));
+        };
+        weights(this, &self.counts, &mut self.this_weights);
+        weights(there, &self.counts, &mut self.there_weights);
     }
 
     /// Every anchor of the pair, sorted by suspicious position.
@@ -323,27 +338,32 @@ impl UnorderedScratch {
         let this_core = span(anchors.iter().map(|a| a.this));
         let there_core = span(anchors.iter().map(|a| a.there));
         let (this, there) = (&suspicious.sequence, &source.sequence);
-        let words = (this.len() + there.len()) as f32;
         let (mut this_span, mut there_span) = (this_core.clone(), there_core.clone());
         for _ in 0..2 {
             self.fill_bag(&there[there_span.clone()]);
-            this_span = self.best_stretch(this, this_core.clone(), words, true);
+            this_span = self.best_stretch(this, this_core.clone(), true);
             self.fill_bag(&this[this_span.clone()]);
-            there_span = self.best_stretch(there, there_core.clone(), words, false);
+            there_span = self.best_stretch(there, there_core.clone(), false);
         }
         if this_span.len() < MIN_WORDS || there_span.len() < MIN_WORDS {
             return None;
         }
-        let this_share = self.held_share(&this[this_span.clone()], &there[there_span.clone()], words);
-        let there_share = self.held_share(&there[there_span.clone()], &this[this_span.clone()], words);
+        let this_share = self.held_share(this, this_span.clone(), true, &there[there_span.clone()]);
+        let there_share = self.held_share(there, there_span.clone(), false, &this[this_span.clone()]);
         if this_share.min(there_share) < params.min_share {
             return None;
         }
+        // A copy keeps its particulars; text written on one scaffolding changes them.
+        let this_rare = self.rare_share(this, this_span.clone(), true, &there[there_span.clone()]);
+        let there_rare = self.rare_share(there, there_span.clone(), false, &this[this_span.clone()]);
+        if this_rare.min(there_rare) < MIN_RARE_SHARE {
+            return None;
+        }
         // Alike only as much as the documents' vocabularies make any two stretches?
-        let there_control = control(there.len(), &there_span).map(|c| (&this[this_span.clone()], &there[c]));
-        let this_control = control(this.len(), &this_span).map(|c| (&there[there_span.clone()], &this[c]));
+        let there_control = control(there.len(), &there_span).map(|c| (this, this_span.clone(), true, &there[c]));
+        let this_control = control(this.len(), &this_span).map(|c| (there, there_span.clone(), false, &this[c]));
         let chance = match there_control.or(this_control) {
-            Some((side, other)) => self.held_share(side, other, words) + MIN_MARGIN,
+            Some((side, stretch, is_this, other)) => self.held_share(side, stretch, is_this, other) + MIN_MARGIN,
             None => UNCONTROLLED_MIN_SHARE,
         };
         if this_share.min(there_share) < chance {
@@ -372,7 +392,8 @@ impl UnorderedScratch {
     /// (Kadane's maximum subarray); the core itself when that stretch lies
     /// elsewhere. On the suspicious side (`this`) the reach stops at words a
     /// passage holds already.
-    fn best_stretch(&self, words: &[u64], core: Range<usize>, total: f32, this: bool) -> Range<usize> {
+    fn best_stretch(&self, words: &[u64], core: Range<usize>, this: bool) -> Range<usize> {
+        let weights = if this { &self.this_weights } else { &self.there_weights };
         let free = |i: usize| !this || !self.taken[i];
         let reach = core.len().max(MIN_WORDS);
         let mut low = core.start;
@@ -385,8 +406,7 @@ impl UnorderedScratch {
         }
         let (mut sum, mut start) = (0.0f32, low);
         let (mut best, mut stretch) = (f32::MIN, core.clone());
-        for (i, term) in words.iter().enumerate().take(high).skip(low) {
-            let weight = self.weight(*term, total);
+        for (i, (term, &weight)) in words.iter().zip(weights).enumerate().take(high).skip(low) {
             sum += if self.bag.contains_key(term) { weight } else { -MISS_COST * weight };
             if sum > best {
                 (best, stretch) = (sum, start..i + 1);
@@ -398,13 +418,31 @@ impl UnorderedScratch {
         if stretch.start < core.end && core.start < stretch.end { stretch } else { core }
     }
 
-    /// The weighted share of `side`'s words that `other` holds, each word of
-    /// `other` holding one occurrence.
-    fn held_share(&mut self, side: &[u64], other: &[u64], total: f32) -> f32 {
+    /// The share of the rare words (at most [`ANCHOR_MAX_OCCURRENCES`]
+    /// times in their window) among the words `stretch` of `words` (the
+    /// suspicious window's when `this`) whose terms `other` holds; 1 when
+    /// the stretch has none.
+    fn rare_share(&mut self, words: &[u64], stretch: Range<usize>, this: bool, other: &[u64]) -> f32 {
         self.fill_bag(other);
+        let occurrences = |term: &u64| {
+            let (a, b) = self.counts.get(term).copied().unwrap_or_default();
+            if this { a } else { b }
+        };
+        let rare: Vec<&u64> = words[stretch].iter().filter(|t| occurrences(t) <= ANCHOR_MAX_OCCURRENCES).collect();
+        if rare.is_empty() {
+            return 1.0;
+        }
+        rare.iter().filter(|t| self.bag.contains_key(t)).count() as f32 / rare.len() as f32
+    }
+
+    /// The weighted share of the words `stretch` of `words` (the suspicious
+    /// window's when `this`, else the source window's) that `other` holds,
+    /// each word of `other` holding one occurrence.
+    fn held_share(&mut self, words: &[u64], stretch: Range<usize>, this: bool, other: &[u64]) -> f32 {
+        self.fill_bag(other);
+        let weights = if this { &self.this_weights } else { &self.there_weights };
         let (mut held, mut all) = (0.0f32, 0.0f32);
-        for &term in side {
-            let weight = self.weight(term, total);
+        for (&term, &weight) in words[stretch.clone()].iter().zip(&weights[stretch]) {
             all += weight;
             if let Some(count) = self.bag.get_mut(&term).filter(|c| **c > 0) {
                 *count -= 1;

@@ -213,6 +213,9 @@ pub struct MethodArgs {
 
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: order-free passages (copies whose words were reordered): least weighted share of each side's words that the other side holds (0..=1; 0 = no order-free stage).", best().unordered_min_share))]
     unordered_min_share: Option<f64>,
+
+    #[arg(long, value_name = "N", help = defaulted("best, full search: order-free candidates: least rare words a source must share with a stretch of the document in any order, each within 20 such words of the next on both sides (0 = none).", best().unordered_min_chunks))]
+    unordered_min_chunks: Option<usize>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: in a pair without a verbatim run, seeds need this tf-idf cosine and Dice instead (0..=1; none: the same as elsewhere).", full_and_listed(|a| or_none(a.obfuscated_seed_similarity))))]
     obfuscated_seed_similarity: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: ... and passages this share of nearby word pairs (0..=1; none: the same as elsewhere).", full_and_listed(|a| or_none(a.obfuscated_min_pair_overlap))))]
@@ -285,7 +288,7 @@ impl MethodArgs {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 33] {
+    fn best_flags(&self) -> [(&'static str, bool); 34] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -312,6 +315,7 @@ impl MethodArgs {
             ("--min-seeds", self.min_seeds.is_some()),
             ("--min-rare-share", self.min_rare_share.is_some()),
             ("--unordered-min-share", self.unordered_min_share.is_some()),
+            ("--unordered-min-chunks", self.unordered_min_chunks.is_some()),
             ("--obfuscated-seed-similarity", self.obfuscated_seed_similarity.is_some()),
             ("--obfuscated-min-pair-overlap", self.obfuscated_min_pair_overlap.is_some()),
             ("--second-seed-similarity", self.second_seed_similarity.is_some()),
@@ -396,6 +400,7 @@ impl MethodArgs {
             set(&mut align.min_seeds, self.min_seeds);
             set(&mut align.min_rare_share, self.min_rare_share);
             set(&mut align.unordered_min_share, self.unordered_min_share);
+            set(&mut align.unordered_min_chunks, self.unordered_min_chunks);
             set(&mut align.obfuscated_seed_similarity, self.obfuscated_seed_similarity.map(Some));
             set(&mut align.obfuscated_min_pair_overlap, self.obfuscated_min_pair_overlap.map(Some));
             set(&mut align.second_seed_similarity, self.second_seed_similarity);
