@@ -272,6 +272,8 @@ pub fn extract_dir(
 ) -> Result<Extraction, ExtractError> {
     params.validate().map_err(Error::from)?;
     options.validate()?;
+    // Duplicates are runs of shared chunks in order; word chunks would only add to their counts.
+    let params = &params.without_word_chunks();
     let listing = read::list_document_files(dir, options.recursive, progress)?;
     let files = listing.documents;
     if let Some(sink) = sink {

@@ -403,8 +403,13 @@ mod tests {
     fn a_stretch_is_chunked_as_the_whole_text_is_there_in_the_documents_characters() {
         use crate::analysis::chunk::{ChunkHash, ChunkParams};
         use crate::analysis::document::{AnalysisParams, Analyzer, CandidateChunks};
-        let candidates =
-            CandidateChunks { prefix: 5, structure_words: 0, synonyms: None, function_words: FunctionWords::NONE };
+        let candidates = CandidateChunks {
+            prefix: 5,
+            structure_words: 0,
+            synonyms: None,
+            function_words: FunctionWords::NONE,
+            word_chunks: false,
+        };
         let chunks = ChunkParams { words: 2, sorted: true, hash: ChunkHash::Xxh3, ..ChunkParams::default() };
         let analysis = AnalysisParams { candidates: Some(candidates), chunks, tokenizer: TokenizerParams::default() };
         let text = "Große Übersetzungen: the keepers trimmed wicks nightly while storms battered distant cliffs.";

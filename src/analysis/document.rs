@@ -43,6 +43,9 @@ pub struct CandidateChunks<'a> {
     /// Words left out of the content words besides the typed stop lists:
     /// the collection's own function words.
     pub function_words: FunctionWords,
+    /// Word chunks after the structure chunks: one per content word, in a
+    /// hash space of their own, for order-free candidates.
+    pub word_chunks: bool,
 }
 
 impl<'a> AnalysisParams<'a> {
@@ -55,6 +58,9 @@ impl<'a> AnalysisParams<'a> {
 /// XORed into the hashes of structure chunks: a separate hash space, so that
 /// structure chunks never match content chunks.
 const STRUCTURE_HASH_SALT: u64 = 0x5bd1_e995_9e37_79b9;
+
+/// XORed into the hashes of word chunks, a hash space of their own.
+const WORD_HASH_SALT: u64 = 0x94d0_49bb_1331_11eb;
 
 /// Words of a document beyond which the analyzer frees its word buffers
 /// after it (about 6 MB of text).
@@ -73,6 +79,8 @@ pub struct Document {
     pub chunks: Chunks,
     /// Content chunks at the start of `chunks` (all of them with the paper's chunks).
     pub content_chunks: u32,
+    /// Word chunks at the end of `chunks` ([`CandidateChunks::word_chunks`]).
+    pub word_chunks: u32,
     /// Whether the text is the file's bytes as they are.
     pub origin: TextOrigin,
 }
@@ -179,7 +187,10 @@ pub struct Analyzer<'a> {
     candidate_words: Option<(CandidateWords<'a>, Tokens)>,
     /// With structure chunks: their chunker, buffers and hash bits.
     structure: Option<(Chunker, Tokens, Chunks, u32)>,
+    /// With word chunks: their chunker (one word a chunk) and buffer.
+    words: Option<(Chunker, Chunks, u32)>,
     content_chunks: usize,
+    word_chunks: usize,
 }
 
 impl<'a> Analyzer<'a> {
@@ -202,10 +213,17 @@ impl<'a> Analyzer<'a> {
             };
             (Chunker::new(chunks), Tokens::default(), Chunks::default(), hash_bits)
         });
+        let words = candidates.word_chunks.then(|| {
+            let chunks = ChunkParams { words: 1, sorted: false, hash_bits, hash: ChunkHash::Xxh3, interleaved: false };
+            (Chunker::new(chunks), Chunks::default(), hash_bits)
+        });
         // Structure chunks need the short function words; content words are
         // held to the minimum length when they are derived.
         let tokenizer = AnyTokenizer::new(TokenizerParams { min_word_len: 1, ..params.tokenizer });
-        Analyzer::with(tokenizer, params.chunks, Some((candidate_words, Tokens::default())), structure)
+        Analyzer {
+            words,
+            ..Analyzer::with(tokenizer, params.chunks, Some((candidate_words, Tokens::default())), structure)
+        }
     }
 
     fn with(
@@ -221,11 +239,13 @@ impl<'a> Analyzer<'a> {
             chunks: Chunks::default(),
             candidate_words,
             structure,
+            words: None,
             content_chunks: 0,
+            word_chunks: 0,
         }
     }
 
-    /// Chunks `text`: content chunks, then structure chunks.
+    /// Chunks `text`: content chunks, then structure chunks, then word chunks.
     pub fn chunk(&mut self, text: &str) -> &Chunks {
         if let AnyTokenizer::Words(words) = &self.tokenizer
             && self.candidate_words.is_none()
@@ -254,6 +274,14 @@ impl<'a> Analyzer<'a> {
                 self.chunks.ranges.push(range);
             }
         }
+        self.word_chunks = 0;
+        if let (Some((chunker, chunks, hash_bits)), Some((_, derived))) = (&mut self.words, &self.candidate_words) {
+            chunker.chunk(derived, chunks);
+            let mask = u64::MAX >> (64 - *hash_bits);
+            self.word_chunks = chunks.len();
+            self.chunks.hashes.extend(chunks.hashes.iter().map(|hash| (hash ^ WORD_HASH_SALT) & mask));
+            self.chunks.ranges.extend_from_slice(&chunks.ranges);
+        }
         &self.chunks
     }
 
@@ -266,7 +294,7 @@ impl<'a> Analyzer<'a> {
     /// content hash is `content_hash`.
     pub fn analyse_text(&mut self, text: String, bytes: u64, content_hash: [u8; 16]) -> Document {
         self.chunk(&text);
-        let content_chunks = self.content_chunks as u32;
+        let (content_chunks, word_chunks) = (self.content_chunks as u32, self.word_chunks as u32);
         // The document takes the chunk buffer: a copy would double the memory
         // of a long document's chunks.
         let mut chunks = std::mem::take(&mut self.chunks);
@@ -274,7 +302,7 @@ impl<'a> Analyzer<'a> {
         chunks.hashes.shrink_to_fit();
         chunks.ranges.shrink_to_fit();
         self.release_large_buffers();
-        Document { text, bytes, content_hash, chunks, content_chunks, origin: TextOrigin::Other }
+        Document { text, bytes, content_hash, chunks, content_chunks, word_chunks, origin: TextOrigin::Other }
     }
 
     /// Frees the word buffers after a long document: a thread keeps its
@@ -288,6 +316,9 @@ impl<'a> Analyzer<'a> {
             }
             if let Some((_, words, chunks, _)) = &mut self.structure {
                 *words = Tokens::default();
+                *chunks = Chunks::default();
+            }
+            if let Some((_, chunks, _)) = &mut self.words {
                 *chunks = Chunks::default();
             }
         }
@@ -427,8 +458,13 @@ mod tests {
 
     #[test]
     fn candidate_chunks_come_first_then_salted_structure_chunks() {
-        let candidates =
-            CandidateChunks { prefix: 5, structure_words: 3, synonyms: None, function_words: FunctionWords::NONE };
+        let candidates = CandidateChunks {
+            prefix: 5,
+            structure_words: 3,
+            synonyms: None,
+            function_words: FunctionWords::NONE,
+            word_chunks: false,
+        };
         let chunks = ChunkParams { words: 3, ..ChunkParams::default() };
         let params = AnalysisParams {
             candidates: Some(candidates),

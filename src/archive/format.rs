@@ -230,6 +230,8 @@ impl Settings {
             candidate_prefix: candidates.prefix,
             structure_words: candidates.structure_words,
             function_words: candidates.function_words,
+            // The index has no word chunks (order-free candidates are for detect).
+            unordered_min_chunks: 0,
             ..align
         });
         match align {

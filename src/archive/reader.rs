@@ -899,7 +899,16 @@ impl ArchiveIndex {
                 let record = self.record(id);
                 let (bytes, content_hash, content_chunks) =
                     (record.bytes, record.content_hash, record.content_chunks());
-                Document { text, bytes, content_hash, chunks, content_chunks, origin: TextOrigin::Other }
+                // An index holds no word chunks (`AlignParams::unordered_min_chunks` is 0 there).
+                Document {
+                    text,
+                    bytes,
+                    content_hash,
+                    chunks,
+                    content_chunks,
+                    word_chunks: 0,
+                    origin: TextOrigin::Other,
+                }
             }
             None => match self.analyse(id, text) {
                 Some(document) => document,

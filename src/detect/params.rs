@@ -77,8 +77,17 @@ impl DetectParams {
             structure_words: align.structure_words,
             synonyms,
             function_words: align.function_words,
+            word_chunks: align.unordered_min_chunks > 0,
         };
         AnalysisParams { tokenizer: self.tokenizer, chunks, candidates: Some(candidates) }
+    }
+
+    /// These parameters without word chunks
+    /// ([`AlignParams::unordered_min_chunks`] 0), as the archive's index and
+    /// the duplicate extraction chunk documents.
+    pub fn without_word_chunks(&self) -> DetectParams {
+        let align = self.align.map(|align| AlignParams { unordered_min_chunks: 0, ..align });
+        DetectParams { align, ..*self }
     }
 
     /// The sample of the collection of `files` (sorted by name, read with

@@ -9,7 +9,7 @@
 //! in name order in both, so that ties fall the same way and the two give the
 //! same passages for the same documents.
 
-use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS};
+use crate::align::params::{AlignParams, MIN_CANDIDATE_PAIRS, UNORDERED_MAX_GAP};
 use crate::align::sentences::Sentences;
 use crate::align::stock::StockPhrases;
 use crate::align::{AlignedPassage, Aligner};
@@ -96,6 +96,10 @@ enum Evidence {
     /// Shared pair chunks alone ([`crate::align::params::DEFAULT_PAIR_WORDS`]):
     /// aligned with stricter thresholds, and last when regions are too many.
     PairsOnly,
+    /// Shared word chunks alone, in any order
+    /// ([`AlignParams::unordered_min_chunks`]): a reordered copy, for the
+    /// order-free stage ([`crate::align::unordered`]).
+    Unordered,
     /// Shared candidate chunks close together in the suspicious document and
     /// spread over the source in its order ([`summary_regions`]): aligned with
     /// the whole source, for a summary only.
@@ -455,7 +459,34 @@ fn align_document(
     if let Some(pairs) = pairs.as_mut() {
         pairs.weak.clear();
     }
+    // Word chunks follow every other chunk; sources sharing only them are
+    // order-free candidates, apart from the others.
+    let word_start = chunks.len() as u32 - doc.word_chunks;
+    let unordered =
+        IntervalParams { min_chunks: params.unordered_min_chunks.max(1), max_gap: UNORDERED_MAX_GAP, depth: 2 };
+    let mut reordered = Vec::new();
     candidates.for_each(hits, least_common, |source_doc, matches| {
+        let (matches, words) = matches.split_at_mut(matches.partition_point(|m| m.suspicious < word_start));
+        if listed.is_none() && !words.is_empty() {
+            intervals.clear();
+            valid_intervals(words, &unordered, intervals);
+            // One region over all: a reordered copy's words are cut into
+            // intervals whose source sides each hold a part of its source.
+            let source_ranges = sources.chunk_ranges(source_doc);
+            let regions = regions_of(intervals, &chunks.ranges[..], &source_ranges);
+            let cover = regions.into_iter().reduce(|(a, b, m), (c, d, n)| (a.cover(&c), b.cover(&d), m.max(n)));
+            reordered.extend(cover.map(|(this_window, source_window, strength)| CandidatePair {
+                source_doc,
+                this_window: widen_by_a_quarter(this_window),
+                source_window: widen_by_a_quarter(source_window),
+                anchors: 0..0,
+                strength,
+                evidence: Evidence::Unordered,
+            }));
+        }
+        if matches.is_empty() {
+            return;
+        }
         let source_ranges = sources.chunk_ranges(source_doc);
         let source_content = sources.content_chunks(source_doc);
         let short_source = short_sources
@@ -536,6 +567,7 @@ fn align_document(
     if let Some(pairs) = pairs.as_mut() {
         pairs.find_regions(&indexed, sources, &interval_params, intervals, candidate_docs);
     }
+    add_unordered_regions(reordered, candidate_docs);
     match listed {
         // Listed pairs that share no chunk at all are aligned too.
         Some(listed) => {
@@ -589,9 +621,15 @@ fn align_document(
                     params.for_candidate((strength as f64 / content_chunks).max(params.strong_candidate_share))
                 }
                 Evidence::PairsOnly => params.for_pair_region(),
+                Evidence::Unordered => params.for_unordered_region(),
                 Evidence::Summary => params.for_summary_region(),
             };
-            aligner.align(&thresholds, suspicious, source, &anchors[pair_anchors.clone()], aligned);
+            if evidence == Evidence::Unordered {
+                // No chunk in order is shared there: only the order-free stage can find a copy.
+                aligner.align_unordered(&thresholds, suspicious, source, aligned);
+            } else {
+                aligner.align(&thresholds, suspicious, source, &anchors[pair_anchors.clone()], aligned);
+            }
             let aligner = &*aligner;
             let of_source = |p: &AlignedPassage| Passage {
                 suspicious: p.suspicious,
@@ -611,6 +649,28 @@ fn align_document(
         }
     }
     distinct_sources(candidate_docs)
+}
+
+/// Adds the order-free candidate regions of `reordered` that no region of
+/// their source in `candidates` holds on both sides (aligned there
+/// already), keeping `candidates` grouped by source. One that a region only
+/// overlaps is added: a few chunks shared by chance inside a long reordered
+/// copy make a region too short to hold it.
+fn add_unordered_regions(reordered: Vec<CandidatePair>, candidates: &mut Vec<CandidatePair>) {
+    let before = candidates.len();
+    for region in reordered {
+        let aligned_there = candidates[..before].iter().any(|c| {
+            c.source_doc == region.source_doc
+                && c.this_window.holds(&region.this_window)
+                && c.source_window.holds(&region.source_window)
+        });
+        if !aligned_there {
+            candidates.push(region);
+        }
+    }
+    if candidates.len() > before {
+        candidates.sort_by_key(|c| c.source_doc);
+    }
 }
 
 /// Whether `passage` can be told from a shared topic: with `listed` pairs
@@ -893,6 +953,14 @@ fn keep_strongest(candidates: &mut Vec<CandidatePair>, max: usize) {
 /// end of the text).
 fn widen(range: CharRange) -> CharRange {
     CharRange::new(range.start.saturating_sub(WINDOW_MARGIN_CHARS), range.end.saturating_add(WINDOW_MARGIN_CHARS))
+}
+
+/// `range` with a quarter of its length more on each side: the shared rare
+/// words of a long reordered copy may leave its ends outside their
+/// intervals by more than [`WINDOW_MARGIN_CHARS`].
+fn widen_by_a_quarter(range: CharRange) -> CharRange {
+    let margin = range.len() / 4;
+    CharRange::new(range.start.saturating_sub(margin), range.end.saturating_add(margin))
 }
 
 #[cfg(test)]

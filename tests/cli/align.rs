@@ -375,12 +375,12 @@ fn pair_chunks_find_a_copy_that_shares_too_few_candidate_chunks() {
 
 /// `--report-candidates` reports each candidate source of a suspicious
 /// document once, whole: the fixture document copied from six sources has six
-/// such detections, although they all overlap.
+/// such detections (candidates by chunks in order), although they all overlap.
 #[test]
 fn report_candidates_keeps_every_candidate_source_though_they_overlap() {
     let corpus = crate::fixtures().join("pan");
     let dir = tempfile::tempdir().unwrap();
-    reports(&corpus, dir.path(), &["--quiet", "--report-candidates"]);
+    reports(&corpus, dir.path(), &["--quiet", "--report-candidates", "--unordered-min-chunks", "0"]);
     let truth = read_report(&corpus.join("suspicious-documents").join("suspicious-document00006.xml"));
     let report = read_report(&dir.path().join("suspicious-document00006.xml"));
     let sources = |doc: &PanDocument| {
@@ -440,7 +440,8 @@ fn one_chunk_corpus(dir: &Path, tail_words: usize) -> (PathBuf, PathBuf, u64) {
 /// A short source is compared as a given pair is: one shared candidate chunk
 /// makes a place for pair chunks, which find the copy. The same copy of a
 /// source made long by unrelated text after it is not found: one chunk is too
-/// little to look at in a long source.
+/// little to look at in a long source, and the copy keeps too few of its
+/// words for a region its rare words alone make (word chunks, in any order).
 #[test]
 fn one_shared_chunk_finds_a_copy_of_a_short_source_but_not_of_a_long_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -486,4 +487,63 @@ fn a_copy_two_sources_hold_alike_is_reported_against_both_in_full_search_only() 
     let found = report_passages(&listed.join("suspicious.xml"));
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!((found[0].0, found[0].1), copy);
+}
+
+/// The recall on the word-shuffled cases and the overall plagdet of `best`
+/// (with `flags`) on `corpus`, full search.
+fn word_shuffle_scores(corpus: &Path, out: &Path, flags: &[&str]) -> (f64, f64) {
+    reports(corpus, out, &[&["--quiet"], flags].concat());
+    let truth = corpus.join("suspicious-documents");
+    let output = run(&[
+        "eval",
+        "--truth",
+        truth.to_str().unwrap(),
+        "--detections",
+        out.to_str().unwrap(),
+        "--by",
+        "obfuscation",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let scores: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let groups = scores["groups"].as_array().unwrap();
+    let shuffled = groups.iter().find(|g| g["name"] == "word-shuffle").expect("a word-shuffle class");
+    (shuffled["recall"].as_f64().unwrap(), scores["plagdet"].as_f64().unwrap())
+}
+
+/// Word-shuffled copies (every word of the passage in a random order) keep no
+/// run of words and no sentence: the order-free stage and its word-chunk
+/// candidates find them in full search, where the sentence alignment alone
+/// finds few.
+#[test]
+fn best_finds_word_shuffled_copies_in_full_search_with_its_order_free_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("reorder");
+    let texts = crate::fixtures().join("texts");
+    let output = run(&[
+        "corpus",
+        "--texts",
+        texts.to_str().unwrap(),
+        "--out",
+        corpus.to_str().unwrap(),
+        "--seed",
+        "4",
+        "--doc-chars",
+        "3000..9000",
+        "--sources",
+        "5",
+        "--suspicious",
+        "5",
+        "--obfuscation",
+        "reorder",
+        "--plagiarised-fraction",
+        "1",
+        "--quiet",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (recall, plagdet) = word_shuffle_scores(&corpus, &dir.path().join("best"), &[]);
+    let off = ["--unordered-min-share", "0", "--unordered-min-chunks", "0"];
+    let (recall_without, plagdet_without) = word_shuffle_scores(&corpus, &dir.path().join("without"), &off);
+    assert!(recall > 0.5 && recall > 2.0 * recall_without, "word-shuffle recall {recall} against {recall_without}");
+    assert!(plagdet > plagdet_without + 0.1, "plagdet {plagdet} against {plagdet_without}");
 }
