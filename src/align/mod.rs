@@ -229,13 +229,10 @@ impl<'a> Aligner<'a> {
             take_their_places(&mut self.reordered, &mut self.held);
             passages.extend(self.reordered.iter().map(|r| r.passage));
         }
-        if let Some(stock) = self.stock {
-            passages.retain(|p| !stock.is_formulaic(suspicious, source, p));
-            self.held.retain(|p| !stock.is_formulaic(suspicious, source, p));
-        }
-        let idf = &self.idf;
-        passages.retain(|p| p.exact || !names_differ(suspicious, source, idf, p));
-        self.held.retain(|p| p.exact || !names_differ(suspicious, source, idf, p));
+        passages.retain(|p| self.is_told_from_scaffolding(suspicious, source, p));
+        let mut held = std::mem::take(&mut self.held);
+        held.retain(|p| self.is_told_from_scaffolding(suspicious, source, p));
+        self.held = held;
         let expands = |p: &AlignedPassage| !p.exact && expands_its_source(p.suspicious, p.source);
         passages.retain(|p| !expands(p));
         self.held.retain(|p| !expands(p));
@@ -266,12 +263,18 @@ impl<'a> Aligner<'a> {
         };
         self.reordered.clear();
         unordered_passages(suspicious, source, &unordered, [], &mut self.unordered, &mut self.reordered);
-        let idf = &self.idf;
-        let stock = self.stock;
-        out.extend(self.reordered.iter().map(|r| r.passage).filter(|p| {
-            !stock.is_some_and(|stock| stock.is_formulaic(suspicious, source, p))
-                && !names_differ(suspicious, source, idf, p)
-        }));
+        out.extend(
+            self.reordered.iter().map(|r| r.passage).filter(|p| self.is_told_from_scaffolding(suspicious, source, p)),
+        );
+    }
+
+    /// Whether `passage` is more than text written on one scaffolding: it
+    /// does not share mostly the collection's stock phrases
+    /// ([`StockPhrases::is_formulaic`]), and, unless exact, its sides do not
+    /// each name other particulars ([`names_differ`], with the pair's idf).
+    fn is_told_from_scaffolding(&self, suspicious: &Sentences, source: &Sentences, passage: &AlignedPassage) -> bool {
+        !self.stock.is_some_and(|stock| stock.is_formulaic(suspicious, source, passage))
+            && (passage.exact || !names_differ(suspicious, source, &self.idf, passage))
     }
 
     /// Cuts each passage that holds a verbatim copy back to the copy where an

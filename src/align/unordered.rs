@@ -173,7 +173,8 @@ pub fn unordered_passages<'p>(
         let mut members: Vec<Anchor> =
             seed.iter().filter(|&&k| !scratch.used[k as usize]).map(|&k| scratch.anchors[k as usize]).collect();
         let mut groups = Vec::new();
-        cut_apart(&mut members, 0, &mut groups);
+        let all = 0..members.len();
+        cut_range(&mut members, all, 0, 0, &mut groups);
         groups.sort_unstable_by_key(|g| (std::cmp::Reverse(g.len()), g.start));
         for group in groups {
             let Some(passage) = scratch.passage_of(&members[group], suspicious, source, params) else { continue };
@@ -187,15 +188,12 @@ pub fn unordered_passages<'p>(
     out.extend(found);
 }
 
-/// Cuts `anchors` into runs whose neighbours lie close, by suspicious
-/// position at even `depth`s and by source position at odd ones, each run
-/// again at the next depth until no cut splits it (at most four times);
-/// appends the runs of at least [`MIN_ANCHORS`] to `groups`, reordering
-/// `anchors` in place.
-fn cut_apart(anchors: &mut [Anchor], depth: u8, groups: &mut Vec<Range<usize>>) {
-    cut_range(anchors, 0..anchors.len(), depth, 0, groups);
-}
-
+/// Cuts the anchors `range` of `anchors` into runs whose neighbours lie
+/// close, by suspicious position at even `depth`s and by source position at
+/// odd ones, each run again at the next depth until a cut on each side
+/// splits it no more (`unsplit` counts the cuts that did not) or four cuts
+/// were made; appends the runs of at least [`MIN_ANCHORS`] to `groups`,
+/// reordering `anchors` in place.
 fn cut_range(anchors: &mut [Anchor], range: Range<usize>, depth: u8, unsplit: u8, groups: &mut Vec<Range<usize>>) {
     if range.len() < MIN_ANCHORS {
         return;
@@ -348,14 +346,12 @@ impl UnorderedScratch {
         if this_span.len() < MIN_WORDS || there_span.len() < MIN_WORDS {
             return None;
         }
-        let this_share = self.held_share(this, this_span.clone(), true, &there[there_span.clone()]);
-        let there_share = self.held_share(there, there_span.clone(), false, &this[this_span.clone()]);
+        let (this_share, this_rare) = self.held_shares(this, this_span.clone(), true, &there[there_span.clone()]);
+        let (there_share, there_rare) = self.held_shares(there, there_span.clone(), false, &this[this_span.clone()]);
         if this_share.min(there_share) < params.min_share {
             return None;
         }
         // A copy keeps its particulars; text written on one scaffolding changes them.
-        let this_rare = self.rare_share(this, this_span.clone(), true, &there[there_span.clone()]);
-        let there_rare = self.rare_share(there, there_span.clone(), false, &this[this_span.clone()]);
         if this_rare.min(there_rare) < MIN_RARE_SHARE {
             return None;
         }
@@ -363,7 +359,7 @@ impl UnorderedScratch {
         let there_control = control(there.len(), &there_span).map(|c| (this, this_span.clone(), true, &there[c]));
         let this_control = control(this.len(), &this_span).map(|c| (there, there_span.clone(), false, &this[c]));
         let chance = match there_control.or(this_control) {
-            Some((side, stretch, is_this, other)) => self.held_share(side, stretch, is_this, other) + MIN_MARGIN,
+            Some((side, stretch, is_this, other)) => self.held_shares(side, stretch, is_this, other).0 + MIN_MARGIN,
             None => UNCONTROLLED_MIN_SHARE,
         };
         if this_share.min(there_share) < chance {
@@ -418,38 +414,31 @@ impl UnorderedScratch {
         if stretch.start < core.end && core.start < stretch.end { stretch } else { core }
     }
 
-    /// The share of the rare words (at most [`ANCHOR_MAX_OCCURRENCES`]
-    /// times in their window) among the words `stretch` of `words` (the
-    /// suspicious window's when `this`) whose terms `other` holds; 1 when
-    /// the stretch has none.
-    fn rare_share(&mut self, words: &[u64], stretch: Range<usize>, this: bool, other: &[u64]) -> f32 {
-        self.fill_bag(other);
-        let occurrences = |term: &u64| {
-            let (a, b) = self.counts.get(term).copied().unwrap_or_default();
-            if this { a } else { b }
-        };
-        let rare: Vec<&u64> = words[stretch].iter().filter(|t| occurrences(t) <= ANCHOR_MAX_OCCURRENCES).collect();
-        if rare.is_empty() {
-            return 1.0;
-        }
-        rare.iter().filter(|t| self.bag.contains_key(t)).count() as f32 / rare.len() as f32
-    }
-
-    /// The weighted share of the words `stretch` of `words` (the suspicious
-    /// window's when `this`, else the source window's) that `other` holds,
-    /// each word of `other` holding one occurrence.
-    fn held_share(&mut self, words: &[u64], stretch: Range<usize>, this: bool, other: &[u64]) -> f32 {
+    /// How much of the words `stretch` of `words` (the suspicious window's
+    /// when `this`, else the source window's) `other` holds, in one pass:
+    /// the weighted share, each word of `other` holding one occurrence, and
+    /// the share of the rare words (at most [`ANCHOR_MAX_OCCURRENCES`] times
+    /// in their window) whose terms `other` has (1 when the stretch has
+    /// none).
+    fn held_shares(&mut self, words: &[u64], stretch: Range<usize>, this: bool, other: &[u64]) -> (f32, f32) {
         self.fill_bag(other);
         let weights = if this { &self.this_weights } else { &self.there_weights };
         let (mut held, mut all) = (0.0f32, 0.0f32);
-        for (&term, &weight) in words[stretch.clone()].iter().zip(&weights[stretch]) {
+        let (mut rare_held, mut rare) = (0usize, 0usize);
+        for (term, &weight) in words[stretch.clone()].iter().zip(&weights[stretch]) {
             all += weight;
-            if let Some(count) = self.bag.get_mut(&term).filter(|c| **c > 0) {
+            let (a, b) = self.counts.get(term).copied().unwrap_or_default();
+            let is_rare = (if this { a } else { b }) <= ANCHOR_MAX_OCCURRENCES;
+            rare += usize::from(is_rare);
+            let Some(count) = self.bag.get_mut(term) else { continue };
+            rare_held += usize::from(is_rare);
+            if *count > 0 {
                 *count -= 1;
                 held += weight;
             }
         }
-        if all > 0.0 { held / all } else { 0.0 }
+        let weighted = if all > 0.0 { held / all } else { 0.0 };
+        (weighted, if rare == 0 { 1.0 } else { rare_held as f32 / rare as f32 })
     }
 }
 

@@ -230,14 +230,14 @@ impl Settings {
             candidate_prefix: candidates.prefix,
             structure_words: candidates.structure_words,
             function_words: candidates.function_words,
-            // The index has no word chunks (order-free candidates are for detect).
-            unordered_min_chunks: 0,
             ..align
         });
-        match align {
+        let params = match align {
             Some(_) => DetectParams { tokenizer: self.tokenizer(), chunks, align, ..preset },
             None => DetectParams { tokenizer: self.tokenizer(), chunks: self.chunks(), ..preset },
-        }
+        };
+        // The index has no word chunks (order-free candidates are for detect).
+        params.without_word_chunks()
     }
 
     /// The preset the index was made with.

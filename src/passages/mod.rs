@@ -467,12 +467,12 @@ fn align_document(
     let mut reordered = Vec::new();
     candidates.for_each(hits, least_common, |source_doc, matches| {
         let (matches, words) = matches.split_at_mut(matches.partition_point(|m| m.suspicious < word_start));
+        let source_ranges = sources.chunk_ranges(source_doc);
         if listed.is_none() && !words.is_empty() {
             intervals.clear();
             valid_intervals(words, &unordered, intervals);
             // One region over all: a reordered copy's words are cut into
             // intervals whose source sides each hold a part of its source.
-            let source_ranges = sources.chunk_ranges(source_doc);
             let regions = regions_of(intervals, &chunks.ranges[..], &source_ranges);
             let cover = regions.into_iter().reduce(|(a, b, m), (c, d, n)| (a.cover(&c), b.cover(&d), m.max(n)));
             reordered.extend(cover.map(|(this_window, source_window, strength)| CandidatePair {
@@ -487,7 +487,6 @@ fn align_document(
         if matches.is_empty() {
             return;
         }
-        let source_ranges = sources.chunk_ranges(source_doc);
         let source_content = sources.content_chunks(source_doc);
         let short_source = short_sources
             && is_short_source(&source_ranges, source_content)
