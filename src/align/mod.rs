@@ -256,13 +256,17 @@ impl<'a> Aligner<'a> {
         if thresholds.unordered_min_share <= 0.0 || suspicious.is_empty() || source.is_empty() {
             return;
         }
-        self.idf.compute(suspicious, source);
         let unordered = UnorderedParams {
             min_share: thresholds.unordered_min_share as f32,
             min_chars: thresholds.min_passage_chars.max(UNORDERED_MIN_CHARS),
         };
         self.reordered.clear();
         unordered_passages(suspicious, source, &unordered, [], &mut self.unordered, &mut self.reordered);
+        if self.reordered.is_empty() {
+            return;
+        }
+        // The pair's idf tells names apart, for the passages found only.
+        self.idf.compute(suspicious, source);
         out.extend(
             self.reordered.iter().map(|r| r.passage).filter(|p| self.is_told_from_scaffolding(suspicious, source, p)),
         );

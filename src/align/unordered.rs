@@ -116,6 +116,10 @@ pub struct Reordered {
     pub share: f32,
 }
 
+/// The mark of a term that the bag holds, beside its count (which falls to
+/// zero as [`UnorderedScratch::held_shares`] spends it).
+const IN_BAG: u32 = 1 << 31;
+
 /// A cell of the dot plot: its size (an index into [`CELL_WORDS`]), its
 /// grid (0, or 1 for the one shifted by half a cell) and its place on each
 /// side.
@@ -131,20 +135,27 @@ struct Anchor {
 /// The buffers of the order-free stage, kept between pairs.
 #[derive(Debug, Default)]
 pub struct UnorderedScratch {
-    /// Term → occurrences in the suspicious and the source window.
-    counts: TermMap<(u32, u32)>,
-    /// The weight of each word of the suspicious and of the source window.
-    this_weights: Vec<f32>,
-    there_weights: Vec<f32>,
-    /// Source positions of the anchor terms, sorted by (term, position).
-    source_positions: Vec<(u64, u32)>,
+    /// Term → its number in the pair, so that the passes below index arrays.
+    numbers: TermMap<u32>,
+    /// The term number of each word of the suspicious and of the source window.
+    this_terms: Vec<u32>,
+    there_terms: Vec<u32>,
+    /// Per term number: occurrences in the suspicious and the source window.
+    counts: Vec<(u32, u32)>,
+    /// Per term number: its weight ([`weigh`](Self::weigh)); empty until a
+    /// rectangle of the pair is judged.
+    weights: Vec<f32>,
+    /// Per term number: the (at most two) source positions of an anchor term.
+    source_positions: Vec<[u32; 2]>,
     anchors: Vec<Anchor>,
     /// Anchors (indices) per cell.
     cells: HashMap<Cell, Vec<u32>>,
     /// Whether each anchor lies in a passage found already.
     used: Vec<bool>,
-    /// A bag of terms with counts (the other side of a stretch).
-    bag: TermMap<u32>,
+    /// Per term number: its count in a bag of words (the other side of a stretch).
+    bag: Vec<u32>,
+    /// The terms the bag holds, to empty it.
+    bag_terms: Vec<u32>,
     /// Whether each suspicious word lies in a passage already.
     taken: Vec<bool>,
 }
@@ -165,7 +176,7 @@ pub fn unordered_passages<'p>(
     }
     scratch.mark_taken(suspicious, taken);
     scratch.count(this, there);
-    scratch.find_anchors(this, there);
+    scratch.find_anchors();
     scratch.used.clear();
     scratch.used.resize(scratch.anchors.len(), false);
     let mut found: Vec<Reordered> = Vec::new();
@@ -237,46 +248,68 @@ impl UnorderedScratch {
         }
     }
 
-    /// Counts every term's occurrences in the two windows and weighs each
-    /// word: ln(1 + the pair's words over its term's occurrences in both
-    /// windows), so that the words particular to a passage count most.
+    /// Numbers the terms of the two windows and counts each term's
+    /// occurrences in each.
     fn count(&mut self, this: &[u64], there: &[u64]) {
+        self.numbers.clear();
         self.counts.clear();
-        for &term in this {
-            self.counts.entry(term).or_default().0 += 1;
+        self.weights.clear();
+        for (words, terms, is_this) in [(this, &mut self.this_terms, true), (there, &mut self.there_terms, false)] {
+            terms.clear();
+            for &term in words {
+                let next = self.counts.len() as u32;
+                let number = *self.numbers.entry(term).or_insert(next);
+                if number == next {
+                    self.counts.push((0, 0));
+                }
+                let count = &mut self.counts[number as usize];
+                if is_this {
+                    count.0 += 1
+                } else {
+                    count.1 += 1
+                }
+                terms.push(number);
+            }
         }
-        for &term in there {
-            self.counts.entry(term).or_default().1 += 1;
-        }
-        let total = (this.len() + there.len()) as f32;
-        let weights = |terms: &[u64], counts: &TermMap<(u32, u32)>, out: &mut Vec<f32>| {
-            out.clear();
-            out.extend(terms.iter().map(|term| {
-                let (a, b) = counts.get(term).copied().unwrap_or((1, 0));
-                (total / (a + b).max(1) as f32).ln_1p()
-            }));
-        };
-        weights(this, &self.counts, &mut self.this_weights);
-        weights(there, &self.counts, &mut self.there_weights);
     }
 
-    /// Every anchor of the pair, sorted by suspicious position.
-    fn find_anchors(&mut self, this: &[u64], there: &[u64]) {
-        let is_anchor = |counts: &TermMap<(u32, u32)>, term: &u64| {
-            counts.get(term).is_some_and(|&(a, b)| a > 0 && b > 0 && a.max(b) <= ANCHOR_MAX_OCCURRENCES)
-        };
+    /// Weighs each term, once per pair and only for a pair with a rectangle
+    /// to judge: ln(1 + the pair's words over the term's occurrences in both
+    /// windows), so that the words particular to a passage count most.
+    fn weigh(&mut self) {
+        if !self.weights.is_empty() {
+            return;
+        }
+        let total = (self.this_terms.len() + self.there_terms.len()) as f32;
+        self.weights.extend(self.counts.iter().map(|&(a, b)| (total / (a + b).max(1) as f32).ln_1p()));
+    }
+
+    /// Whether the term numbered `term` makes anchors: both windows hold it,
+    /// each at most [`ANCHOR_MAX_OCCURRENCES`] times.
+    fn is_anchor(&self, term: u32) -> bool {
+        let (a, b) = self.counts[term as usize];
+        a > 0 && b > 0 && a.max(b) <= ANCHOR_MAX_OCCURRENCES
+    }
+
+    /// Every anchor of the pair, sorted by suspicious position (then source
+    /// position).
+    fn find_anchors(&mut self) {
         self.source_positions.clear();
-        self.source_positions
-            .extend(there.iter().enumerate().filter(|(_, t)| is_anchor(&self.counts, t)).map(|(j, &t)| (t, j as u32)));
-        self.source_positions.sort_unstable();
+        self.source_positions.resize(self.counts.len(), [u32::MAX; 2]);
+        for (j, &term) in self.there_terms.iter().enumerate() {
+            if self.is_anchor(term) {
+                let slots = &mut self.source_positions[term as usize];
+                let free = usize::from(slots[0] != u32::MAX);
+                slots[free] = j as u32;
+            }
+        }
         self.anchors.clear();
-        for (i, term) in this.iter().enumerate() {
-            if self.taken[i] || !is_anchor(&self.counts, term) {
+        for (i, &term) in self.this_terms.iter().enumerate() {
+            if self.taken[i] || !self.is_anchor(term) {
                 continue;
             }
-            let first = self.source_positions.partition_point(|&(t, _)| t < *term);
-            let positions = self.source_positions[first..].iter().take_while(|&&(t, _)| t == *term);
-            self.anchors.extend(positions.map(|&(_, j)| Anchor { this: i as u32, there: j }));
+            let positions = self.source_positions[term as usize].into_iter().take_while(|&j| j != u32::MAX);
+            self.anchors.extend(positions.map(|j| Anchor { this: i as u32, there: j }));
         }
     }
 
@@ -333,21 +366,21 @@ impl UnorderedScratch {
         source: &Sentences,
         params: &UnorderedParams,
     ) -> Option<Reordered> {
+        self.weigh();
         let this_core = span(anchors.iter().map(|a| a.this));
         let there_core = span(anchors.iter().map(|a| a.there));
-        let (this, there) = (&suspicious.sequence, &source.sequence);
         let (mut this_span, mut there_span) = (this_core.clone(), there_core.clone());
         for _ in 0..2 {
-            self.fill_bag(&there[there_span.clone()]);
-            this_span = self.best_stretch(this, this_core.clone(), true);
-            self.fill_bag(&this[this_span.clone()]);
-            there_span = self.best_stretch(there, there_core.clone(), false);
+            self.fill_bag(false, there_span.clone());
+            this_span = self.best_stretch(this_core.clone(), true);
+            self.fill_bag(true, this_span.clone());
+            there_span = self.best_stretch(there_core.clone(), false);
         }
         if this_span.len() < MIN_WORDS || there_span.len() < MIN_WORDS {
             return None;
         }
-        let (this_share, this_rare) = self.held_shares(this, this_span.clone(), true, &there[there_span.clone()]);
-        let (there_share, there_rare) = self.held_shares(there, there_span.clone(), false, &this[this_span.clone()]);
+        let (this_share, this_rare) = self.held_shares(this_span.clone(), true, there_span.clone());
+        let (there_share, there_rare) = self.held_shares(there_span.clone(), false, this_span.clone());
         if this_share.min(there_share) < params.min_share {
             return None;
         }
@@ -356,10 +389,10 @@ impl UnorderedScratch {
             return None;
         }
         // Alike only as much as the documents' vocabularies make any two stretches?
-        let there_control = control(there.len(), &there_span).map(|c| (this, this_span.clone(), true, &there[c]));
-        let this_control = control(this.len(), &this_span).map(|c| (there, there_span.clone(), false, &this[c]));
+        let there_control = control(self.there_terms.len(), &there_span).map(|c| (this_span.clone(), true, c));
+        let this_control = control(self.this_terms.len(), &this_span).map(|c| (there_span.clone(), false, c));
         let chance = match there_control.or(this_control) {
-            Some((side, stretch, is_this, other)) => self.held_shares(side, stretch, is_this, other).0 + MIN_MARGIN,
+            Some((stretch, is_this, other)) => self.held_shares(stretch, is_this, other).0 + MIN_MARGIN,
             None => UNCONTROLLED_MIN_SHARE,
         };
         if this_share.min(there_share) < chance {
@@ -374,22 +407,36 @@ impl UnorderedScratch {
         long_enough.then_some(Reordered { passage, share: this_share.min(there_share) })
     }
 
-    /// Fills the bag with `terms`.
-    fn fill_bag(&mut self, terms: &[u64]) {
-        self.bag.clear();
-        for &term in terms {
-            *self.bag.entry(term).or_default() += 1;
+    /// The term numbers of the suspicious window's words (`this`) or the source window's.
+    fn terms(&self, this: bool) -> &[u32] {
+        if this { &self.this_terms } else { &self.there_terms }
+    }
+
+    /// Fills the bag with the terms of the words `words` of the suspicious
+    /// window (`this`) or the source window; each term it holds is marked
+    /// with [`IN_BAG`] beside its count.
+    fn fill_bag(&mut self, this: bool, words: Range<usize>) {
+        for &term in &self.bag_terms {
+            self.bag[term as usize] = 0;
+        }
+        self.bag.resize(self.counts.len(), 0);
+        self.bag_terms.clear();
+        let terms = if this { &self.this_terms } else { &self.there_terms };
+        for &term in &terms[words] {
+            self.bag[term as usize] = (self.bag[term as usize] + 1) | IN_BAG;
+            self.bag_terms.push(term);
         }
     }
 
-    /// The stretch of `words` within reach of `core` (as far again as the
-    /// core is long on each side) that scores most when a word the bag holds
-    /// scores its weight and any other word [`MISS_COST`] times its weight
-    /// (Kadane's maximum subarray); the core itself when that stretch lies
-    /// elsewhere. On the suspicious side (`this`) the reach stops at words a
-    /// passage holds already.
-    fn best_stretch(&self, words: &[u64], core: Range<usize>, this: bool) -> Range<usize> {
-        let weights = if this { &self.this_weights } else { &self.there_weights };
+    /// The stretch of the suspicious window's words (`this`) or the source
+    /// window's within reach of `core` (as far again as the core is long on
+    /// each side) that scores most when a word the bag holds scores its
+    /// weight and any other word [`MISS_COST`] times its weight (Kadane's
+    /// maximum subarray); the core itself when that stretch lies elsewhere.
+    /// On the suspicious side the reach stops at words a passage holds
+    /// already.
+    fn best_stretch(&self, core: Range<usize>, this: bool) -> Range<usize> {
+        let words = self.terms(this);
         let free = |i: usize| !this || !self.taken[i];
         let reach = core.len().max(MIN_WORDS);
         let mut low = core.start;
@@ -402,8 +449,9 @@ impl UnorderedScratch {
         }
         let (mut sum, mut start) = (0.0f32, low);
         let (mut best, mut stretch) = (f32::MIN, core.clone());
-        for (i, (term, &weight)) in words.iter().zip(weights).enumerate().take(high).skip(low) {
-            sum += if self.bag.contains_key(term) { weight } else { -MISS_COST * weight };
+        for (i, &term) in words.iter().enumerate().take(high).skip(low) {
+            let weight = self.weights[term as usize];
+            sum += if self.bag[term as usize] != 0 { weight } else { -MISS_COST * weight };
             if sum > best {
                 (best, stretch) = (sum, start..i + 1);
             }
@@ -414,25 +462,29 @@ impl UnorderedScratch {
         if stretch.start < core.end && core.start < stretch.end { stretch } else { core }
     }
 
-    /// How much of the words `stretch` of `words` (the suspicious window's
-    /// when `this`, else the source window's) `other` holds, in one pass:
-    /// the weighted share, each word of `other` holding one occurrence, and
-    /// the share of the rare words (at most [`ANCHOR_MAX_OCCURRENCES`] times
-    /// in their window) whose terms `other` has (1 when the stretch has
-    /// none).
-    fn held_shares(&mut self, words: &[u64], stretch: Range<usize>, this: bool, other: &[u64]) -> (f32, f32) {
-        self.fill_bag(other);
-        let weights = if this { &self.this_weights } else { &self.there_weights };
+    /// How much of the words `stretch` of the suspicious window (when
+    /// `this`, else of the source window) the words `other` of the other
+    /// window hold, in one pass: the weighted share, each word of `other`
+    /// holding one occurrence, and the share of the rare words (at most
+    /// [`ANCHOR_MAX_OCCURRENCES`] times in their window) whose terms `other`
+    /// has (1 when the stretch has none).
+    fn held_shares(&mut self, stretch: Range<usize>, this: bool, other: Range<usize>) -> (f32, f32) {
+        self.fill_bag(!this, other);
+        let words = if this { &self.this_terms } else { &self.there_terms };
         let (mut held, mut all) = (0.0f32, 0.0f32);
         let (mut rare_held, mut rare) = (0usize, 0usize);
-        for (term, &weight) in words[stretch.clone()].iter().zip(&weights[stretch]) {
+        for &term in &words[stretch] {
+            let weight = self.weights[term as usize];
             all += weight;
-            let (a, b) = self.counts.get(term).copied().unwrap_or_default();
+            let (a, b) = self.counts[term as usize];
             let is_rare = (if this { a } else { b }) <= ANCHOR_MAX_OCCURRENCES;
             rare += usize::from(is_rare);
-            let Some(count) = self.bag.get_mut(term) else { continue };
+            let count = &mut self.bag[term as usize];
+            if *count == 0 {
+                continue;
+            }
             rare_held += usize::from(is_rare);
-            if *count > 0 {
+            if *count != IN_BAG {
                 *count -= 1;
                 held += weight;
             }
