@@ -4,7 +4,7 @@
 
 use crate::align::filter::{CORROBORATING_SEEDS, Uncorroborated};
 use crate::analysis::function_words::FunctionWords;
-use crate::analysis::stem::LanguageSetting;
+use crate::analysis::stem::{Language, LanguageSetting};
 
 /// Words per candidate chunk of the `best` preset: 3 stop-word-free words.
 pub const DEFAULT_CANDIDATE_WORDS: usize = 3;
@@ -524,6 +524,14 @@ impl AlignParams {
             min_rare_share: LISTED_PAIRS_MIN_RARE_SHARE,
             ..self
         }
+    }
+
+    /// The parameters for a suspicious document mapped into the sources'
+    /// language ([`crate::analysis::translate`]): its words and the
+    /// sources' are stemmed with the stemmer of that `language`, as a
+    /// translation inflects words otherwise than the source does.
+    pub fn for_translated(self, language: Language) -> AlignParams {
+        AlignParams { language: LanguageSetting::Fixed(language), ..self }
     }
 }
 
