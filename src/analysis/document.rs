@@ -32,7 +32,7 @@ pub struct AnalysisParams<'a> {
     pub candidates: Option<CandidateChunks<'a>>,
     /// Maps a document in another language than the sources into theirs
     /// before it is analysed (suspicious documents only).
-    pub translator: Option<&'a Translator>,
+    pub translator: Option<&'a Translator<'a>>,
 }
 
 /// The alignment stage's chunks (see [`crate::analysis::candidates`]).
@@ -199,7 +199,7 @@ pub struct Analyzer<'a> {
     words: Option<(Chunker, Chunks, u32)>,
     content_chunks: usize,
     word_chunks: usize,
-    translator: Option<&'a Translator>,
+    translator: Option<&'a Translator<'a>>,
 }
 
 impl<'a> Analyzer<'a> {

@@ -18,7 +18,9 @@ use crate::analysis::read::{self, DocumentFile, MemoryDocuments, TextOrigin, Tex
 use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_len};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
-use crate::analysis::translate::{CrossLanguage, MappedText, OriginalOffsets, Translator, majority_language};
+use crate::analysis::translate::{
+    CrossLanguage, MappedText, OriginalOffsets, SourceWords, Translator, majority_language,
+};
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
 use crate::matching::overlap::{Passage, Twins, resolve_overlaps};
@@ -230,17 +232,23 @@ const LANGUAGE_SAMPLE_SOURCES: usize = 9;
 
 /// The translator of `settings` into the sources' language: the one they
 /// name, else the language of most of the first of `sources` (read with
-/// `reader`); `None` when it cannot be told.
-fn translator(settings: &CrossLanguage, sources: &[DocumentFile], reader: TextReader<'_>) -> Option<Translator> {
-    let guessed = || {
-        let texts: Vec<String> = sources
-            .iter()
-            .take(LANGUAGE_SAMPLE_SOURCES)
-            .filter_map(|file| document::read_text(file, reader, &crate::progress::Silent))
-            .collect();
-        majority_language(texts.iter().map(String::as_str))
+/// `reader`); `None` when it cannot be told. Cognates are found among the
+/// words of `sources`, and a document in the language of one of them is
+/// not mapped.
+fn translator<'a>(
+    settings: &CrossLanguage,
+    sources: &'a [DocumentFile],
+    reader: TextReader<'a>,
+) -> Option<Translator<'a>> {
+    let texts = move |files: &'a [DocumentFile]| {
+        files.iter().filter_map(move |file| document::read_text(file, reader, &crate::progress::Silent))
     };
-    settings.sources.or_else(guessed).map(|language| Translator::new(settings.clone(), language))
+    let guessed = || {
+        let sample: Vec<String> = texts(&sources[..sources.len().min(LANGUAGE_SAMPLE_SOURCES)]).collect();
+        majority_language(sample.iter().map(String::as_str))
+    };
+    let source_words = move || SourceWords::of_texts(texts(sources));
+    settings.sources.or_else(guessed).map(|language| Translator::new(settings.clone(), language, source_words))
 }
 
 /// The documents a run compares: those of the two directories, or those the
@@ -340,7 +348,7 @@ pub(crate) struct Setup<'a> {
     /// How a long suspicious document is cut to be aligned in parts.
     pub(crate) parts: PartSizes,
     /// Maps suspicious documents in another language into the sources'.
-    pub(crate) translator: Option<&'a Translator>,
+    pub(crate) translator: Option<&'a Translator<'a>>,
     /// The parameters of the documents it maps.
     pub(crate) translated_params: Option<&'a DetectParams>,
 }
