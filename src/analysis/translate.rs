@@ -232,38 +232,41 @@ impl Lexicon {
     }
 }
 
-/// What the mapping needs of the sources: the languages they are written
-/// in, and their words (cognates are found among them).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SourceWords {
-    /// The words of at least [`MIN_COGNATE_PREFIX`] letters.
-    pub lexicon: Lexicon,
-    /// The languages guessed of at least one source.
-    pub languages: Vec<Language>,
-}
+/// Calls its argument with the text of each source document.
+pub type ForEachSource<'a> = dyn Fn(&mut dyn FnMut(&str)) + Send + Sync + 'a;
 
-impl SourceWords {
-    /// Those of the source `texts`.
-    pub fn of_texts<S: AsRef<str>>(texts: impl IntoIterator<Item = S>) -> Self {
+impl Lexicon {
+    /// The words of at least [`MIN_COGNATE_PREFIX`] letters of the texts
+    /// that `for_each` gives.
+    pub fn of_texts(for_each: &ForEachSource<'_>) -> Self {
         let (tokenizer, mut tokens) = (word_tokenizer(), Tokens::default());
         let mut words = std::collections::HashSet::new();
-        let mut languages = Vec::new();
-        for text in texts {
-            tokenizer.tokenize(text.as_ref(), &mut tokens);
-            if let Some(language) = guess_language(&tokens, LANGUAGE_SAMPLE_WORDS)
-                && !languages.contains(&language)
-            {
-                languages.push(language);
-            }
-            let long = tokens.words().filter(|word| word.chars().nth(MIN_COGNATE_PREFIX - 1).is_some());
-            for word in long {
+        for_each(&mut |text| {
+            tokenizer.tokenize(text, &mut tokens);
+            for word in tokens.words().filter(|word| word.chars().nth(MIN_COGNATE_PREFIX - 1).is_some()) {
                 if !words.contains(word) {
                     words.insert(word.to_string());
                 }
             }
-        }
-        SourceWords { lexicon: Lexicon::new(words.into_iter().collect()), languages }
+        });
+        Lexicon::new(words.into_iter().collect())
     }
+}
+
+/// The languages guessed of at least one of the texts that `for_each`
+/// gives (each from its start).
+fn languages_of(for_each: &ForEachSource<'_>) -> Vec<Language> {
+    let (tokenizer, mut tokens) = (word_tokenizer(), Tokens::default());
+    let mut languages = Vec::new();
+    for_each(&mut |text| {
+        tokenizer.tokenize(sample(text), &mut tokens);
+        if let Some(language) = guess_language(&tokens, LANGUAGE_SAMPLE_WORDS)
+            && !languages.contains(&language)
+        {
+            languages.push(language);
+        }
+    });
+    languages
 }
 
 /// The index and data files of the dictd dictionary of `from` into `to` in
@@ -566,9 +569,10 @@ pub struct Translator<'a> {
     settings: CrossLanguage,
     /// The sources' language.
     sources: Language,
-    /// The sources' words and languages, and how they are read.
-    source_words: OnceLock<SourceWords>,
-    read_source_words: Box<dyn Fn() -> SourceWords + Send + Sync + 'a>,
+    /// The languages of the sources, their words, and how they are read.
+    source_languages: OnceLock<Vec<Language>>,
+    source_words: OnceLock<Lexicon>,
+    for_each_source: Box<ForEachSource<'a>>,
     /// Each language's dictionary, once loaded (by [`LANGUAGES`] order).
     dictionaries: [OnceLock<Result<Option<Dictionary>, DictionaryError>>; LANGUAGES.len()],
     /// The first dictionary that could not be loaded.
@@ -582,16 +586,23 @@ impl std::fmt::Debug for Translator<'_> {
 }
 
 impl<'a> Translator<'a> {
-    /// A translator into `sources`, the sources' language, whose words
-    /// `source_words` reads (when a document first needs them).
+    /// A translator into `sources`, the sources' language, whose texts
+    /// `for_each_source` gives (read when a document first needs their
+    /// languages, and again for their words when one is mapped).
     pub fn new(
         settings: CrossLanguage,
         sources: Language,
-        source_words: impl Fn() -> SourceWords + Send + Sync + 'a,
+        for_each_source: impl Fn(&mut dyn FnMut(&str)) + Send + Sync + 'a,
     ) -> Self {
-        let dictionaries = std::array::from_fn(|_| OnceLock::new());
-        let (read_source_words, source_words) = (Box::new(source_words), OnceLock::new());
-        Translator { settings, sources, source_words, read_source_words, dictionaries, failure: OnceLock::new() }
+        Translator {
+            settings,
+            sources,
+            source_languages: OnceLock::new(),
+            source_words: OnceLock::new(),
+            for_each_source: Box::new(for_each_source),
+            dictionaries: std::array::from_fn(|_| OnceLock::new()),
+            failure: OnceLock::new(),
+        }
     }
 
     /// The sources' language.
@@ -614,13 +625,14 @@ impl<'a> Translator<'a> {
             }
         };
         let Some(language) = language.filter(|&language| language != self.sources) else { return Ok(None) };
-        let source_words = self.source_words.get_or_init(&self.read_source_words);
-        if source_words.languages.contains(&language) {
+        let source_languages = self.source_languages.get_or_init(|| languages_of(&self.for_each_source));
+        if source_languages.contains(&language) {
             return Ok(None);
         }
         let Some(dictionary) = self.dictionary(language)? else { return Ok(None) };
         tokenizer.tokenize(text, &mut tokens);
-        Ok(Some(map_text(text, &tokens, dictionary, &source_words.lexicon, self.settings.max_translations)))
+        let source_words = self.source_words.get_or_init(|| Lexicon::of_texts(&self.for_each_source));
+        Ok(Some(map_text(text, &tokens, dictionary, source_words, self.settings.max_translations)))
     }
 
     /// [`translate`](Self::translate), but a dictionary that cannot be
@@ -717,6 +729,9 @@ mod tests {
         );
     }
 
+    /// No source texts.
+    fn no_sources(_: &mut dyn FnMut(&str)) {}
+
     #[test]
     fn base64_numbers_are_read_most_significant_digit_first() {
         assert_eq!(base64_number("A"), Some(0));
@@ -755,7 +770,9 @@ mod tests {
         assert_eq!(cognate("parlamentario"), None, "parliament shares 4 characters");
         assert_eq!(cognate("parl"), None, "too short");
         assert_eq!(cognate("aprobacion"), None, "approve shares 2 characters");
-        let sources = SourceWords::of_texts(["The Republic of Macedonia.", "A dignified debate"]).lexicon;
+        let sources = Lexicon::of_texts(&|each: &mut dyn FnMut(&str)| {
+            ["The Republic of Macedonia.", "A dignified debate"].into_iter().for_each(each)
+        });
         let text = "La República yugoslava de Macedonia discusión";
         let mapped = map_text(text, &fold_words(text), &dictionary, &sources, 1);
         assert_eq!(
@@ -818,7 +835,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         spanish_dictionary(dir.path());
         let settings = CrossLanguage { dictionary_dir: dir.path().to_path_buf(), ..CrossLanguage::default() };
-        let translator = Translator::new(settings.clone(), Language::English, SourceWords::default);
+        let translator = Translator::new(settings.clone(), Language::English, no_sources);
         let english = "The parliament and the council of the union have to be in the same place with all of the \
                        members that they have for this and that and the other thing which is there";
         assert_eq!(translator.translate(english).unwrap(), None);
@@ -829,13 +846,14 @@ mod tests {
         let german = "Das Parlament und der Rat der Union müssen an demselben Ort sein mit allen Mitgliedern, die \
                       sie dafür haben, und das ist nicht mit der anderen Sache, die dort ist, und auch nicht hier";
         assert_eq!(translator.translate(german).unwrap(), None, "no German dictionary");
-        let spanish_sources =
-            Translator::new(settings.clone(), Language::English, || SourceWords::of_texts([english, spanish]));
+        let spanish_sources = Translator::new(settings.clone(), Language::English, |each: &mut dyn FnMut(&str)| {
+            [english, spanish].into_iter().for_each(each)
+        });
         assert_eq!(spanish_sources.translate(spanish).unwrap(), None, "a source is in Spanish");
         let forced = Translator::new(
             CrossLanguage { suspicious: Some(Language::Spanish), ..settings },
             Language::English,
-            SourceWords::default,
+            no_sources,
         );
         assert!(forced.translate("parlamento").unwrap().is_some(), "a forced language needs no guess");
     }
@@ -863,7 +881,7 @@ mod tests {
                 ..Default::default()
             },
             Language::English,
-            SourceWords::default,
+            no_sources,
         );
         assert_eq!(translator.translate_or_keep("parlamento"), None);
         assert!(translator.failure().is_some());

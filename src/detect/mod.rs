@@ -18,9 +18,7 @@ use crate::analysis::read::{self, DocumentFile, MemoryDocuments, TextOrigin, Tex
 use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_len};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
-use crate::analysis::translate::{
-    CrossLanguage, MappedText, OriginalOffsets, SourceWords, Translator, majority_language,
-};
+use crate::analysis::translate::{CrossLanguage, MappedText, OriginalOffsets, Translator, majority_language};
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
 use crate::matching::overlap::{Passage, Twins, resolve_overlaps};
@@ -247,8 +245,8 @@ fn translator<'a>(
         let sample: Vec<String> = texts(&sources[..sources.len().min(LANGUAGE_SAMPLE_SOURCES)]).collect();
         majority_language(sample.iter().map(String::as_str))
     };
-    let source_words = move || SourceWords::of_texts(texts(sources));
-    settings.sources.or_else(guessed).map(|language| Translator::new(settings.clone(), language, source_words))
+    let for_each_source = move |each: &mut dyn FnMut(&str)| texts(sources).for_each(|text| each(&text));
+    settings.sources.or_else(guessed).map(|language| Translator::new(settings.clone(), language, for_each_source))
 }
 
 /// The documents a run compares: those of the two directories, or those the
