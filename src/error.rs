@@ -14,6 +14,9 @@ pub enum Error {
     /// The processes of a cluster run could not work together.
     #[error(transparent)]
     Cluster(#[from] crate::cluster::ClusterError),
+    /// A bilingual dictionary could not be loaded.
+    #[error(transparent)]
+    Dictionary(#[from] crate::analysis::translate::DictionaryError),
     /// The caller stopped the run ([`crate::progress::Progress::cancelled`]).
     #[error("interrupted")]
     Interrupted,

@@ -411,7 +411,12 @@ mod tests {
             word_chunks: false,
         };
         let chunks = ChunkParams { words: 2, sorted: true, hash: ChunkHash::Xxh3, ..ChunkParams::default() };
-        let analysis = AnalysisParams { candidates: Some(candidates), chunks, tokenizer: TokenizerParams::default() };
+        let analysis = AnalysisParams {
+            candidates: Some(candidates),
+            chunks,
+            tokenizer: TokenizerParams::default(),
+            translator: None,
+        };
         let text = "Große Übersetzungen: the keepers trimmed wicks nightly while storms battered distant cliffs.";
         let whole = Analyzer::new(&analysis).chunk(text).clone();
         // The stretch from "keepers" on, as the document's characters 31 on.

@@ -18,6 +18,7 @@ use crate::analysis::span::CharRange;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks};
 use crate::analysis::tokenize::{AnyTokenizer, Tokenize, Tokenizer, TokenizerParams, Tokens};
+use crate::analysis::translate::{MappedText, OriginalOffsets, Translator};
 use crate::progress::Progress;
 
 /// How documents are analysed.
@@ -29,6 +30,9 @@ pub struct AnalysisParams<'a> {
     pub chunks: ChunkParams,
     /// The alignment stage's candidate chunks instead of the paper's chunks.
     pub candidates: Option<CandidateChunks<'a>>,
+    /// Maps a document in another language than the sources into theirs
+    /// before it is analysed (suspicious documents only).
+    pub translator: Option<&'a Translator<'a>>,
 }
 
 /// The alignment stage's chunks (see [`crate::analysis::candidates`]).
@@ -51,7 +55,7 @@ pub struct CandidateChunks<'a> {
 impl<'a> AnalysisParams<'a> {
     /// The paper's chunks of all words.
     pub fn words(tokenizer: TokenizerParams, chunks: ChunkParams) -> Self {
-        AnalysisParams { tokenizer, chunks, candidates: None }
+        AnalysisParams { tokenizer, chunks, candidates: None, translator: None }
     }
 }
 
@@ -83,6 +87,10 @@ pub struct Document {
     pub word_chunks: u32,
     /// Whether the text is the file's bytes as they are.
     pub origin: TextOrigin,
+    /// Where the text was mapped from another language
+    /// ([`crate::analysis::translate`]): the original offsets of its pieces.
+    /// The text and every range are then the mapped text's.
+    pub translated: Option<OriginalOffsets>,
 }
 
 impl Document {
@@ -191,13 +199,15 @@ pub struct Analyzer<'a> {
     words: Option<(Chunker, Chunks, u32)>,
     content_chunks: usize,
     word_chunks: usize,
+    translator: Option<&'a Translator<'a>>,
 }
 
 impl<'a> Analyzer<'a> {
     /// An analyzer for `params`.
     pub fn new(params: &AnalysisParams<'a>) -> Self {
         let Some(candidates) = params.candidates else {
-            return Analyzer::with(AnyTokenizer::new(params.tokenizer), params.chunks, None, None);
+            let analyzer = Analyzer::with(AnyTokenizer::new(params.tokenizer), params.chunks, None, None);
+            return Analyzer { translator: params.translator, ..analyzer };
         };
         let hash_bits = params.chunks.hash_bits;
         let candidate_words =
@@ -222,6 +232,7 @@ impl<'a> Analyzer<'a> {
         let tokenizer = AnyTokenizer::new(TokenizerParams { min_word_len: 1, ..params.tokenizer });
         Analyzer {
             words,
+            translator: params.translator,
             ..Analyzer::with(tokenizer, params.chunks, Some((candidate_words, Tokens::default())), structure)
         }
     }
@@ -242,6 +253,7 @@ impl<'a> Analyzer<'a> {
             words: None,
             content_chunks: 0,
             word_chunks: 0,
+            translator: None,
         }
     }
 
@@ -302,7 +314,16 @@ impl<'a> Analyzer<'a> {
         chunks.hashes.shrink_to_fit();
         chunks.ranges.shrink_to_fit();
         self.release_large_buffers();
-        Document { text, bytes, content_hash, chunks, content_chunks, word_chunks, origin: TextOrigin::Other }
+        Document {
+            text,
+            bytes,
+            content_hash,
+            chunks,
+            content_chunks,
+            word_chunks,
+            origin: TextOrigin::Other,
+            translated: None,
+        }
     }
 
     /// Frees the word buffers after a long document: a thread keeps its
@@ -338,7 +359,12 @@ impl<'a> Analyzer<'a> {
         let size = bytes.len() as u64;
         let (loaded, origin) = reader.decode_with_origin(file, bytes);
         let text = loaded.text_or_warn(progress)?;
-        Some(Document { origin, ..self.analyse_text(text, size, hash) })
+        match self.translator.and_then(|translator| translator.translate_or_keep(&text)) {
+            Some(MappedText { text, offsets }) => {
+                Some(Document { translated: Some(offsets), ..self.analyse_text(text, size, hash) })
+            }
+            None => Some(Document { origin, ..self.analyse_text(text, size, hash) }),
+        }
     }
 
     /// Reads and analyses a file; `None` (with a warning through `progress`)
@@ -468,6 +494,7 @@ mod tests {
         let chunks = ChunkParams { words: 3, ..ChunkParams::default() };
         let params = AnalysisParams {
             candidates: Some(candidates),
+            translator: None,
             ..AnalysisParams::words(TokenizerParams::default(), chunks)
         };
         let mut analyzer = Analyzer::new(&params);

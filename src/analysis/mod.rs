@@ -32,3 +32,4 @@ pub mod stem;
 pub mod synonyms;
 pub mod taboo;
 pub mod tokenize;
+pub mod translate;

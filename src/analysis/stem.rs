@@ -90,6 +90,25 @@ impl Language {
         }
     }
 
+    /// The ISO 639-3 code (`eng`, `deu`, ...), as FreeDict names its
+    /// dictionaries.
+    pub fn code3(self) -> &'static str {
+        match self {
+            Language::English => "eng",
+            Language::German => "deu",
+            Language::French => "fra",
+            Language::Spanish => "spa",
+            Language::Italian => "ita",
+            Language::Portuguese => "por",
+            Language::Dutch => "nld",
+            Language::Swedish => "swe",
+            Language::Danish => "dan",
+            Language::Norwegian => "nor",
+            Language::Finnish => "fin",
+            Language::Russian => "rus",
+        }
+    }
+
     /// The language of an ISO 639-1 code.
     pub fn from_code(code: &str) -> Option<Language> {
         LANGUAGES.into_iter().find(|l| l.code() == code)

@@ -908,6 +908,7 @@ impl ArchiveIndex {
                     content_chunks,
                     word_chunks: 0,
                     origin: TextOrigin::Other,
+                    translated: None,
                 }
             }
             None => match self.analyse(id, text) {

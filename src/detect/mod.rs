@@ -18,6 +18,7 @@ use crate::analysis::read::{self, DocumentFile, MemoryDocuments, TextOrigin, Tex
 use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_len};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
+use crate::analysis::translate::{CrossLanguage, MappedText, OriginalOffsets, Translator, majority_language};
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
 use crate::matching::overlap::{Passage, Twins, resolve_overlaps};
@@ -126,6 +127,9 @@ pub struct Scope<'a> {
     /// Read the documents in the directories' subfolders too, named by their
     /// paths relative to their directory ([`read::list_document_files`]).
     pub recursive: bool,
+    /// Cross-language detection: suspicious documents in another language
+    /// than the sources are mapped into theirs ([`crate::analysis::translate`]).
+    pub cross_language: Option<&'a CrossLanguage>,
 }
 
 /// [`detect`] within a [`Scope`].
@@ -205,13 +209,44 @@ fn detect_files(
     let (params, stock) = params.for_collection(&files.sources, reader, scope.synonyms);
     let params = &params;
     let taboo = run_taboo(params, scope);
-    let setup = Setup { reader, ..Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref()) };
+    let translator = scope.cross_language.and_then(|settings| translator(settings, &files.sources, reader));
+    let translated_params = translator.as_ref().map(|translator| params.for_translated(translator.sources()));
+    let setup = Setup {
+        reader,
+        translator: translator.as_ref(),
+        translated_params: translated_params.as_ref(),
+        ..Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref())
+    };
     let mut summary = match KeyWidth::of(params.chunks.hash_bits) {
         KeyWidth::U32 => run::<u32>(&files.sources, &files.suspicious, &setup, sink, progress),
         KeyWidth::U64 => run::<u64>(&files.sources, &files.suspicious, &setup, sink, progress),
     }?;
     summary.skipped_files += files.skipped;
     Ok(summary)
+}
+
+/// Source documents whose language is guessed to tell the sources' language.
+const LANGUAGE_SAMPLE_SOURCES: usize = 9;
+
+/// The translator of `settings` into the sources' language: the one they
+/// name, else the language of most of the first of `sources` (read with
+/// `reader`); `None` when it cannot be told. Cognates are found among the
+/// words of `sources`, and a document in the language of one of them is
+/// not mapped.
+fn translator<'a>(
+    settings: &CrossLanguage,
+    sources: &'a [DocumentFile],
+    reader: TextReader<'a>,
+) -> Option<Translator<'a>> {
+    let texts = move |files: &'a [DocumentFile]| {
+        files.iter().filter_map(move |file| document::read_text(file, reader, &crate::progress::Silent))
+    };
+    let guessed = || {
+        let sample: Vec<String> = texts(&sources[..sources.len().min(LANGUAGE_SAMPLE_SOURCES)]).collect();
+        majority_language(sample.iter().map(String::as_str))
+    };
+    let for_each_source = move |each: &mut dyn FnMut(&str)| texts(sources).for_each(|text| each(&text));
+    settings.sources.or_else(guessed).map(|language| Translator::new(settings.clone(), language, for_each_source))
 }
 
 /// The documents a run compares: those of the two directories, or those the
@@ -310,6 +345,10 @@ pub(crate) struct Setup<'a> {
     pub(crate) reader: TextReader<'a>,
     /// How a long suspicious document is cut to be aligned in parts.
     pub(crate) parts: PartSizes,
+    /// Maps suspicious documents in another language into the sources'.
+    pub(crate) translator: Option<&'a Translator<'a>>,
+    /// The parameters of the documents it maps.
+    pub(crate) translated_params: Option<&'a DetectParams>,
 }
 
 /// The content chunks of the taboo `texts`, chunked as documents are.
@@ -335,7 +374,18 @@ impl<'a> Setup<'a> {
     ) -> Self {
         let reader = TextReader::new(scope.text_cache);
         let parts = PartSizes::default();
-        Setup { params, synonyms: scope.synonyms, stock, pairs: scope.pairs, same_directory, taboo, reader, parts }
+        Setup {
+            params,
+            synonyms: scope.synonyms,
+            stock,
+            pairs: scope.pairs,
+            same_directory,
+            taboo,
+            reader,
+            parts,
+            translator: None,
+            translated_params: None,
+        }
     }
 
     /// Whether the suspicious document `file` is aligned in parts
@@ -354,6 +404,36 @@ impl<'a> Setup<'a> {
     /// chunks of the alignment stage.
     pub(crate) fn analysis(&self) -> AnalysisParams<'a> {
         self.params.analysis(self.synonyms)
+    }
+
+    /// The parameters of a suspicious document, `translated` from another
+    /// language or not.
+    pub(crate) fn params_for(&self, translated: bool) -> &'a DetectParams {
+        self.translated_params.filter(|_| translated).unwrap_or(self.params)
+    }
+
+    /// How suspicious documents are analysed: as [`analysis`](Self::analysis),
+    /// those in another language than the sources mapped into theirs first.
+    pub(crate) fn suspicious_analysis(&self) -> AnalysisParams<'a> {
+        AnalysisParams { translator: self.translator, ..self.analysis() }
+    }
+
+    /// `text` mapped into the sources' language when it is in another
+    /// ([`Translator::translate`]), with where its pieces came from.
+    pub(crate) fn in_sources_language(&self, text: String) -> Result<(String, Option<OriginalOffsets>), Error> {
+        match self.translator.map(|translator| translator.translate(&text)).transpose()?.flatten() {
+            Some(MappedText { text, offsets }) => Ok((text, Some(offsets))),
+            None => Ok((text, None)),
+        }
+    }
+
+    /// The dictionary that could not be loaded while suspicious documents
+    /// were analysed, as an error.
+    pub(crate) fn translation_failure(&self) -> Result<(), Error> {
+        match self.translator.and_then(Translator::failure) {
+            Some(failure) => Err(failure.clone().into()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -557,7 +637,7 @@ impl<K: ChunkKey> Matching<'_, K> {
                 return Ok(());
             }
             let (mut read, mut aligned) = (Summary::default(), Summary::default());
-            let mut look_up_next = || next.map(|batch| self.look_up(batch, &mut lookup, &mut read));
+            let mut look_up_next = || next.map(|batch| self.look_up(batch, &mut lookup, &mut read)).transpose();
             let mut align_pending = || looked_up.take().map_or(Ok(()), |batch| self.align_batch(batch, &mut aligned));
             let (next_looked_up, reported) = if pipelined {
                 rayon::join(look_up_next, align_pending)
@@ -568,20 +648,22 @@ impl<K: ChunkKey> Matching<'_, K> {
             *summary += read;
             *summary += aligned;
             reported?;
-            looked_up = next_looked_up;
+            looked_up = next_looked_up?;
         }
     }
 
     /// Reads and analyses the documents of `batch` (their taboo text blanked)
-    /// and looks their chunks up in the index; counts them in `summary`.
+    /// and looks their chunks up in the index; counts them in `summary`. A
+    /// dictionary that cannot be loaded is an error.
     fn look_up<'b>(
         &self,
         batch: &'b [&'b DocumentFile],
         lookup: &mut BatchLookup,
         summary: &mut Summary,
-    ) -> LookedUp<'b> {
+    ) -> Result<LookedUp<'b>, Error> {
         let Matching { index, setup, progress, .. } = *self;
-        let mut documents = analyse_batch(batch, |f| *f, &setup.analysis(), setup.reader, progress);
+        let mut documents = analyse_batch(batch, |f| *f, &setup.suspicious_analysis(), setup.reader, progress);
+        setup.translation_failure()?;
         summary.taboo_chars +=
             documents.iter_mut().flatten().map(|doc| taboo::covered_chars(&doc.blank_taboo(setup.taboo))).sum::<u64>();
         let hashes: Vec<&[u64]> =
@@ -590,7 +672,7 @@ impl<K: ChunkKey> Matching<'_, K> {
         summary.input_bytes += batch.iter().map(|f| f.bytes).sum::<u64>();
         summary.skipped_files += documents.iter().filter(|c| c.is_none()).count();
         summary.suspicious_chunks += documents.iter().flatten().map(|c| c.chunks.len() as u64).sum::<u64>();
-        LookedUp { batch, documents, found }
+        Ok(LookedUp { batch, documents, found })
     }
 
     /// Finds and reports the passages of a looked-up batch, a document per
@@ -605,9 +687,10 @@ impl<K: ChunkKey> Matching<'_, K> {
             .filter_map(|((file, chunks), found)| Some((file, chunks?, found)));
         let reported: Vec<(u64, u64)> = passages
             .map_init(
-                || PassageFinder::new(setup.params, setup.synonyms, setup.stock),
-                |finder, (file, doc, found)| {
+                || Finders::new(setup),
+                |finders, (file, doc, found)| {
                     stop_if_cancelled(progress)?;
+                    let finder = finders.for_document(&doc);
                     let mut hits = found.hits(index, &doc.chunks.hashes);
                     if setup.same_directory {
                         drop_hits_of(&side.names, &file.name, &mut hits);
@@ -637,6 +720,7 @@ impl<K: ChunkKey> Matching<'_, K> {
             summary.skipped_files += 1;
             return Ok(());
         };
+        let (text, translated) = setup.in_sources_language(text)?;
         let listed = setup.pairs.map(|pairs| listed_sources(&side.names, pairs, &file.name));
         let analysis = setup.analysis();
         let found: Vec<PartFound> = parts::parts(&text, setup.parts)
@@ -646,7 +730,7 @@ impl<K: ChunkKey> Matching<'_, K> {
                 || {
                     (
                         Analyzer::new(&analysis),
-                        PassageFinder::new(setup.params, setup.synonyms, setup.stock),
+                        PassageFinder::new(setup.params_for(translated.is_some()), setup.synonyms, setup.stock),
                         BatchLookup::default(),
                     )
                 },
@@ -661,7 +745,7 @@ impl<K: ChunkKey> Matching<'_, K> {
         summary.candidate_pairs += found.iter().map(|f| f.aligned_pairs).sum::<u64>();
         let held = found.iter().flat_map(|f| f.held.iter().copied()).collect();
         let passages = found.into_iter().flat_map(|f| f.passages).collect();
-        let found = FoundInParts { passages, held, chars: text.chars().count() };
+        let found = FoundInParts { passages, held, chars: text.chars().count(), translated };
         summary.passages += report_parts(file, found, &side.names, setup, self.sink)?;
         summary.suspicious_documents += 1;
         Ok(())
@@ -687,6 +771,31 @@ impl<K: ChunkKey> Matching<'_, K> {
         let (passages, held, aligned_pairs) = finder.find_in_part(&doc, &mut hits, side, listed);
         let in_text = |found: &[Passage]| found.iter().map(|p| (number, part.passage_in_text(p))).collect();
         PartFound { passages: in_text(passages), held: in_text(held), taboo, chunks, aligned_pairs }
+    }
+}
+
+/// One thread's passage finders: that of the run's parameters, and that of
+/// the documents mapped from another language, made when one first needs it.
+struct Finders<'s> {
+    setup: &'s Setup<'s>,
+    same_language: PassageFinder<'s>,
+    translated: Option<PassageFinder<'s>>,
+}
+
+impl<'s> Finders<'s> {
+    fn new(setup: &'s Setup<'s>) -> Self {
+        let same_language = PassageFinder::new(setup.params, setup.synonyms, setup.stock);
+        Finders { setup, same_language, translated: None }
+    }
+
+    /// The finder of `doc`.
+    fn for_document(&mut self, doc: &Document) -> &mut PassageFinder<'s> {
+        let Finders { setup, same_language, translated } = self;
+        match doc.translated {
+            None => same_language,
+            Some(_) => translated
+                .get_or_insert_with(|| PassageFinder::new(setup.params_for(true), setup.synonyms, setup.stock)),
+        }
     }
 }
 
@@ -730,7 +839,7 @@ pub(crate) fn report_document(
 ) -> Result<(u64, u64), Error> {
     let listed = setup.pairs.map(|pairs| listed_sources(names, pairs, &file.name));
     let (passages, aligned_pairs) = finder.find(doc, hits, sources, listed.as_deref());
-    Ok((report_passages(file, passages, names, sink)?, aligned_pairs))
+    Ok((report_passages(file, passages, names, doc.translated.as_ref(), sink)?, aligned_pairs))
 }
 
 /// What the parts of a long document gave.
@@ -743,6 +852,8 @@ pub(crate) struct FoundInParts {
     pub(crate) held: Vec<(usize, Passage)>,
     /// Characters of the document.
     pub(crate) chars: usize,
+    /// Where the document's text was mapped from another language.
+    pub(crate) translated: Option<OriginalOffsets>,
 }
 
 /// Reports the passages `found` in the parts of the long document `file`:
@@ -766,20 +877,27 @@ pub(crate) fn report_parts(
     if add_where_the_document_copies(&mut passages, &mut held, found.chars, piece_gap) {
         resolve_overlaps(&mut passages, setup.params.overlap, twins);
     }
-    report_passages(file, &passages, names, sink)
+    report_passages(file, &passages, names, found.translated.as_ref(), sink)
 }
 
 /// Reports `passages` (between `file` and the sources named `names`) to
-/// `sink`; returns how many there were.
+/// `sink`, at the original text's offsets when the document was
+/// `translated`; returns how many there were.
 fn report_passages(
     file: &DocumentFile,
     passages: &[Passage],
     names: &[String],
+    translated: Option<&OriginalOffsets>,
     sink: &dyn DetectionSink,
 ) -> Result<u64, Error> {
+    let original = |range| translated.map_or(range, |offsets| offsets.original_range(range));
     let detections: Vec<Detection<'_>> = passages
         .iter()
-        .map(|p| Detection { this: p.suspicious, source_reference: &names[p.source_doc as usize], source: p.source })
+        .map(|p| Detection {
+            this: original(p.suspicious),
+            source_reference: &names[p.source_doc as usize],
+            source: p.source,
+        })
         .collect();
     sink.document(&file.name, &detections)?;
     Ok(detections.len() as u64)

@@ -79,7 +79,7 @@ impl DetectParams {
             function_words: align.function_words,
             word_chunks: align.unordered_min_chunks > 0,
         };
-        AnalysisParams { tokenizer: self.tokenizer, chunks, candidates: Some(candidates) }
+        AnalysisParams { tokenizer: self.tokenizer, chunks, candidates: Some(candidates), translator: None }
     }
 
     /// These parameters without word chunks
@@ -183,6 +183,12 @@ impl DetectParams {
 }
 
 impl DetectParams {
+    /// The parameters for suspicious documents mapped into the sources'
+    /// `language` ([`AlignParams::for_translated`]).
+    pub fn for_translated(&self, language: crate::analysis::stem::Language) -> DetectParams {
+        DetectParams { align: self.align.map(|align| align.for_translated(language)), ..*self }
+    }
+
     /// Checks every value once, so that later stages can rely on them.
     pub fn validate(&self) -> Result<(), ParamError> {
         let check = ParamError::check;

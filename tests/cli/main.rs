@@ -5,6 +5,7 @@ mod archive;
 mod archive_best;
 mod cluster;
 mod corpus;
+mod cross_language;
 mod detect;
 mod documents;
 mod encodings;

@@ -14,6 +14,7 @@ use crate::analysis::stem::{Language, LanguageSetting};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::TabooTexts;
 use crate::analysis::tokenize::{DEFAULT_MIN_WORD_LEN, TokenizerKind};
+use crate::analysis::translate::{CrossLanguage, DEFAULT_DICTIONARY_DIR, DEFAULT_MAX_TRANSLATIONS};
 use crate::cluster::Cluster;
 use crate::detect::params::DetectParams;
 use crate::detect::{Scope, Summary, detect_with};
@@ -92,6 +93,8 @@ pub struct Args {
     layout: Layout,
     #[command(flatten)]
     method: MethodArgs,
+    #[command(flatten)]
+    cross_language: CrossLanguageArgs,
     #[command(flatten)]
     threads: ThreadsArg,
     #[command(flatten)]
@@ -234,6 +237,56 @@ pub struct MethodArgs {
     /// measure candidate recall with `pan-detect eval`'s document level).
     #[arg(long, hide = true)]
     report_candidates: bool,
+}
+
+/// The flags of cross-language detection ([`crate::analysis::translate`]).
+#[derive(clap::Args)]
+pub struct CrossLanguageArgs {
+    /// Language of the source documents: `auto` (guessed from the first
+    /// ones), a code (en de fr es it pt nl sv da no fi ru), or `none` (no
+    /// cross-language detection).
+    #[arg(long, value_name = "LANG", value_parser = parse_language, default_value = "auto")]
+    source_language: LanguageSetting,
+    /// Language of the suspicious documents: `auto` (guessed per document),
+    /// a code, or `none` (no cross-language detection). A document in
+    /// another language than the sources has its words mapped into theirs
+    /// with the dictionary of --dictionary before it is compared; reported
+    /// offsets stay those of its own text.
+    #[arg(long, value_name = "LANG", value_parser = parse_language, default_value = "auto")]
+    suspicious_language: LanguageSetting,
+    /// Directory of the bilingual dictionaries (FreeDict's dictd files,
+    /// `freedict-spa-eng.index` and `.dict.dz`, as Debian's dict-freedict-*
+    /// packages install them: scripts/install-dictionaries.sh).
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_DICTIONARY_DIR)]
+    dictionary: PathBuf,
+    /// Translations a foreign word is mapped to, the dictionary's first
+    /// (0: all).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TRANSLATIONS)]
+    translations: usize,
+}
+
+impl CrossLanguageArgs {
+    /// The cross-language settings of these flags; `None` with `none` for
+    /// either language. A --dictionary given that is no directory is an error.
+    fn settings(&self) -> anyhow::Result<Option<CrossLanguage>> {
+        if !self.dictionary.is_dir() && self.dictionary != Path::new(DEFAULT_DICTIONARY_DIR) {
+            anyhow::bail!("{}: no such dictionary directory", self.dictionary.display());
+        }
+        let fixed = |setting| match setting {
+            LanguageSetting::Fixed(language) => Ok(Some(language)),
+            LanguageSetting::Auto => Ok(None),
+            LanguageSetting::None => Err(()),
+        };
+        let (Ok(sources), Ok(suspicious)) = (fixed(self.source_language), fixed(self.suspicious_language)) else {
+            return Ok(None);
+        };
+        Ok(Some(CrossLanguage {
+            dictionary_dir: self.dictionary.clone(),
+            sources,
+            suspicious,
+            max_translations: self.translations,
+        }))
+    }
 }
 
 /// `--format` values.
@@ -479,6 +532,7 @@ fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
     let text_cache = text_cache(args.cache.as_deref())?;
     let dirs = Some([args.source_dir.as_path(), args.suspicious_dir.as_path()]);
     let reader = TextReader::new(text_cache.as_ref());
+    let cross_language = args.cross_language.settings()?;
     let sink = sink(&args.out, (args.format, args.layout), dirs, pairs.as_ref(), reader)?;
     let scope = Scope {
         synonyms: synonyms.as_ref(),
@@ -486,6 +540,7 @@ fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
         taboo: taboo.as_ref(),
         text_cache: text_cache.as_ref(),
         recursive: args.recursive,
+        cross_language: cross_language.as_ref(),
     };
     let summary = match args.cluster.cluster()? {
         None => detect_with(&args.source_dir, &args.suspicious_dir, &params, &scope, sink.as_ref(), &progress),
