@@ -18,6 +18,7 @@ use crate::analysis::read::{self, DocumentFile, MemoryDocuments, TextOrigin, Tex
 use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_len};
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
+use crate::embed::Embedder;
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
 use crate::matching::overlap::{Passage, Twins, resolve_overlaps};
@@ -126,6 +127,9 @@ pub struct Scope<'a> {
     /// Read the documents in the directories' subfolders too, named by their
     /// paths relative to their directory ([`read::list_document_files`]).
     pub recursive: bool,
+    /// The sentence encoder of the meaning-level alignment (`--model`,
+    /// [`crate::align::semantic`]); the paper's method ignores it.
+    pub embedder: Option<&'a Embedder>,
 }
 
 /// [`detect`] within a [`Scope`].
@@ -300,6 +304,8 @@ pub(crate) struct Setup<'a> {
     pub(crate) synonyms: Option<&'a Synonyms>,
     /// The collection's stock phrases ([`crate::align::stock`]), with the alignment stage.
     pub(crate) stock: Option<&'a StockPhrases>,
+    /// The sentence encoder of the alignment stage, if any.
+    pub(crate) embedder: Option<&'a Embedder>,
     pub(crate) pairs: Option<&'a DocumentPairs>,
     /// The sources are the suspicious documents: a document is not compared
     /// with itself (it would match itself whole).
@@ -335,7 +341,14 @@ impl<'a> Setup<'a> {
     ) -> Self {
         let reader = TextReader::new(scope.text_cache);
         let parts = PartSizes::default();
-        Setup { params, synonyms: scope.synonyms, stock, pairs: scope.pairs, same_directory, taboo, reader, parts }
+        let (synonyms, embedder, pairs) = (scope.synonyms, scope.embedder, scope.pairs);
+        Setup { params, synonyms, stock, embedder, pairs, same_directory, taboo, reader, parts }
+    }
+
+    /// A passage finder for this run's parameters, synonyms, stock phrases
+    /// and sentence encoder: one per thread.
+    pub(crate) fn passage_finder(&self) -> PassageFinder<'a> {
+        PassageFinder::new(self.params, self.synonyms, self.stock).with_embedder(self.embedder)
     }
 
     /// Whether the suspicious document `file` is aligned in parts
@@ -605,7 +618,7 @@ impl<K: ChunkKey> Matching<'_, K> {
             .filter_map(|((file, chunks), found)| Some((file, chunks?, found)));
         let reported: Vec<(u64, u64)> = passages
             .map_init(
-                || PassageFinder::new(setup.params, setup.synonyms, setup.stock),
+                || setup.passage_finder(),
                 |finder, (file, doc, found)| {
                     stop_if_cancelled(progress)?;
                     let mut hits = found.hits(index, &doc.chunks.hashes);
@@ -643,13 +656,7 @@ impl<K: ChunkKey> Matching<'_, K> {
             .par_iter()
             .enumerate()
             .map_init(
-                || {
-                    (
-                        Analyzer::new(&analysis),
-                        PassageFinder::new(setup.params, setup.synonyms, setup.stock),
-                        BatchLookup::default(),
-                    )
-                },
+                || (Analyzer::new(&analysis), setup.passage_finder(), BatchLookup::default()),
                 |(analyzer, finder, lookup), (number, part)| {
                     self.find_in_part(file, &text, (number, part), listed.as_deref(), (analyzer, finder, lookup))
                 },
