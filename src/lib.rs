@@ -72,6 +72,7 @@
 pub mod analysis;
 pub mod matching;
 pub mod align;
+pub mod embed;
 pub mod passages;
 pub mod report;
 pub mod detect;

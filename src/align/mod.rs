@@ -28,6 +28,7 @@ pub mod filter;
 pub mod params;
 pub mod seed;
 pub mod names;
+pub mod semantic;
 pub mod sentences;
 pub mod stock;
 pub mod summary;
@@ -40,16 +41,18 @@ use crate::align::params::AlignParams;
 
 use crate::analysis::stem::LanguageSetting;
 
-use crate::analysis::span::{CharIndexed, CharRange};
+use crate::analysis::span::{CharIndexed, CharRange, skip_chars};
 use crate::analysis::stem::{Language, WordStemmer, guess_language};
 use crate::analysis::tokenize::{Tokenizer, TokenizerParams, Tokens};
 
 use crate::analysis::synonyms::Synonyms;
+use crate::embed::Embedder;
 use extend::{ExtendParams, Fragment, Pair, extend, grow_ends};
 use filter::{Candidate, FilterParams, Likeness, Verdict, expands_its_source, judge};
 use names::names_differ;
 use seed::{Idf, Seed, SeedScratch, seeds};
-use sentences::{Sentences, Terms, sentences_of};
+use semantic::{add_semantic_passages, semantic_passages, semantic_seeds};
+use sentences::{Sentence, Sentences, Terms, sentences_of};
 use stock::StockPhrases;
 use summary::{
     SummaryCriteria, condense_their_sources, is_copy_of_stretch, replace_pieces, retold_whole, summaries,
@@ -82,6 +85,8 @@ pub struct Aligner<'a> {
     tokenizer: Tokenizer,
     synonyms: Option<&'a Synonyms>,
     stock: Option<&'a StockPhrases>,
+    /// The sentence encoder of the meaning-level alignment ([`semantic`]).
+    embedder: Option<&'a Embedder>,
     terms: Vec<Terms<'a>>,
     tokens: Tokens,
     idf: Idf,
@@ -107,6 +112,7 @@ impl<'a> Aligner<'a> {
             tokenizer: Tokenizer::new(tokenizer),
             synonyms,
             stock: None,
+            embedder: None,
             terms: Vec::new(),
             tokens: Tokens::default(),
             idf: Idf::default(),
@@ -126,6 +132,13 @@ impl<'a> Aligner<'a> {
     /// mostly stock phrases are dropped ([`StockPhrases::is_formulaic`]).
     pub fn with_stock_phrases(self, stock: Option<&'a StockPhrases>) -> Self {
         Aligner { stock, ..self }
+    }
+
+    /// This aligner with a sentence encoder: the sentences it analyses get
+    /// their embeddings, and sentence pairs whose embeddings are close seed
+    /// passages too ([`semantic`], [`AlignParams::semantic_seed_cosine`]).
+    pub fn with_embedder(self, embedder: Option<&'a Embedder>) -> Self {
+        Aligner { embedder, ..self }
     }
 
     fn terms(&mut self, language: Option<Language>) -> &mut Terms<'a> {
@@ -151,6 +164,12 @@ impl<'a> Aligner<'a> {
         let tokens = std::mem::take(&mut self.tokens);
         sentences_of(text, &tokens, self.terms(language), min_words, out);
         self.tokens = tokens;
+        if let Some(embedder) = self.embedder
+            && embedder.embed(&sentence_texts(text, &out.sentences), &mut out.embeddings).is_err()
+        {
+            // The embedder keeps the failure for the run to report; these sentences go without.
+            out.embeddings.clear();
+        }
     }
 
     /// Like [`analyse`](Self::analyse) for the characters `window` of `text` only
@@ -217,6 +236,9 @@ impl<'a> Aligner<'a> {
         if has_verbatim_run {
             merge_continuations(&mut passages);
         }
+        if params.semantic_seed_cosine > 0.0 {
+            self.add_semantic(&params, suspicious, source, &mut passages);
+        }
         if params.unordered_min_share > 0.0 {
             let unordered = UnorderedParams {
                 min_share: params.unordered_min_share as f32,
@@ -270,6 +292,27 @@ impl<'a> Aligner<'a> {
         out.extend(
             self.reordered.iter().map(|r| r.passage).filter(|p| self.is_told_from_scaffolding(suspicious, source, p)),
         );
+    }
+
+    /// Adds to `passages` those that sentence pairs with close embeddings
+    /// make ([`semantic`]); nothing when the sentences have no embeddings.
+    /// The pair's idf is that of the last [`align_sentences`](Self::align_sentences).
+    fn add_semantic(
+        &mut self,
+        params: &AlignParams,
+        suspicious: &Sentences,
+        source: &Sentences,
+        passages: &mut Vec<AlignedPassage>,
+    ) {
+        self.seeds.clear();
+        semantic_seeds(suspicious, source, params.semantic_seed_cosine as f32, &mut self.seeds);
+        if self.seeds.is_empty() {
+            return;
+        }
+        let pair = Pair::new(suspicious, source, &self.idf);
+        let mut found = Vec::new();
+        semantic_passages(&pair, params, &mut self.seeds, &mut found);
+        add_semantic_passages(&found, passages);
     }
 
     /// Whether `passage` is more than text written on one scaffolding: it
@@ -430,6 +473,21 @@ fn take_their_places(reordered: &mut Vec<Reordered>, passages: &mut Vec<AlignedP
             !holds_half(&r.passage, p)
         }
     });
+}
+
+/// The text of each of `sentences` (in order, not overlapping, with
+/// character ranges into `text`).
+fn sentence_texts<'t>(text: &'t str, sentences: &[Sentence]) -> Vec<&'t str> {
+    let (mut byte, mut char) = (0, 0);
+    sentences
+        .iter()
+        .map(|sentence| {
+            let start = skip_chars(text, byte, (sentence.range.start - char) as usize).unwrap_or(text.len());
+            let end = skip_chars(text, start, sentence.range.len() as usize).unwrap_or(text.len());
+            (byte, char) = (start, sentence.range.start);
+            &text[start..end]
+        })
+        .collect()
 }
 
 /// Least characters on each side of an order-free passage, also where

@@ -93,6 +93,9 @@ pub struct Sentences {
     pub word_ranges: Vec<CharRange>,
     /// How each word of `sequence` is written ([`WordCase`]).
     pub cases: Vec<WordCase>,
+    /// Each sentence's embedding, one after the other, when the aligner has
+    /// a model ([`crate::embed`]); empty without one.
+    pub embeddings: Vec<f32>,
     /// The terms of the sentence being closed, sorted (a buffer kept).
     sorted: Vec<u64>,
 }
@@ -159,6 +162,7 @@ impl Sentences {
         self.sequence.clear();
         self.word_ranges.clear();
         self.cases.clear();
+        self.embeddings.clear();
     }
 
     /// Replaces `out` with the sentences of `self` that overlap `window`,
@@ -174,12 +178,25 @@ impl Sentences {
         out.sequence.extend_from_slice(&self.sequence[words.clone()]);
         out.word_ranges.extend_from_slice(&self.word_ranges[words.clone()]);
         out.cases.extend_from_slice(&self.cases[words.clone()]);
+        if let Some(dim) = self.embedding_dim() {
+            out.embeddings.extend_from_slice(&self.embeddings[first * dim..last * dim]);
+        }
         out.sentences.extend(kept.iter().map(|s| Sentence {
             range: s.range,
             terms: s.terms.start - terms.start..s.terms.end - terms.start,
             words: s.words.start - words.start..s.words.end - words.start,
             lines: s.lines,
         }));
+    }
+
+    /// The length of each sentence's embedding; `None` without embeddings.
+    fn embedding_dim(&self) -> Option<usize> {
+        (!self.embeddings.is_empty()).then(|| self.embeddings.len() / self.sentences.len())
+    }
+
+    /// The embedding of sentence `i`, when the sentences have embeddings.
+    pub fn embedding(&self, i: usize) -> Option<&[f32]> {
+        self.embedding_dim().map(|dim| &self.embeddings[i * dim..(i + 1) * dim])
     }
 
     /// The characters from the first sentence's start to the last one's end

@@ -266,7 +266,7 @@ fn run_worker<K: ChunkKey + Serialize + DeserializeOwned>(
         setup,
         sink,
         names: files.sources.iter().map(|f| f.name.clone()).collect(),
-        finder: PassageFinder::new(setup.params, setup.synonyms, setup.stock),
+        finder: setup.passage_finder(false),
     };
     let mut result = Ok(());
     let mut sent: Option<Round<'_>> = None;

@@ -19,6 +19,7 @@ use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_l
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
 use crate::analysis::translate::{CrossLanguage, MappedText, OriginalOffsets, Translator, majority_language};
+use crate::embed::Embedder;
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
 use crate::matching::overlap::{Passage, Twins, resolve_overlaps};
@@ -130,6 +131,9 @@ pub struct Scope<'a> {
     /// Cross-language detection: suspicious documents in another language
     /// than the sources are mapped into theirs ([`crate::analysis::translate`]).
     pub cross_language: Option<&'a CrossLanguage>,
+    /// The sentence encoder of the meaning-level alignment (`--model`,
+    /// [`crate::align::semantic`]); the paper's method ignores it.
+    pub embedder: Option<&'a Embedder>,
 }
 
 /// [`detect`] within a [`Scope`].
@@ -335,6 +339,8 @@ pub(crate) struct Setup<'a> {
     pub(crate) synonyms: Option<&'a Synonyms>,
     /// The collection's stock phrases ([`crate::align::stock`]), with the alignment stage.
     pub(crate) stock: Option<&'a StockPhrases>,
+    /// The sentence encoder of the alignment stage, if any.
+    pub(crate) embedder: Option<&'a Embedder>,
     pub(crate) pairs: Option<&'a DocumentPairs>,
     /// The sources are the suspicious documents: a document is not compared
     /// with itself (it would match itself whole).
@@ -374,11 +380,13 @@ impl<'a> Setup<'a> {
     ) -> Self {
         let reader = TextReader::new(scope.text_cache);
         let parts = PartSizes::default();
+        let (synonyms, embedder, pairs) = (scope.synonyms, scope.embedder, scope.pairs);
         Setup {
             params,
-            synonyms: scope.synonyms,
+            synonyms,
             stock,
-            pairs: scope.pairs,
+            embedder,
+            pairs,
             same_directory,
             taboo,
             reader,
@@ -386,6 +394,13 @@ impl<'a> Setup<'a> {
             translator: None,
             translated_params: None,
         }
+    }
+
+    /// A passage finder for this run's parameters (those of documents
+    /// `translated` from another language, or the others), synonyms, stock
+    /// phrases and sentence encoder: one per thread.
+    pub(crate) fn passage_finder(&self, translated: bool) -> PassageFinder<'a> {
+        PassageFinder::new(self.params_for(translated), self.synonyms, self.stock).with_embedder(self.embedder)
     }
 
     /// Whether the suspicious document `file` is aligned in parts
@@ -727,13 +742,7 @@ impl<K: ChunkKey> Matching<'_, K> {
             .par_iter()
             .enumerate()
             .map_init(
-                || {
-                    (
-                        Analyzer::new(&analysis),
-                        PassageFinder::new(setup.params_for(translated.is_some()), setup.synonyms, setup.stock),
-                        BatchLookup::default(),
-                    )
-                },
+                || (Analyzer::new(&analysis), setup.passage_finder(translated.is_some()), BatchLookup::default()),
                 |(analyzer, finder, lookup), (number, part)| {
                     self.find_in_part(file, &text, (number, part), listed.as_deref(), (analyzer, finder, lookup))
                 },
@@ -784,8 +793,7 @@ struct Finders<'s> {
 
 impl<'s> Finders<'s> {
     fn new(setup: &'s Setup<'s>) -> Self {
-        let same_language = PassageFinder::new(setup.params, setup.synonyms, setup.stock);
-        Finders { setup, same_language, translated: None }
+        Finders { setup, same_language: setup.passage_finder(false), translated: None }
     }
 
     /// The finder of `doc`.
@@ -793,8 +801,7 @@ impl<'s> Finders<'s> {
         let Finders { setup, same_language, translated } = self;
         match doc.translated {
             None => same_language,
-            Some(_) => translated
-                .get_or_insert_with(|| PassageFinder::new(setup.params_for(true), setup.synonyms, setup.stock)),
+            Some(_) => translated.get_or_insert_with(|| setup.passage_finder(true)),
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::analysis::document::Document;
 use crate::analysis::span::{CharIndexed, CharRange, ChunkRanges, TextPiece, union_len};
 use crate::analysis::synonyms::Synonyms;
 use crate::detect::params::DetectParams;
+use crate::embed::Embedder;
 use crate::matching::intervals::{ChunkMatch, IntervalPair, IntervalParams, valid_intervals};
 use crate::matching::overlap::{Passage, Twins, resolve_overlaps};
 use crate::matching::search::{Candidates, Hit, distinct_in_order};
@@ -290,6 +291,13 @@ impl<'a> PassageFinder<'a> {
             passages: Vec::new(),
             aligner,
         }
+    }
+
+    /// This finder with a sentence encoder for its alignment stage
+    /// ([`Aligner::with_embedder`]); the paper's method ignores it.
+    pub fn with_embedder(mut self, embedder: Option<&'a Embedder>) -> Self {
+        self.aligner = self.aligner.map(|state| AlignState { aligner: state.aligner.with_embedder(embedder), ..state });
+        self
     }
 
     /// Finds the passages of the suspicious document `doc` (its taboo text

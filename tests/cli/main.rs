@@ -16,6 +16,7 @@ mod hostile_inputs;
 mod html_report;
 mod man_pages;
 mod minhash;
+mod model;
 mod pipes;
 mod eval;
 mod extract;

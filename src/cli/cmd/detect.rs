@@ -18,6 +18,7 @@ use crate::analysis::translate::{CrossLanguage, DEFAULT_DICTIONARY_DIR, DEFAULT_
 use crate::cluster::Cluster;
 use crate::detect::params::DetectParams;
 use crate::detect::{Scope, Summary, detect_with};
+use crate::embed::Embedder;
 use crate::error::Error;
 use crate::matching::intervals::{DEFAULT_DEPTH, DEFAULT_MAX_GAP, DEFAULT_MIN_CHUNKS};
 use crate::matching::search::DEFAULT_MIN_COMMON;
@@ -189,6 +190,20 @@ pub struct MethodArgs {
     /// `pan-detect corpus --synonyms`); the words of a group count as one.
     #[arg(long, value_name = "FILE")]
     synonyms: Option<PathBuf>,
+    /// best: directory of a sentence-transformers model of the BERT family
+    /// (config.json, model.safetensors, tokenizer.json, modules.json,
+    /// 1_Pooling/config.json; scripts/fetch-models.sh fetches
+    /// all-MiniLM-L6-v2): sentence pairs whose embeddings are close seed
+    /// passages too, found by meaning where words fail.
+    #[arg(long, value_name = "DIR")]
+    model: Option<PathBuf>,
+    /// best, with --model: directory that keeps the sentence embeddings
+    /// between runs (a file per model, written whole when the run ends);
+    /// without it they are kept for the run only.
+    #[arg(long, value_name = "DIR", requires = "model")]
+    embedding_cache: Option<PathBuf>,
+    #[arg(long, value_name = "X", value_parser = unit_interval, requires = "model", help = defaulted("best, with --model: least cosine of two sentences' embeddings for them to seed a passage (0..=1; 0 = none).", best().semantic_seed_cosine))]
+    semantic_cosine: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least tf-idf cosine of a seed sentence pair (0..=1).", full_and_listed(|a| a.seed_cosine)))]
     seed_cosine: Option<f64>,
     #[arg(long, value_name = "X", value_parser = unit_interval, help = defaulted("best: least Dice coefficient of a seed sentence pair (0..=1).", full_and_listed(|a| a.seed_dice)))]
@@ -341,7 +356,7 @@ impl MethodArgs {
 
     /// The flags of the `best` preset's candidate and alignment stages alone,
     /// each with whether it was given.
-    fn best_flags(&self) -> [(&'static str, bool); 34] {
+    fn best_flags(&self) -> [(&'static str, bool); 37] {
         [
             ("--candidate-words", self.candidate_words.is_some()),
             ("--candidate-prefix", self.candidate_prefix.is_some()),
@@ -355,6 +370,9 @@ impl MethodArgs {
             ("--pair-words", self.pair_words.is_some()),
             ("--language", self.language.is_some()),
             ("--synonyms", self.synonyms.is_some()),
+            ("--model", self.model.is_some()),
+            ("--embedding-cache", self.embedding_cache.is_some()),
+            ("--semantic-cosine", self.semantic_cosine.is_some()),
             ("--seed-cosine", self.seed_cosine.is_some()),
             ("--seed-dice", self.seed_dice.is_some()),
             ("--max-sentence-gap", self.max_sentence_gap.is_some()),
@@ -378,6 +396,13 @@ impl MethodArgs {
             ("--given-candidate-share", self.given_candidate_share.is_some()),
             ("--report-candidates", self.report_candidates),
         ]
+    }
+
+    /// The sentence encoder of `--model`, with the cache of
+    /// `--embedding-cache`, loaded; `None` without `--model`.
+    fn embedder(&self) -> anyhow::Result<Option<Embedder>> {
+        let Some(model) = &self.model else { return Ok(None) };
+        Ok(Some(Embedder::load(model, self.embedding_cache.as_deref()).context("--model")?))
     }
 
     /// The preset: `--preset`, else best with words and pan09 with the
@@ -453,6 +478,7 @@ impl MethodArgs {
             set(&mut align.min_seeds, self.min_seeds);
             set(&mut align.min_rare_share, self.min_rare_share);
             set(&mut align.unordered_min_share, self.unordered_min_share);
+            set(&mut align.semantic_seed_cosine, self.semantic_cosine);
             set(&mut align.unordered_min_chunks, self.unordered_min_chunks);
             set(&mut align.obfuscated_seed_similarity, self.obfuscated_seed_similarity.map(Some));
             set(&mut align.obfuscated_min_pair_overlap, self.obfuscated_min_pair_overlap.map(Some));
@@ -526,6 +552,7 @@ fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
     params.validate()?;
     args.threads.configure()?;
     let synonyms = args.method.synonyms.as_deref().map(Synonyms::load).transpose()?;
+    let embedder = args.method.embedder()?;
     let pairs = args.pairs.as_deref().map(DocumentPairs::read).transpose()?;
     let progress = TerminalProgress::new(args.quiet);
     let taboo = (!args.taboo.is_empty()).then(|| TabooTexts::load(&args.taboo)).transpose()?;
@@ -541,6 +568,7 @@ fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
         text_cache: text_cache.as_ref(),
         recursive: args.recursive,
         cross_language: cross_language.as_ref(),
+        embedder: embedder.as_ref(),
     };
     let summary = match args.cluster.cluster()? {
         None => detect_with(&args.source_dir, &args.suspicious_dir, &params, &scope, sink.as_ref(), &progress),
@@ -568,22 +596,37 @@ fn detect_into_out(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     .with_context(|| "detection stopped")?;
+    if let Some(embedder) = &embedder {
+        finish_embedding(embedder)?;
+    }
     messages::note(summary_line(&summary));
     args.strict.check(summary.skipped_files as u64)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reports a failure of the sentence encoder during the run, else notes the
+/// sentences encoded and keeps the embeddings (`--embedding-cache`).
+fn finish_embedding(embedder: &Embedder) -> anyhow::Result<()> {
+    if let Some(failure) = embedder.failure() {
+        anyhow::bail!("--model: the model failed to encode sentences: {failure}");
+    }
+    messages::note(format!("{} sentences encoded with the model", embedder.encoded()));
+    embedder.save()?;
+    Ok(())
 }
 
 /// A hash of what every process of a cluster run must share: the
 /// directories, the parameters, the output and the shape of the cluster.
 fn job_hash(args: &Args, params: &DetectParams, cluster: &Cluster) -> u64 {
     let shared = format!(
-        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
         args.source_dir,
         args.suspicious_dir,
         args.out,
         args.pairs,
         args.taboo,
         args.method.synonyms,
+        args.method.model,
         args.layout,
         args.recursive,
         params,
