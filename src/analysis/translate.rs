@@ -236,7 +236,7 @@ impl Lexicon {
 pub type ForEachSource<'a> = dyn Fn(&mut dyn FnMut(&str)) + Send + Sync + 'a;
 
 impl Lexicon {
-    /// The words of at least [`MIN_COGNATE_PREFIX`] letters of the texts
+    /// The words of at least `MIN_COGNATE_PREFIX` letters of the texts
     /// that `for_each` gives.
     pub fn of_texts(for_each: &ForEachSource<'_>) -> Self {
         let (tokenizer, mut tokens) = (word_tokenizer(), Tokens::default());

@@ -77,7 +77,7 @@ fn first_line(reason: impl std::fmt::Display) -> String {
 pub enum Pooling {
     /// The mean of the tokens' vectors.
     Mean,
-    /// The first token's ([CLS]) vector.
+    /// The first token's (`[CLS]`) vector.
     Cls,
     /// The largest value of each dimension over the tokens.
     Max,
