@@ -129,7 +129,8 @@ pub struct Scope<'a> {
     /// paths relative to their directory ([`read::list_document_files`]).
     pub recursive: bool,
     /// Cross-language detection: suspicious documents in another language
-    /// than the sources are mapped into theirs ([`crate::analysis::translate`]).
+    /// than the sources are mapped into theirs ([`crate::analysis::translate`]),
+    /// with the alignment stage only.
     pub cross_language: Option<&'a CrossLanguage>,
     /// The sentence encoder of the meaning-level alignment (`--model`,
     /// [`crate::align::semantic`]); the paper's method ignores it.
@@ -213,7 +214,9 @@ fn detect_files(
     let (params, stock) = params.for_collection(&files.sources, reader, scope.synonyms);
     let params = &params;
     let taboo = run_taboo(params, scope);
-    let translator = scope.cross_language.and_then(|settings| translator(settings, &files.sources, reader));
+    // The paper's method (no alignment stage) compares texts as they are written.
+    let cross_language = scope.cross_language.filter(|_| params.align.is_some());
+    let translator = cross_language.and_then(|settings| translator(settings, &files.sources, reader));
     let translated_params = translator.as_ref().map(|translator| params.for_translated(translator.sources()));
     let setup = Setup {
         reader,

@@ -186,3 +186,18 @@ fn a_broken_dictionary_stops_the_run_with_one_line_naming_it() {
     assert!(!output.status.success());
     assert!(stderr.contains("missing: no such dictionary directory"), "{stderr}");
 }
+
+#[test]
+fn pan09_maps_no_document_and_reads_no_dictionary() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
+    let dictionaries = dir.path().join("dictionaries");
+    write_dictionary(&dictionaries);
+    write_corpus(&src, &susp);
+    // A dictionary that best would fail to load: the paper's method never opens it.
+    fs::write(dictionaries.join("freedict-spa-eng.dict.dz"), "not gzip").unwrap();
+
+    let output = detect(&src, &susp, &out, &["--preset", "pan09", "--dictionary", path_str(&dictionaries), "--quiet"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(report_passages(&out.join("suspicious.xml")).is_empty(), "no words in common");
+}
