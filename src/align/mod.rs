@@ -63,6 +63,15 @@ use verbatim::{
     Chain, MIN_STANDALONE_WORDS, VerbatimScratch, bound_by_chains, is_mostly_verbatim, verbatim_chains, verbatim_core,
 };
 
+/// The order-free stage's thresholds under `params`: their least share, and
+/// their least passage length but at least [`UNORDERED_MIN_CHARS`].
+fn unordered_params(params: &AlignParams) -> UnorderedParams {
+    UnorderedParams {
+        min_share: params.unordered_min_share as f32,
+        min_chars: params.min_passage_chars.max(UNORDERED_MIN_CHARS),
+    }
+}
+
 /// Words of a document read to guess its language.
 const LANGUAGE_SAMPLE_WORDS: usize = 2000;
 
@@ -240,10 +249,7 @@ impl<'a> Aligner<'a> {
             self.add_semantic(&params, suspicious, source, &mut passages);
         }
         if params.unordered_min_share > 0.0 {
-            let unordered = UnorderedParams {
-                min_share: params.unordered_min_share as f32,
-                min_chars: params.min_passage_chars.max(UNORDERED_MIN_CHARS),
-            };
+            let unordered = unordered_params(&params);
             self.reordered.clear();
             let exact = passages.iter().filter(|p| p.exact);
             unordered_passages(suspicious, source, &unordered, exact, &mut self.unordered, &mut self.reordered);
@@ -278,10 +284,7 @@ impl<'a> Aligner<'a> {
         if thresholds.unordered_min_share <= 0.0 || suspicious.is_empty() || source.is_empty() {
             return;
         }
-        let unordered = UnorderedParams {
-            min_share: thresholds.unordered_min_share as f32,
-            min_chars: thresholds.min_passage_chars.max(UNORDERED_MIN_CHARS),
-        };
+        let unordered = unordered_params(thresholds);
         self.reordered.clear();
         unordered_passages(suspicious, source, &unordered, [], &mut self.unordered, &mut self.reordered);
         if self.reordered.is_empty() {

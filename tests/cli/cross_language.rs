@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::{detect, detect_dirs, path_str, report_passages};
 
@@ -164,14 +164,22 @@ fn a_translated_passage_is_reported_at_the_offsets_of_the_foreign_text() {
     assert!(report_passages(&same_language.join("suspicious.xml")).is_empty(), "no words in common");
 }
 
-#[test]
-fn a_broken_dictionary_stops_the_run_with_one_line_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = detect_dirs(dir.path());
-    let dictionaries = dir.path().join("dictionaries");
+/// The corpus of [`write_corpus`] in `dir`, with a dictionary whose
+/// `.dict.dz` is not gzip: the source, suspicious, output and dictionary
+/// directories.
+fn corpus_with_a_broken_dictionary(dir: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    let (src, susp, out) = detect_dirs(dir);
+    let dictionaries = dir.join("dictionaries");
     write_dictionary(&dictionaries);
     write_corpus(&src, &susp);
     fs::write(dictionaries.join("freedict-spa-eng.dict.dz"), "not gzip").unwrap();
+    (src, susp, out, dictionaries)
+}
+
+#[test]
+fn a_broken_dictionary_stops_the_run_with_one_line_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out, dictionaries) = corpus_with_a_broken_dictionary(dir.path());
 
     let output = detect(&src, &susp, &out, &["--dictionary", path_str(&dictionaries), "--quiet"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -190,12 +198,8 @@ fn a_broken_dictionary_stops_the_run_with_one_line_naming_it() {
 #[test]
 fn pan09_maps_no_document_and_reads_no_dictionary() {
     let dir = tempfile::tempdir().unwrap();
-    let (src, susp, out) = detect_dirs(dir.path());
-    let dictionaries = dir.path().join("dictionaries");
-    write_dictionary(&dictionaries);
-    write_corpus(&src, &susp);
     // A dictionary that best would fail to load: the paper's method never opens it.
-    fs::write(dictionaries.join("freedict-spa-eng.dict.dz"), "not gzip").unwrap();
+    let (src, susp, out, dictionaries) = corpus_with_a_broken_dictionary(dir.path());
 
     let output = detect(&src, &susp, &out, &["--preset", "pan09", "--dictionary", path_str(&dictionaries), "--quiet"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
