@@ -688,16 +688,18 @@ fn sample(text: &str) -> &str {
     &text[..end]
 }
 
-/// The language of most of `texts` that have one guessed.
-pub fn majority_language<'t>(texts: impl IntoIterator<Item = &'t str>) -> Option<Language> {
-    let tokenizer = word_tokenizer();
+/// The language guessed of `text`, from its start.
+pub fn text_language(text: &str) -> Option<Language> {
     let mut tokens = Tokens::default();
+    word_tokenizer().tokenize(sample(text), &mut tokens);
+    guess_language(&tokens, LANGUAGE_SAMPLE_WORDS)
+}
+
+/// The language most of `languages` are (the first listed of equals).
+pub fn majority_language(languages: impl IntoIterator<Item = Language>) -> Option<Language> {
     let mut votes = [0usize; LANGUAGES.len()];
-    for text in texts {
-        tokenizer.tokenize(sample(text), &mut tokens);
-        if let Some(language) = guess_language(&tokens, LANGUAGE_SAMPLE_WORDS) {
-            votes[LANGUAGES.iter().position(|&l| l == language).expect("listed")] += 1;
-        }
+    for language in languages {
+        votes[LANGUAGES.iter().position(|&l| l == language).expect("listed")] += 1;
     }
     let (best, &most) = votes.iter().enumerate().rev().max_by_key(|&(_, votes)| votes)?;
     (most > 0).then_some(LANGUAGES[best])
@@ -925,7 +927,9 @@ mod tests {
     fn the_majority_language_of_texts_is_guessed() {
         let english = "The parliament and the council of the union have to be in the same place with all of the \
                        members that they have for this and that and the other thing which is there";
-        assert_eq!(majority_language([english, english, "x"]), Some(Language::English));
-        assert_eq!(majority_language(["x"]), None);
+        let guessed = [english, english, "x"].into_iter().filter_map(text_language);
+        assert_eq!(majority_language(guessed), Some(Language::English));
+        assert_eq!(text_language("x"), None);
+        assert_eq!(majority_language([]), None);
     }
 }
