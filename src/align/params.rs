@@ -283,6 +283,11 @@ pub struct AlignParams {
     pub semantic_seed_cosine: f64,
     /// document level).
     pub report_candidates: bool,
+    /// The thresholds are those of a document mapped from another language
+    /// ([`AlignParams::for_translated`]): the thresholds of its regions and
+    /// of given pairs keep its seed, passage, word-pair and rare-term
+    /// thresholds rather than take those of a copy.
+    pub translated: bool,
 }
 
 impl Default for AlignParams {
@@ -324,6 +329,7 @@ impl Default for AlignParams {
             function_words: FunctionWords::NONE,
             semantic_seed_cosine: DEFAULT_SEMANTIC_SEED_COSINE,
             report_candidates: false,
+            translated: false,
         }
     }
 }
@@ -550,8 +556,10 @@ impl AlignParams {
     /// [`LISTED_OBFUSCATED_SEED_SIMILARITY`], [`LISTED_OBFUSCATED_MIN_PAIR_OVERLAP`],
     /// [`LISTED_PAIRS_SECOND_SEED_SIMILARITY`], [`LISTED_PAIRS_SUMMARY_SEED_SIMILARITY`],
     /// [`LISTED_PAIRS_MIN_RARE_SHARE`]).
+    /// Those of a document mapped from another language keep its own
+    /// thresholds ([`AlignParams::translated`]).
     pub fn for_listed_pairs(self) -> AlignParams {
-        AlignParams {
+        let listed = AlignParams {
             min_passage_chars: LISTED_PAIRS_MIN_PASSAGE_CHARS,
             min_pair_overlap: LISTED_PAIRS_MIN_PAIR_OVERLAP,
             seed_cosine: LISTED_PAIRS_SEED_SIMILARITY,
@@ -563,7 +571,8 @@ impl AlignParams {
             summary_seed_similarity: LISTED_PAIRS_SUMMARY_SEED_SIMILARITY,
             min_rare_share: LISTED_PAIRS_MIN_RARE_SHARE,
             ..self
-        }
+        };
+        listed.with_translated_thresholds()
     }
 
     /// The parameters for a suspicious document mapped into the sources'
@@ -577,8 +586,30 @@ impl AlignParams {
     /// and [`TRANSLATED_STRONG_CANDIDATE_SHARE`], and neither nearby word
     /// pairs nor rare words need be shared.
     pub fn for_translated(self, language: Language) -> AlignParams {
-        AlignParams {
+        let translated = AlignParams {
             language: LanguageSetting::Fixed(language),
+            candidate_min_common: TRANSLATED_CANDIDATE_MIN_COMMON,
+            candidate_min_content: TRANSLATED_CANDIDATE_MIN_COMMON,
+            strong_candidate_share: TRANSLATED_STRONG_CANDIDATE_SHARE,
+            translated: true,
+            ..self
+        };
+        translated.with_translated_thresholds()
+    }
+
+    /// These parameters with the seed, passage, word-pair and rare-term
+    /// thresholds of a document mapped from another language, when they are
+    /// its ([`AlignParams::translated`]). Every region's thresholds are
+    /// derived through [`for_listed_pairs`](Self::for_listed_pairs), which
+    /// keeps them: a strong candidate region of a mapped document took the
+    /// thresholds of a given pair of copies (seeds 0.28, passages 0.38),
+    /// stricter than its own, and lost what the pairs given found (full
+    /// search on `xlang-dev-europarl`: es 0.57 -> 0.70, fr 0.58 -> 0.80).
+    fn with_translated_thresholds(self) -> AlignParams {
+        if !self.translated {
+            return self;
+        }
+        AlignParams {
             seed_cosine: TRANSLATED_SEED_SIMILARITY,
             seed_dice: TRANSLATED_SEED_SIMILARITY,
             obfuscated_seed_similarity: Some(TRANSLATED_SEED_SIMILARITY),
@@ -586,9 +617,6 @@ impl AlignParams {
             min_passage_cosine: TRANSLATED_MIN_PASSAGE_COSINE,
             min_pair_overlap: 0.0,
             min_rare_share: 0.0,
-            candidate_min_common: TRANSLATED_CANDIDATE_MIN_COMMON,
-            candidate_min_content: TRANSLATED_CANDIDATE_MIN_COMMON,
-            strong_candidate_share: TRANSLATED_STRONG_CANDIDATE_SHARE,
             ..self
         }
     }
@@ -701,5 +729,25 @@ mod tests {
         assert_eq!(pairs_only.summary_seed_similarity, 0.0, "no summary");
         assert_eq!(pairs_only.second_seed_similarity, 0.0, "no second search for copies");
         assert_eq!(full_search.pair_words, DEFAULT_PAIR_WORDS);
+    }
+
+    #[test]
+    fn regions_of_a_translated_document_keep_its_thresholds() {
+        let translated = AlignParams::default().for_translated(Language::English);
+        let own =
+            |p: &AlignParams| (p.seed_cosine, p.obfuscated_seed_similarity, p.min_passage_cosine, p.min_pair_overlap);
+        let expected =
+            (TRANSLATED_SEED_SIMILARITY, Some(TRANSLATED_SEED_SIMILARITY), TRANSLATED_MIN_PASSAGE_COSINE, 0.0);
+        assert_eq!(own(&translated), expected);
+        for share in [TRANSLATED_STRONG_CANDIDATE_SHARE, DEFAULT_STRONG_CANDIDATE_SUMMARY_SHARE, 0.5] {
+            let strong = translated.for_candidate(share);
+            assert_eq!(own(&strong), expected, "a strong region at {share}");
+            assert_eq!(strong.min_rare_share, 0.0);
+        }
+        assert_eq!(own(&translated.for_pair_region()), expected, "a region of pair chunks");
+        assert_eq!(own(&AlignParams::default().for_listed_pairs().for_translated(Language::English)), expected);
+        assert_eq!(own(&translated.for_listed_pairs()), expected, "given pairs");
+        let copies = AlignParams::default().for_candidate(0.5);
+        assert_eq!(copies.seed_cosine, LISTED_PAIRS_SEED_SIMILARITY, "other documents' regions are unchanged");
     }
 }

@@ -122,9 +122,11 @@ impl Dictionary {
             }
         }
         if let Some((index, dict)) = reverse {
+            let mut confirmed = HashMap::new();
             for (headword, entry) in read_dictd(&index, &dict)? {
-                dictionary.add_reverse_entry(&headword, &entry);
+                dictionary.add_reverse_entry(&headword, &entry, &mut confirmed);
             }
+            dictionary.put_confirmed_first(&confirmed);
         }
         dictionary.index_stems();
         dictionary.collect_lexicon();
@@ -146,15 +148,32 @@ impl Dictionary {
 
     /// Adds an entry of the reverse dictionary: `headword` (a word of the
     /// target language) becomes a translation of each foreign sense of
-    /// `entry` that is one word.
-    fn add_reverse_entry(&mut self, headword: &str, entry: &str) {
+    /// `entry` that is one word, and is noted in `confirmed` as that
+    /// word's translation both ways.
+    fn add_reverse_entry(&mut self, headword: &str, entry: &str, confirmed: &mut HashMap<String, Vec<String>>) {
         let Some(translation) = one_folded_word(headword) else { return };
         for sense in senses(entry) {
             if let Some(word) = one_folded_word(sense) {
-                let translations = self.words.entry(word).or_default();
+                let translations = self.words.entry(word.clone()).or_default();
                 if !translations.contains(&translation) {
                     translations.push(translation.clone());
                 }
+                confirmed.entry(word).or_default().push(translation.clone());
+            }
+        }
+    }
+
+    /// Puts first, in their order, each word's translations that the
+    /// reverse dictionary gives it too (`confirmed`): FreeDict lists a
+    /// sense's words alphabetically (`creer`: account, accredit, believe,
+    /// deem), and the one that translates back is the usual one (`believe`:
+    /// creer). On `xlang-dev-europarl`, with the pairs given: es 0.782 ->
+    /// 0.877, fr 0.888 -> 0.931; in full search: es 0.818 -> 0.824, fr 0.888
+    /// -> 0.931.
+    fn put_confirmed_first(&mut self, confirmed: &HashMap<String, Vec<String>>) {
+        for (word, back) in confirmed {
+            if let Some(translations) = self.words.get_mut(word) {
+                translations.sort_by_key(|translation| !back.contains(translation));
             }
         }
     }
@@ -669,16 +688,18 @@ fn sample(text: &str) -> &str {
     &text[..end]
 }
 
-/// The language of most of `texts` that have one guessed.
-pub fn majority_language<'t>(texts: impl IntoIterator<Item = &'t str>) -> Option<Language> {
-    let tokenizer = word_tokenizer();
+/// The language guessed of `text`, from its start.
+pub fn text_language(text: &str) -> Option<Language> {
     let mut tokens = Tokens::default();
+    word_tokenizer().tokenize(sample(text), &mut tokens);
+    guess_language(&tokens, LANGUAGE_SAMPLE_WORDS)
+}
+
+/// The language most of `languages` are (the first listed of equals).
+pub fn majority_language(languages: impl IntoIterator<Item = Language>) -> Option<Language> {
     let mut votes = [0usize; LANGUAGES.len()];
-    for text in texts {
-        tokenizer.tokenize(sample(text), &mut tokens);
-        if let Some(language) = guess_language(&tokens, LANGUAGE_SAMPLE_WORDS) {
-            votes[LANGUAGES.iter().position(|&l| l == language).expect("listed")] += 1;
-        }
+    for language in languages {
+        votes[LANGUAGES.iter().position(|&l| l == language).expect("listed")] += 1;
     }
     let (best, &most) = votes.iter().enumerate().rev().max_by_key(|&(_, votes)| votes)?;
     (most > 0).then_some(LANGUAGES[best])
@@ -807,6 +828,21 @@ mod tests {
     }
 
     #[test]
+    fn translations_the_reverse_dictionary_confirms_come_first() {
+        let dir = tempfile::tempdir().unwrap();
+        write_dictd(
+            dir.path(),
+            "freedict-spa-eng",
+            &[("creer", "creer\n1. account, accredit, believe, deem\n2. create\n"), ("informe", "informe\nreport\n")],
+        );
+        write_dictd(dir.path(), "freedict-eng-spa", &[("believe", "believe\ncreer\n"), ("deem", "deem\ncreer\n")]);
+        let dictionary = Dictionary::load(dir.path(), Language::Spanish, Language::English).unwrap().unwrap();
+        let believe = ["believe", "deem", "account", "accredit", "create"].map(String::from);
+        assert_eq!(dictionary.translations("creer", ""), Some(&believe[..]));
+        assert_eq!(dictionary.translations("informe", ""), Some(&["report".to_string()][..]), "none confirmed");
+    }
+
+    #[test]
     fn a_mapped_passage_is_reported_at_the_original_offsets() {
         let dir = tempfile::tempdir().unwrap();
         spanish_dictionary(dir.path());
@@ -891,7 +927,9 @@ mod tests {
     fn the_majority_language_of_texts_is_guessed() {
         let english = "The parliament and the council of the union have to be in the same place with all of the \
                        members that they have for this and that and the other thing which is there";
-        assert_eq!(majority_language([english, english, "x"]), Some(Language::English));
-        assert_eq!(majority_language(["x"]), None);
+        let guessed = [english, english, "x"].into_iter().filter_map(text_language);
+        assert_eq!(majority_language(guessed), Some(Language::English));
+        assert_eq!(text_language("x"), None);
+        assert_eq!(majority_language([]), None);
     }
 }

@@ -16,9 +16,12 @@ use crate::analysis::document::{self, AnalysisParams, Analyzer, Document, analys
 use crate::analysis::extract::cache::TextCache;
 use crate::analysis::read::{self, DocumentFile, MemoryDocuments, TextOrigin, TextReader};
 use crate::analysis::span::{CharMap, CharRange, PackedRanges, TextPiece, union_len};
+use crate::analysis::stem::Language;
 use crate::analysis::synonyms::Synonyms;
 use crate::analysis::taboo::{self, TabooChunks, TabooTexts};
-use crate::analysis::translate::{CrossLanguage, MappedText, OriginalOffsets, Translator, majority_language};
+use crate::analysis::translate::{
+    CrossLanguage, MappedText, OriginalOffsets, Translator, majority_language, text_language,
+};
 use crate::embed::Embedder;
 use crate::error::Error;
 use crate::matching::index::{ChunkIndex, ChunkKey, IndexBuilder, KeyWidth};
@@ -214,16 +217,7 @@ fn detect_files(
     let (params, stock) = params.for_collection(&files.sources, reader, scope.synonyms);
     let params = &params;
     let taboo = run_taboo(params, scope);
-    // The paper's method (no alignment stage) compares texts as they are written.
-    let cross_language = scope.cross_language.filter(|_| params.align.is_some());
-    let translator = cross_language.and_then(|settings| translator(settings, &files.sources, reader));
-    let translated_params = translator.as_ref().map(|translator| params.for_translated(translator.sources()));
-    let setup = Setup {
-        reader,
-        translator: translator.as_ref(),
-        translated_params: translated_params.as_ref(),
-        ..Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref())
-    };
+    let setup = Setup { reader, ..Setup::new(params, scope, files.same_directory, &taboo, stock.as_ref()) };
     let mut summary = match KeyWidth::of(params.chunks.hash_bits) {
         KeyWidth::U32 => run::<u32>(&files.sources, &files.suspicious, &setup, sink, progress),
         KeyWidth::U64 => run::<u64>(&files.sources, &files.suspicious, &setup, sink, progress),
@@ -236,24 +230,23 @@ fn detect_files(
 const LANGUAGE_SAMPLE_SOURCES: usize = 9;
 
 /// The translator of `settings` into the sources' language: the one they
-/// name, else the language of most of the first of `sources` (read with
-/// `reader`); `None` when it cannot be told. Cognates are found among the
-/// words of `sources`, and a document in the language of one of them is
-/// not mapped.
+/// name, else the language of most of `sampled`, those guessed of the
+/// first sources as they were read ([`SourceSide::sampled_languages`]);
+/// `None` when it cannot be told. Cognates are found among the words of
+/// `sources` (read with `reader` when a document is first mapped), and a
+/// document in the language of one of them is not mapped.
 fn translator<'a>(
     settings: &CrossLanguage,
+    sampled: &[Language],
     sources: &'a [DocumentFile],
     reader: TextReader<'a>,
 ) -> Option<Translator<'a>> {
     let texts = move |files: &'a [DocumentFile]| {
         files.iter().filter_map(move |file| document::read_text(file, reader, &crate::progress::Silent))
     };
-    let guessed = || {
-        let sample: Vec<String> = texts(&sources[..sources.len().min(LANGUAGE_SAMPLE_SOURCES)]).collect();
-        majority_language(sample.iter().map(String::as_str))
-    };
     let for_each_source = move |each: &mut dyn FnMut(&str)| texts(sources).for_each(|text| each(&text));
-    settings.sources.or_else(guessed).map(|language| Translator::new(settings.clone(), language, for_each_source))
+    let language = settings.sources.or_else(|| majority_language(sampled.iter().copied()));
+    language.map(|language| Translator::new(settings.clone(), language, for_each_source))
 }
 
 /// The documents a run compares: those of the two directories, or those the
@@ -354,7 +347,11 @@ pub(crate) struct Setup<'a> {
     pub(crate) reader: TextReader<'a>,
     /// How a long suspicious document is cut to be aligned in parts.
     pub(crate) parts: PartSizes,
-    /// Maps suspicious documents in another language into the sources'.
+    /// Cross-language detection's settings, with the alignment stage only
+    /// (the paper's method compares texts as they are written).
+    pub(crate) cross_language: Option<&'a CrossLanguage>,
+    /// Maps suspicious documents in another language into the sources'
+    /// (made once the sources are read).
     pub(crate) translator: Option<&'a Translator<'a>>,
     /// The parameters of the documents it maps.
     pub(crate) translated_params: Option<&'a DetectParams>,
@@ -384,6 +381,7 @@ impl<'a> Setup<'a> {
         let reader = TextReader::new(scope.text_cache);
         let parts = PartSizes::default();
         let (synonyms, embedder, pairs) = (scope.synonyms, scope.embedder, scope.pairs);
+        let cross_language = scope.cross_language.filter(|_| params.align.is_some());
         Setup {
             params,
             synonyms,
@@ -394,9 +392,16 @@ impl<'a> Setup<'a> {
             taboo,
             reader,
             parts,
+            cross_language,
             translator: None,
             translated_params: None,
         }
+    }
+
+    /// Whether the sources' language is guessed from the first sources read
+    /// ([`LANGUAGE_SAMPLE_SOURCES`]).
+    fn guesses_sources_language(&self) -> bool {
+        self.cross_language.is_some_and(|settings| settings.sources.is_none())
     }
 
     /// A passage finder for this run's parameters (those of documents
@@ -467,6 +472,10 @@ fn run<K: ChunkKey>(
     let (side, builder) = read_sources::<K>(sources, setup, progress, &mut summary);
     summary.read_sources = started.elapsed();
     stop_if_cancelled(progress)?;
+    let translator =
+        setup.cross_language.and_then(|settings| translator(settings, &side.sampled_languages, sources, setup.reader));
+    let translated_params = translator.as_ref().map(|translator| setup.params.for_translated(translator.sources()));
+    let setup = &Setup { translator: translator.as_ref(), translated_params: translated_params.as_ref(), ..*setup };
 
     let started = Instant::now();
     progress.start(Stage::BuildIndex, 0);
@@ -495,6 +504,10 @@ struct SourceSide<'a> {
     /// the text is the file's bytes as they are: the alignment then reads
     /// only the part of a source it aligns ([`TextReader::load_piece`]).
     char_maps: Vec<Option<CharMap>>,
+    /// The languages guessed of the first [`LANGUAGE_SAMPLE_SOURCES`]
+    /// documents as they were read, when the sources' language is guessed
+    /// ([`translator`]): no source is read again for it.
+    sampled_languages: Vec<Language>,
 }
 
 /// The numbers of the source documents (named `names`, sorted) listed with
@@ -556,6 +569,7 @@ fn read_sources<'f, K: ChunkKey>(
         reader: setup.reader,
         content_chunks: Vec::new(),
         char_maps: Vec::new(),
+        sampled_languages: Vec::new(),
     };
     let mut builder = IndexBuilder::<K>::new(setup.params.chunks.hash_bits);
     let analysis = setup.analysis();
@@ -602,6 +616,9 @@ impl<'f> SourceSide<'f> {
                 summary.skipped_files += 1;
                 continue;
             };
+            if setup.guesses_sources_language() && self.names.len() < LANGUAGE_SAMPLE_SOURCES {
+                self.sampled_languages.extend(text_language(&text));
+            }
             builder.add_document_where(self.names.len() as u32, &chunks.hashes, |hash| !taboo.contains(hash));
             summary.source_chunks += chunks.len() as u64;
             self.names.push(file.name.clone());

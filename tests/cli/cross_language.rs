@@ -5,7 +5,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::{detect, detect_dirs, path_str, report_passages};
+use crate::{detect, detect_dirs, path_str, prose, report_passages};
 
 /// English sentences of the source; the suspicious document translates the
 /// first eight.
@@ -99,9 +99,15 @@ const WORDS: [(&str, &str); 52] = [
 /// Writes the Spanish-English dictionary of [`WORDS`] into `dir` in dictd
 /// format: `freedict-spa-eng.index` and the gzip-compressed `.dict.dz`.
 fn write_dictionary(dir: &Path) {
+    write_dictionary_of(dir, &WORDS);
+}
+
+/// Writes the Spanish-English dictionary of `words` into `dir`, as
+/// [`write_dictionary`] does.
+fn write_dictionary_of(dir: &Path, words: &[(&str, &str)]) {
     fs::create_dir_all(dir).unwrap();
     let (mut data, mut index) = (String::new(), String::new());
-    for (spanish, english) in WORDS {
+    for (spanish, english) in words {
         let entry = format!("{spanish} <n>\n{english}\n");
         index.push_str(&format!("{spanish}\t{}\t{}\n", base64(data.len()), base64(entry.len())));
         data.push_str(&entry);
@@ -204,4 +210,67 @@ fn pan09_maps_no_document_and_reads_no_dictionary() {
     let output = detect(&src, &susp, &out, &["--preset", "pan09", "--dictionary", path_str(&dictionaries), "--quiet"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(report_passages(&out.join("suspicious.xml")).is_empty(), "no words in common");
+}
+
+/// Spanish translations of the first eight English sentences that put
+/// their words in another order (passives, fronted phrases), as
+/// translations often do: no three content words in the source's order.
+const SPANISH_REORDERED: [&str; 8] = [
+    "El informe sobre las pesquerías de la región septentrional fue examinado por el comité.",
+    "Sin consulta fueron reducidas las cuotas, se quejaron los pescadores.",
+    "Sobre el declive de las poblaciones habrá una investigación nueva, prometió el ministro.",
+    "En diez años la población de bacalao podría desplomarse, advirtieron los científicos.",
+    "Para las familias que perdieron sus ingresos el gobierno propuso una compensación.",
+    "Controles más estrictos sobre los arrastreros industriales exigieron varios miembros.",
+    "Hasta la sesión de primavera aplazó el consejo la decisión.",
+    "Una acción más rápida pidieron los grupos ecologistas, que acogieron la propuesta.",
+];
+
+/// Words of [`SPANISH_REORDERED`] left out of its dictionary: a real
+/// dictionary misses some words of a translation and translates others by
+/// another word than the source's, so that a third of the passage's words
+/// meet none of the source's.
+const UNTRANSLATED: [&str; 16] = [
+    "examinar",
+    "quejarse",
+    "prometer",
+    "advertir",
+    "proponer",
+    "perder",
+    "exigir",
+    "aplazar",
+    "pedir",
+    "acoger",
+    "informe",
+    "investigación",
+    "bacalao",
+    "ingresos",
+    "arrastrero",
+    "primavera",
+];
+
+#[test]
+fn a_translation_that_reorders_words_is_found_in_full_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = detect_dirs(dir.path());
+    let dictionaries = dir.path().join("dictionaries");
+    let words: Vec<(&str, &str)> = WORDS.into_iter().filter(|(spanish, _)| !UNTRANSLATED.contains(spanish)).collect();
+    write_dictionary_of(&dictionaries, &words);
+    // A long source, aligned where the two share words rather than whole.
+    let source = format!("{}\n\n{}\n\n{}", prose(1, 1500), ENGLISH.join(" "), prose(2, 500));
+    fs::write(src.join("source.txt"), source).unwrap();
+    let translation = SPANISH_REORDERED.join(" ");
+    fs::write(susp.join("suspicious.txt"), format!("{SPANISH_FILLER}\n\n{translation}\n\n{SPANISH_FILLER}")).unwrap();
+    let start = SPANISH_FILLER.chars().count() as u64 + 2;
+    let end = start + translation.chars().count() as u64;
+
+    // The source's other words are made up: its language is given.
+    let flags = ["--dictionary", path_str(&dictionaries), "--source-language", "en", "--quiet"];
+    let output = detect(&src, &susp, &out, &flags);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let passages = report_passages(&out.join("suspicious.xml"));
+    assert_eq!(passages.len(), 1, "one passage: {passages:?}");
+    let (this_start, this_end, _, _, _) = &passages[0];
+    assert!(*this_start >= start && *this_end <= end, "{passages:?} in {start}..{end}");
+    assert!((this_end - this_start) * 10 >= (end - start) * 8, "{passages:?} covers {start}..{end}");
 }
