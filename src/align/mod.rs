@@ -51,7 +51,10 @@ use extend::{ExtendParams, Fragment, Pair, extend, grow_ends};
 use filter::{Candidate, FilterParams, Likeness, Verdict, expands_its_source, judge};
 use names::names_differ;
 use seed::{Idf, Seed, SeedScratch, seeds};
-use semantic::{add_semantic_passages, semantic_passages, semantic_seeds};
+use semantic::{
+    SEMANTIC_CANDIDATE_REACH, SEMANTIC_CANDIDATE_SIMILARITY, add_semantic_passages, covered, drop_summaries_made_of,
+    keep_close_in_meaning, keep_in_runs, semantic_passages,
+};
 use sentences::{Sentence, Sentences, Terms, sentences_of};
 use stock::StockPhrases;
 use summary::{
@@ -173,11 +176,10 @@ impl<'a> Aligner<'a> {
         let tokens = std::mem::take(&mut self.tokens);
         sentences_of(text, &tokens, self.terms(language), min_words, out);
         self.tokens = tokens;
-        if let Some(embedder) = self.embedder
-            && embedder.embed(&sentence_texts(text, &out.sentences), &mut out.embeddings).is_err()
-        {
-            // The embedder keeps the failure for the run to report; these sentences go without.
-            out.embeddings.clear();
+        if self.embedder.is_some() {
+            for sentence in sentence_texts(text, &out.sentences) {
+                out.texts.push(sentence);
+            }
         }
     }
 
@@ -298,8 +300,14 @@ impl<'a> Aligner<'a> {
     }
 
     /// Adds to `passages` those that sentence pairs with close embeddings
-    /// make ([`semantic`]); nothing when the sentences have no embeddings.
-    /// The pair's idf is that of the last [`align_sentences`](Self::align_sentences).
+    /// make ([`semantic`]), where words fail: of the sentences that no
+    /// passage covers on either side (a summary aside: its source side
+    /// covers too much to say where its sentences come from), pairs that
+    /// share some words ([`SEMANTIC_CANDIDATE_SIMILARITY`]) beside another
+    /// such pair ([`keep_in_runs`]) are embedded and compared. Summaries
+    /// that passages found so hold half of, out of their source's order, are
+    /// dropped ([`drop_summaries_made_of`]). Nothing without a model. The pair's idf
+    /// is that of the last [`align_sentences`](Self::align_sentences).
     fn add_semantic(
         &mut self,
         params: &AlignParams,
@@ -307,14 +315,23 @@ impl<'a> Aligner<'a> {
         source: &Sentences,
         passages: &mut Vec<AlignedPassage>,
     ) {
+        let Some(embedder) = self.embedder else { return };
         self.seeds.clear();
-        semantic_seeds(suspicious, source, params.semantic_seed_cosine as f32, &mut self.seeds);
+        let low = SEMANTIC_CANDIDATE_SIMILARITY;
+        seeds(suspicious, source, &self.idf, low, 0.0, &mut self.scratch, &mut self.seeds);
+        let words = passages.iter().filter(|p| !condenses_its_source(p));
+        let this_covered = covered(suspicious, words.clone().map(|p| p.suspicious));
+        let that_covered = covered(source, words.map(|p| p.source));
+        self.seeds.retain(|s| !this_covered[s.suspicious as usize] && !that_covered[s.source as usize]);
+        keep_in_runs(&mut self.seeds, SEMANTIC_CANDIDATE_REACH);
+        keep_close_in_meaning(embedder, suspicious, source, params.semantic_seed_cosine as f32, &mut self.seeds);
         if self.seeds.is_empty() {
             return;
         }
         let pair = Pair::new(suspicious, source, &self.idf);
         let mut found = Vec::new();
         semantic_passages(&pair, params, &mut self.seeds, &mut found);
+        drop_summaries_made_of(&found, passages);
         add_semantic_passages(&found, passages);
     }
 
@@ -444,7 +461,7 @@ impl<'a> Aligner<'a> {
 /// half of their suspicious side within it are dropped (a stray seed's
 /// piece).
 fn take_their_places(reordered: &mut Vec<Reordered>, passages: &mut Vec<AlignedPassage>) {
-    let condenses = |p: &AlignedPassage| expands_its_source(p.source, p.suspicious);
+    let condenses = condenses_its_source;
     let holds_half =
         |p: &AlignedPassage, r: &AlignedPassage| 2 * p.suspicious.overlap_len(&r.suspicious) >= r.suspicious.len();
     let is_piece_of = |r: &Reordered, summary: &AlignedPassage| {
@@ -476,6 +493,12 @@ fn take_their_places(reordered: &mut Vec<Reordered>, passages: &mut Vec<AlignedP
             !holds_half(&r.passage, p)
         }
     });
+}
+
+/// Whether `passage` is a summary: its source side expands its suspicious
+/// side past [`filter::MAX_EXPANSION_RATIO`].
+fn condenses_its_source(passage: &AlignedPassage) -> bool {
+    expands_its_source(passage.source, passage.suspicious)
 }
 
 /// The text of each of `sentences` (in order, not overlapping, with

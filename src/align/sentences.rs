@@ -93,11 +93,51 @@ pub struct Sentences {
     pub word_ranges: Vec<CharRange>,
     /// How each word of `sequence` is written ([`WordCase`]).
     pub cases: Vec<WordCase>,
-    /// Each sentence's embedding, one after the other, when the aligner has
-    /// a model ([`crate::embed`]); empty without one.
-    pub embeddings: Vec<f32>,
+    /// Each sentence's text, when the aligner has a model, for the
+    /// sentences the meaning-level alignment embeds
+    /// ([`crate::align::semantic`]); empty without one.
+    pub texts: SentenceTexts,
     /// The terms of the sentence being closed, sorted (a buffer kept).
     sorted: Vec<u64>,
+}
+
+/// The texts of a document's sentences, one after the other.
+#[derive(Debug, Clone, Default)]
+pub struct SentenceTexts {
+    text: String,
+    /// Where each sentence's text ends in `text`, in bytes.
+    ends: Vec<usize>,
+}
+
+impl SentenceTexts {
+    /// Adds the next sentence's text.
+    pub fn push(&mut self, text: &str) {
+        self.text.push_str(text);
+        self.ends.push(self.text.len());
+    }
+
+    /// The text of sentence `i`, if it was kept.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        Some(&self.text[start..end])
+    }
+
+    /// Adds the texts of `other`'s sentences `range`, when it kept them.
+    fn extend_from(&mut self, other: &SentenceTexts, range: std::ops::Range<usize>) {
+        for i in range {
+            match other.get(i) {
+                Some(text) => self.push(text),
+                None => return,
+            }
+        }
+    }
+
+    /// Drops every text, keeping the buffers.
+    fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
 }
 
 /// How a word is written, by its first letter: what tells names
@@ -162,7 +202,7 @@ impl Sentences {
         self.sequence.clear();
         self.word_ranges.clear();
         self.cases.clear();
-        self.embeddings.clear();
+        self.texts.clear();
     }
 
     /// Replaces `out` with the sentences of `self` that overlap `window`,
@@ -178,9 +218,7 @@ impl Sentences {
         out.sequence.extend_from_slice(&self.sequence[words.clone()]);
         out.word_ranges.extend_from_slice(&self.word_ranges[words.clone()]);
         out.cases.extend_from_slice(&self.cases[words.clone()]);
-        if let Some(dim) = self.embedding_dim() {
-            out.embeddings.extend_from_slice(&self.embeddings[first * dim..last * dim]);
-        }
+        out.texts.extend_from(&self.texts, first..last);
         out.sentences.extend(kept.iter().map(|s| Sentence {
             range: s.range,
             terms: s.terms.start - terms.start..s.terms.end - terms.start,
@@ -189,14 +227,10 @@ impl Sentences {
         }));
     }
 
-    /// The length of each sentence's embedding; `None` without embeddings.
-    fn embedding_dim(&self) -> Option<usize> {
-        (!self.embeddings.is_empty()).then(|| self.embeddings.len() / self.sentences.len())
-    }
-
-    /// The embedding of sentence `i`, when the sentences have embeddings.
-    pub fn embedding(&self, i: usize) -> Option<&[f32]> {
-        self.embedding_dim().map(|dim| &self.embeddings[i * dim..(i + 1) * dim])
+    /// The text of sentence `i`, when the sentences keep their texts
+    /// ([`texts`](Self::texts)).
+    pub fn text(&self, i: usize) -> Option<&str> {
+        self.texts.get(i)
     }
 
     /// The characters from the first sentence's start to the last one's end

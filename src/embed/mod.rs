@@ -362,4 +362,4 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -150,6 +150,13 @@ fn write_model(dir: &Path, weights: &Weights, pooling: &str, normalize: bool) {
     fs::write(dir.join("sentence_bert_config.json"), r#"{"max_seq_length": 6, "do_lower_case": false}"#).unwrap();
 }
 
+/// An embedder of a tiny model (random weights, mean pooling, normalised)
+/// written into `dir`, for the tests of the modules that use one.
+pub(crate) fn tiny_embedder(dir: &Path) -> Embedder {
+    write_model(dir, &Weights::random(2), "pooling_mode_mean_tokens", true);
+    Embedder::load(dir, None).unwrap()
+}
+
 /// The tokens of `text` as the tiny vocabulary has them (whole lower-case
 /// words and full stops; "cats" is "cat ##s"), with [CLS] and [SEP], cut
 /// to `max` tokens as the tokenizer cuts them ([SEP] kept last).

@@ -30,10 +30,12 @@ const SOURCE_AFTER: &str = " Trains to the capital leave twice an hour from the 
 
 const SUSPICIOUS_BEFORE: &str = "Our village choir rehearses on Tuesday evenings in the school hall. \
     New singers are welcome, and no audition is required to join the basses. ";
-const SUSPICIOUS_PASSAGE: &str = "Plants turn sunlight into sugar, keeping that power in a chemical form. \
-    The green pigment inside foliage soaks up mainly crimson and violet rays while bouncing back emerald ones. \
-    Splitting H2O gives off the gas our lungs depend upon as a leftover. \
-    Were it not for this mechanism, practically every ecosystem's feeding network would fall apart in days.";
+// Each sentence keeps three of its source sentence's words, as rewrites by a
+// language model do: too few for a word seed, enough for the model to look.
+const SUSPICIOUS_PASSAGE: &str = "Plants turn sunlight into sugar, keeping that chemical energy stored in a compact form. \
+    The pigment chlorophyll inside foliage soaks up mainly red and violet rays while reflecting emerald ones. \
+    Splitting water gives off the oxygen that our lungs depend upon as a welcome leftover of the whole reaction. \
+    Were it not for this process, practically every ecosystem's food network on our planet would fall apart in days.";
 const SUSPICIOUS_AFTER: &str = " The annual concert raises money for the roof of the parish church. \
     Last year the audience filled every seat and stood along the walls.";
 
@@ -68,7 +70,8 @@ fn a_rewritten_passage_that_shares_few_words_is_found_by_meaning_with_sentence_b
         end(SOURCE_BEFORE, SOURCE_PASSAGE),
     );
     assert_eq!(report_passages(&out.join("suspicious.xml")), [expected]);
-    assert!(String::from_utf8_lossy(&output.stderr).contains("16 sentences encoded"), "{output:?}");
+    // Only the sentences of candidate pairs are encoded, not the documents' 16.
+    assert!(String::from_utf8_lossy(&output.stderr).contains(" 6 sentences encoded"), "{output:?}");
     assert!(fs::read_dir(&cache).unwrap().count() == 1, "one cache file for the model");
 
     // A second run takes every embedding from the cache, and reports the same.
