@@ -15,12 +15,12 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::embed::EmbedError;
+use crate::report::output::write_atomically;
 
 /// The first bytes of a cache file.
 pub const MAGIC: &[u8; 8] = b"PDEMB001";
@@ -135,18 +135,10 @@ impl EmbeddingCache {
         if self.inserted() == 0 {
             return Ok(());
         }
-        let error = |reason: String| EmbedError::Cache { path: file.clone(), reason };
         let store = self.store.read().unwrap_or_else(|poisoned| poisoned.into_inner());
         let bytes = serialize(&store, self.model, self.dim);
-        let dir = file.parent().unwrap_or(Path::new("."));
-        let mut temporary = tempfile::Builder::new()
-            .prefix(".embeddings.")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(|e| error(format!("cannot write: {e}")))?;
-        temporary.write_all(&bytes).map_err(|e| error(format!("cannot write: {e}")))?;
-        temporary.persist(file).map_err(|e| error(format!("cannot write: {}", e.error)))?;
-        Ok(())
+        write_atomically(file, &bytes)
+            .map_err(|e| EmbedError::Cache { path: file.clone(), reason: format!("cannot write: {e}") })
     }
 }
 
