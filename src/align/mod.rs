@@ -461,11 +461,10 @@ impl<'a> Aligner<'a> {
 /// half of their suspicious side within it are dropped (a stray seed's
 /// piece).
 fn take_their_places(reordered: &mut Vec<Reordered>, passages: &mut Vec<AlignedPassage>) {
-    let condenses = condenses_its_source;
     let holds_half =
         |p: &AlignedPassage, r: &AlignedPassage| 2 * p.suspicious.overlap_len(&r.suspicious) >= r.suspicious.len();
     let is_piece_of = |r: &Reordered, summary: &AlignedPassage| {
-        condenses(summary) && holds_half(summary, &r.passage) && r.share < REORDERED_COPY_SHARE
+        condenses_its_source(summary) && holds_half(summary, &r.passage) && r.share < REORDERED_COPY_SHARE
     };
     // Where passages of the same stretch of the source (summaries aside) hold
     // three quarters of an order-free passage, the copy kept enough of its
@@ -473,7 +472,7 @@ fn take_their_places(reordered: &mut Vec<Reordered>, passages: &mut Vec<AlignedP
     let found_in_order = |r: &Reordered| {
         let held: u32 = passages
             .iter()
-            .filter(|p| !condenses(p) && p.source.overlaps(&r.passage.source))
+            .filter(|p| !condenses_its_source(p) && p.source.overlaps(&r.passage.source))
             .map(|p| p.suspicious.overlap_len(&r.passage.suspicious))
             .sum();
         4 * held >= 3 * r.passage.suspicious.len()
@@ -486,7 +485,7 @@ fn take_their_places(reordered: &mut Vec<Reordered>, passages: &mut Vec<AlignedP
         let Some(r) = reordered.iter_mut().find(|r| r.passage.suspicious.overlaps(&p.suspicious)) else {
             return true;
         };
-        if r.passage.source.overlaps(&p.source) && !condenses(p) {
+        if r.passage.source.overlaps(&p.source) && !condenses_its_source(p) {
             r.passage = covering(&r.passage, p);
             false
         } else {
@@ -503,17 +502,17 @@ fn condenses_its_source(passage: &AlignedPassage) -> bool {
 
 /// The text of each of `sentences` (in order, not overlapping, with
 /// character ranges into `text`).
-fn sentence_texts<'t>(text: &'t str, sentences: &[Sentence]) -> Vec<&'t str> {
+fn sentence_texts<'t, 's>(text: &'t str, sentences: &'s [Sentence]) -> impl Iterator<Item = &'t str> + 's
+where
+    't: 's,
+{
     let (mut byte, mut char) = (0, 0);
-    sentences
-        .iter()
-        .map(|sentence| {
-            let start = skip_chars(text, byte, (sentence.range.start - char) as usize).unwrap_or(text.len());
-            let end = skip_chars(text, start, sentence.range.len() as usize).unwrap_or(text.len());
-            (byte, char) = (start, sentence.range.start);
-            &text[start..end]
-        })
-        .collect()
+    sentences.iter().map(move |sentence| {
+        let start = skip_chars(text, byte, (sentence.range.start - char) as usize).unwrap_or(text.len());
+        let end = skip_chars(text, start, sentence.range.len() as usize).unwrap_or(text.len());
+        (byte, char) = (start, sentence.range.start);
+        &text[start..end]
+    })
 }
 
 /// Least characters on each side of an order-free passage, also where
